@@ -1,0 +1,351 @@
+"""Deciding actions: each command checked against the rules and turned into the
+event that records it. Load → decide → save happens in ``application.py``; here
+a handler gets a ``Play`` (the campaign, the actor, the changes so far) and a
+command, and returns the event class and its parameters, or raises a refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import commands as c
+from . import events as e
+from . import rules
+from .changes import Hero, HeroChanged
+from .errors import BadInput, CardNotThere, DeckEmpty, NotAllowed, RuleBroken
+from .play import Play
+from .visibility import can_identify, sees_everything
+from .vocabulary import MASTER, check_hero_id
+
+Decided = tuple[type[e.ActionRecorded], dict[str, Any]]
+HANDLERS: dict[type[c.Command], Callable[[Play, Any], Decided]] = {}
+
+
+def handles(command: type[c.Command]):
+    def register(fn):
+        HANDLERS[command] = fn
+        return fn
+
+    return register
+
+
+def decide(play: Play, command: c.Command) -> Decided:
+    return HANDLERS[type(command)](play, command)
+
+
+# -- helpers ------------------------------------------------------------------
+def _known(play: Play, cards: tuple[str, ...]) -> None:
+    for card in cards:
+        play.campaign.card(card)
+
+
+def _in_campaign(play: Play, cards: tuple[str, ...], doing: str) -> None:
+    for card in cards:
+        rules.must_be_in_campaign(play.campaign, play.actor, card, doing)
+
+
+def _may_move(play: Play, cards: tuple[str, ...], doing: str) -> None:
+    """A hero may move only cards they can see, from zones they own or that nobody owns."""
+    for card in cards:
+        if not can_identify(play.campaign, play.actor, card):
+            raise NotAllowed(
+                f"{play.actor} cannot see card {card}; a hero moves hidden cards only by drawing "
+                "or searching (or the master moves it)"
+            )
+        rules.may_use_stack(play.campaign, play.actor, play.campaign.zone_of(card), doing + " cards from")
+
+
+def _default_hand(play: Play, to: str | None, doing: str) -> str:
+    if to is not None:
+        return to
+    if sees_everything(play.actor):
+        raise BadInput(f"the master has no inventory; say where to {doing} with --to inventory:HERO")
+    return f"inventory:{play.actor}"
+
+
+def _index(play: Play, zone_id: str, position: c.Position | None, i: int, moving: tuple[str, ...]) -> int | None:
+    """The index for the i-th of a block of cards: the block keeps the order named."""
+    zone = play.campaign.zone(zone_id)
+    if position is None:
+        position = "top" if zone.ordered else "bottom"
+    if position == "bottom":
+        return None
+    if position == "top":
+        return i
+    size = len([x for x in play.table.cards_in(zone_id) if x not in moving])
+    if not 1 <= position <= size + 1:
+        raise BadInput(
+            f"position {position} is outside {zone_id}, which holds {size} other card(s); "
+            f"use 1 (top) to {size + 1} (bottom), top or bottom"
+        )
+    return position - 1 + i
+
+
+def _draw_top(play: Play, deck: str, doing: str) -> str:
+    if not play.table.cards_in(deck):
+        if play.refill(deck) == 0:
+            suit = play.campaign.zone(deck).suit
+            raise DeckEmpty(
+                f"{deck} is empty and the depot has no {suit or 'matching'} cards to refill it; "
+                f"add cards to it first (ledger add CARD --to {deck})"
+            )
+    return play.table.cards_in(deck)[0]
+
+
+# -- setting up ---------------------------------------------------------------
+@handles(c.AddHero)
+def add_hero(play: Play, cmd: c.AddHero) -> Decided:
+    hero = check_hero_id(cmd.hero)
+    if play.actor != MASTER:
+        raise NotAllowed(f"only the master adds heroes (not {play.actor})")
+    if hero in play.table.heroes:
+        raise RuleBroken(f"hero {hero} is already in this campaign")
+    play.apply(HeroChanged(hero=hero, was=None, now=Hero(name=cmd.name or hero, knowledge=cmd.knowledge)))
+    return e.HeroAdded, {"hero": hero}
+
+
+@handles(c.SetKnowledge)
+def set_knowledge(play: Play, cmd: c.SetKnowledge) -> Decided:
+    hero = play.campaign.check_hero(cmd.hero)
+    was = play.table.heroes[hero]
+    if was.knowledge == cmd.knowledge:
+        raise RuleBroken(f"hero {hero}'s knowledge is already {cmd.knowledge}")
+    play.apply(HeroChanged(hero=hero, was=was, now=was.model_copy(update={"knowledge": cmd.knowledge})))
+    # RULES.md §5: an asset card may *be* on a table only while the hero's knowledge
+    # meets its requirement; cards that no longer qualify go to the inventory now.
+    table_zone = f"table:{hero}"
+    for card in list(play.table.cards_in(table_zone)):
+        play.place(card, table_zone, play.table.cards_in(table_zone).index(card), play.table.face(card))
+    return e.KnowledgeChanged, {"hero": hero, "knowledge": cmd.knowledge}
+
+
+@handles(c.Add)
+def add(play: Play, cmd: c.Add) -> Decided:
+    _known(play, cmd.cards)
+    play.campaign.zone(cmd.to)
+    if cmd.to == "box":
+        raise BadInput("add brings cards from the box into the campaign; name another zone with --to")
+    for card in cmd.cards:
+        if play.table.zone_of(card) != "box":
+            raise CardNotThere(
+                f"card {card} is already in the campaign, not in the box; add takes cards from "
+                "the box (use send to move a card in play)"
+            )
+    for i, card in enumerate(cmd.cards):
+        play.place(card, cmd.to, _index(play, cmd.to, cmd.position, i, cmd.cards), moving=frozenset(cmd.cards))
+    return e.CardsAdded, {"cards": cmd.cards, "to": cmd.to, "position": str(cmd.position)}
+
+
+# -- playing ------------------------------------------------------------------
+@handles(c.Draw)
+def draw(play: Play, cmd: c.Draw) -> Decided:
+    deck = play.campaign.zone(cmd.stack)
+    rules.must_be_deck(deck, "draw")
+    rules.may_use_stack(play.campaign, play.actor, deck, "draw from")
+    to = _default_hand(play, cmd.to, "draw")
+    play.campaign.zone(to)
+    for n in range(cmd.count):
+        try:
+            card = _draw_top(play, deck.id, "draw")
+        except DeckEmpty as exc:
+            if n == 0:
+                raise
+            raise DeckEmpty(
+                f"{deck.id} can give only {n} of the {cmd.count} cards asked (the depot has no more "
+                f"{deck.suit} cards to refill it); draw at most {n}"
+            ) from exc
+        play.place(card, to)
+    return e.CardsDrawn, {"stack": deck.id, "count": cmd.count, "to": to}
+
+
+@handles(c.Send)
+def send(play: Play, cmd: c.Send) -> Decided:
+    _known(play, cmd.cards)
+    play.campaign.zone(cmd.to)
+    _in_campaign(play, cmd.cards, "send")
+    _may_move(play, cmd.cards, "send")
+    moving = frozenset(cmd.cards)
+    for i, card in enumerate(cmd.cards):
+        play.place(card, cmd.to, _index(play, cmd.to, cmd.position, i, cmd.cards), cmd.face, moving)
+    return e.CardsSent, {"cards": cmd.cards, "to": cmd.to, "position": str(cmd.position or "default"), "face": cmd.face}
+
+
+@handles(c.Discard)
+def discard(play: Play, cmd: c.Discard) -> Decided:
+    if cmd.stack is not None:
+        if cmd.cards:
+            raise BadInput("name cards to discard, or --from a deck, not both")
+        deck = play.campaign.zone(cmd.stack)
+        rules.must_be_deck(deck, "discard --from")
+        rules.may_use_stack(play.campaign, play.actor, deck, "discard from")
+        taken = []
+        for n in range(cmd.count):
+            card = _draw_top(play, deck.id, "discard")
+            play.place(card, rules.discard_pile_for(play.campaign, card))
+            taken.append(card)
+        return e.CardsDiscarded, {"cards": tuple(taken), "stack": deck.id}
+    if not cmd.cards:
+        raise BadInput("name the cards to discard, or --from DECK to discard from the top of a deck")
+    _known(play, cmd.cards)
+    _in_campaign(play, cmd.cards, "discard")
+    _may_move(play, cmd.cards, "discard")
+    moving = frozenset(cmd.cards)
+    for card in cmd.cards:
+        pile = rules.discard_pile_for(play.campaign, card)
+        if play.table.zone_of(card) == pile:
+            raise RuleBroken(f"card {card} is already in {pile}")
+        play.place(card, pile, moving=moving)
+    return e.CardsDiscarded, {"cards": cmd.cards}
+
+
+@handles(c.Bury)
+def bury(play: Play, cmd: c.Bury) -> Decided:
+    _known(play, cmd.cards)
+    _in_campaign(play, cmd.cards, "bury")
+    _may_move(play, cmd.cards, "bury")
+    if cmd.to is not None:
+        rules.must_be_deck(play.campaign.zone(cmd.to), "bury")
+    moving = frozenset(cmd.cards)
+    for card in cmd.cards:
+        deck = cmd.to or rules.bury_deck_for(play.campaign, card)
+        play.place(card, deck, None, moving=moving)
+    return e.CardsBuried, {"cards": cmd.cards, "to": cmd.to}
+
+
+@handles(c.Exile)
+def exile(play: Play, cmd: c.Exile) -> Decided:
+    _known(play, cmd.cards)
+    _in_campaign(play, cmd.cards, "exile")
+    _may_move(play, cmd.cards, "exile")
+    moving = frozenset(cmd.cards)
+    for card in cmd.cards:
+        if play.table.zone_of(card) == "limbo":
+            raise RuleBroken(f"card {card} is already in limbo")
+        play.place(card, "limbo", moving=moving)
+    return e.CardsExiled, {"cards": cmd.cards}
+
+
+@handles(c.Shuffle)
+def shuffle(play: Play, cmd: c.Shuffle) -> Decided:
+    deck = play.campaign.zone(cmd.stack)
+    if not deck.ordered:
+        raise RuleBroken(f"{deck.id} is unordered (its order has no meaning); shuffle works on decks")
+    rules.may_use_stack(play.campaign, play.actor, deck, "shuffle")
+    if len(play.table.cards_in(deck.id)) < 2:
+        raise RuleBroken(f"{deck.id} holds {len(play.table.cards_in(deck.id))} card(s); nothing to shuffle")
+    if cmd.seed is not None:
+        play.rng.seed(cmd.seed)
+    play.shuffle(deck.id)
+    return e.StackShuffled, {"stack": deck.id, "seed": cmd.seed}
+
+
+@handles(c.Search)
+def search(play: Play, cmd: c.Search) -> Decided:
+    stack = play.campaign.zone(cmd.stack)
+    rules.must_be_stack(stack, "search")
+    rules.may_use_stack(play.campaign, play.actor, stack, "search")
+    _known(play, cmd.take)
+    to = _default_hand(play, cmd.to, "take the cards") if cmd.take else cmd.to
+    if to is not None:
+        play.campaign.zone(to)
+    for card in cmd.take:
+        rules.must_be_in(play.campaign, play.actor, card, stack.id, "search takes cards from the stack searched")
+    if len(set(cmd.take)) != len(cmd.take):
+        raise BadInput("a card is named twice in --take")
+    moving = frozenset(cmd.take)
+    for card in cmd.take:
+        play.place(card, to, moving=moving)  # type: ignore[arg-type]
+    # RULES.md §4: after searching a face-down deck it is shuffled again.
+    reshuffle = stack.visibility != "face-up" and stack.ordered
+    if reshuffle:
+        if cmd.seed is not None:
+            play.rng.seed(cmd.seed)
+        play.shuffle(stack.id)
+    return e.StackSearched, {
+        "stack": stack.id, "taken": cmd.take, "to": to, "reshuffled": reshuffle, "seed": cmd.seed,
+    }
+
+
+def _turn(play: Play, cards: tuple[str, ...], face: str, verb: str) -> None:
+    _known(play, cards)
+    _in_campaign(play, cards, verb)
+    _may_move(play, cards, verb)
+    for card in cards:
+        if play.table.face(card) == face:
+            raise RuleBroken(f"card {card} is already face-{face}")
+        spot = play.table.spot(card)
+        play.set_card(card, spot.at, spot.index, face, spot.exhausted)  # type: ignore[arg-type]
+
+
+@handles(c.Reveal)
+def reveal(play: Play, cmd: c.Reveal) -> Decided:
+    _turn(play, cmd.cards, "up", "reveal")
+    return e.CardsRevealed, {"cards": cmd.cards}
+
+
+@handles(c.Hide)
+def hide(play: Play, cmd: c.Hide) -> Decided:
+    _turn(play, cmd.cards, "down", "hide")
+    return e.CardsHidden, {"cards": cmd.cards}
+
+
+def _tilt(play: Play, cards: tuple[str, ...], exhausted: bool, verb: str) -> None:
+    _known(play, cards)
+    _may_move(play, cards, verb)
+    for card in cards:
+        rules.may_exhaust(play.campaign, play.actor, card)
+        spot = play.table.spot(card)
+        if spot.exhausted == exhausted:
+            raise RuleBroken(f"card {card} is already {'exhausted' if exhausted else 'restored'}")
+        play.set_card(card, spot.at, spot.index, spot.face, exhausted)
+
+
+@handles(c.Exhaust)
+def exhaust(play: Play, cmd: c.Exhaust) -> Decided:
+    _tilt(play, cmd.cards, True, "exhaust")
+    return e.CardsExhausted, {"cards": cmd.cards}
+
+
+@handles(c.Restore)
+def restore(play: Play, cmd: c.Restore) -> Decided:
+    _tilt(play, cmd.cards, False, "restore")
+    return e.CardsRestored, {"cards": cmd.cards}
+
+
+@handles(c.Attach)
+def attach(play: Play, cmd: c.Attach) -> Decided:
+    _known(play, (cmd.card, cmd.host))
+    if cmd.card == cmd.host:
+        raise RuleBroken(f"card {cmd.card} cannot be attached to itself")
+    _in_campaign(play, (cmd.card,), "attach")
+    _may_move(play, (cmd.card,), "attach")
+    host_zone = play.campaign.zone_of(cmd.host)
+    if not host_zone.in_play or play.table.zone_of(cmd.host) == "box":
+        raise RuleBroken(
+            f"card {cmd.host} is not in play; a host must be on a table, in an inventory, "
+            "in an extra zone or in the scenario"
+        )
+    # No cycles: the host may not hang (directly or not) from the card.
+    up = play.table.host(cmd.host)
+    while up is not None:
+        if up == cmd.card:
+            raise RuleBroken(f"card {cmd.host} is attached to {cmd.card}; attach the other way round")
+        up = play.table.host(up)
+    if play.table.host(cmd.card) == cmd.host:
+        raise RuleBroken(f"card {cmd.card} is already attached to {cmd.host}")
+    play.attach(cmd.card, cmd.host)
+    return e.CardAttached, {"card": cmd.card, "host": cmd.host}
+
+
+@handles(c.Detach)
+def detach(play: Play, cmd: c.Detach) -> Decided:
+    play.campaign.card(cmd.card)
+    host = play.table.host(cmd.card)
+    if host is None:
+        raise RuleBroken(f"card {cmd.card} is not attached to any card")
+    _may_move(play, (cmd.card,), "detach")
+    to = cmd.to or play.table.zone_of(host)
+    play.campaign.zone(to)
+    actual = play.place(cmd.card, to)
+    return e.CardDetached, {"card": cmd.card, "host": host, "to": actual}

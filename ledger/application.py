@@ -1,0 +1,259 @@
+"""The ledger application: commands in, recorded actions out.
+
+``Ledger`` opens a campaign database (SQLite by default, through eventsourcing's
+recorders only, so PostgreSQL works the same), and for each command loads the
+campaign (latest snapshot + the events after it, or the in-process copy fast-
+forwarded), decides the action under the rules, and saves its one event. A
+refused action appends nothing. Snapshots are taken every ``SNAPSHOT_INTERVAL``
+actions so that loading never replays from the start.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog
+from eventsourcing.persistence import IntegrityError, PersistenceError
+from eventsourcing.utils import get_topic
+
+from .actions import decide
+from .campaign import Campaign, make_projector
+from .catalog import Catalog
+from .commands import Command
+from .errors import BadInput, LedgerError, StoreError, UnknownCampaign
+from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted
+from .formats import Format, standard_format
+from .mapper import JSONTranscoder, PydanticMapper
+from .play import Play
+from .vocabulary import MASTER
+
+NAMESPACE = uuid5(NAMESPACE_URL, "https://campaign-ledger.invalid/")
+CAMPAIGNS_LOG_ID = uuid5(NAMESPACE, "campaigns")
+_SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:64]
+    return slug or "campaign"
+
+
+def campaign_uuid(slug: str) -> UUID:
+    return uuid5(NAMESPACE, f"campaign:{slug}")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a recorded action returns: its seq, its name and its stored event."""
+
+    seq: int
+    action: str
+    event: ActionRecorded
+    campaign: Campaign
+
+
+class Ledger(Application):
+    name = "ledger"
+    is_snapshotting_enabled = True
+    env: ClassVar[dict[str, str]] = {
+        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "MAPPER_TOPIC": get_topic(PydanticMapper),
+        "TRANSCODER_TOPIC": get_topic(JSONTranscoder),
+    }
+    SNAPSHOT_INTERVAL = 100
+    SAVE_RETRIES = 5
+
+    def __init__(self, env: dict[str, str] | None = None):
+        try:
+            super().__init__(env)
+        except (PersistenceError, OSError) as exc:
+            raise StoreError(f"cannot open the campaign database ({_reason(exc)})") from None
+        self._catalogs: dict[UUID, tuple[Catalog, Format]] = {}
+        self._live: dict[UUID, Campaign] = {}
+        self._project = make_projector(self._catalog_of)
+        self.campaign_log: EventSourcedLog[CampaignRegistered] = EventSourcedLog(
+            self.events, CAMPAIGNS_LOG_ID, CampaignRegistered
+        )
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = False) -> Ledger:
+        """Opens a campaign database file; refuses a missing one unless ``create``."""
+        path = Path(path)
+        if not create and not path.exists():
+            raise StoreError(
+                f"no campaign database at {path}; start one with ledger init --catalog FILE "
+                "(or name another with --db)"
+            )
+        if path.exists() and path.is_dir():
+            raise StoreError(f"{path} is a directory, not a campaign database file")
+        return cls(env={"SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "10"})
+
+    # -- campaigns ------------------------------------------------------------
+    def campaigns(self) -> list[CampaignRegistered]:
+        return list(self._guard(lambda: list(self.campaign_log.get())))
+
+    def resolve(self, slug: str | None) -> UUID:
+        """The campaign named ``slug``, or the only one in the database."""
+        known = self.campaigns()
+        if slug is not None:
+            for entry in known:
+                if entry.slug == slug:
+                    return entry.campaign_id
+            names = ", ".join(e.slug for e in known) or "none yet"
+            raise UnknownCampaign(f"no campaign {slug!r} in this database (campaigns: {names})")
+        if not known:
+            raise UnknownCampaign("this database holds no campaign yet; start one with ledger init --catalog FILE")
+        if len(known) > 1:
+            raise UnknownCampaign(
+                f"this database holds {len(known)} campaigns ({', '.join(e.slug for e in known)}); "
+                "choose one with --campaign ID"
+            )
+        return known[0].campaign_id
+
+    def start(
+        self,
+        catalog: Catalog,
+        name: str | None = None,
+        slug: str | None = None,
+        fmt: Format | None = None,
+        actor: str = MASTER,
+    ) -> Recorded:
+        """``ledger init``: a new campaign whose cards all start in the box."""
+        if actor != MASTER:
+            raise BadInput("only the master starts a campaign")
+        name = (name or slug or "Campaign").strip() or "Campaign"
+        slug = slug if slug is not None else slugify(name)
+        if not _SLUG.fullmatch(slug):
+            raise BadInput(f"{slug!r} is not a campaign id; use lower-case letters, digits and '-'")
+        if any(e.slug == slug for e in self.campaigns()):
+            raise BadInput(
+                f"this database already holds a campaign {slug!r}; pick another with --campaign ID "
+                "or another --db file"
+            )
+        cid = campaign_uuid(slug)
+        event = CampaignStarted(
+            originator_id=cid, originator_version=1, actor=actor, name=name, slug=slug,
+            catalog=tuple(catalog), format=fmt or standard_format(),
+        )
+        entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
+        self._guard(lambda: self.save(event, entry))
+        campaign = self._project(None, [event])
+        assert campaign is not None
+        self._live[cid] = campaign
+        return Recorded(seq=1, action=event.action, event=event, campaign=campaign)
+
+    # -- loading --------------------------------------------------------------
+    def _catalog_of(self, cid: UUID) -> tuple[Catalog, Format]:
+        if cid not in self._catalogs:
+            first = next(iter(self.events.get(cid, lte=1)))
+            assert isinstance(first, CampaignStarted)
+            self._catalogs[cid] = (Catalog(first.catalog), first.format)
+        return self._catalogs[cid]
+
+    def campaign(self, cid: UUID, at: int | None = None) -> Campaign:
+        """The campaign now, or right after action ``at`` (time travel)."""
+        if at is not None:
+            if not isinstance(at, int) or at < 1:
+                raise BadInput(f"--at {at} is not a seq; seqs count from 1 (init)")
+            last = self._current(cid).version
+            if at > last:
+                raise BadInput(f"--at {at} is past the last action (seq {last})")
+            return self._guard(lambda: self.repository.get(cid, version=at, projector_func=self._project))
+        return self._current(cid)
+
+    def _current(self, cid: UUID) -> Campaign:
+        campaign = self._live.get(cid)
+        if campaign is None:
+            try:
+                campaign = self._guard(lambda: self.repository.get(cid, projector_func=self._project))
+            except AggregateNotFoundError:
+                raise UnknownCampaign("that campaign has no events in this database") from None
+            self._live[cid] = campaign
+        else:
+            newer = self._guard(lambda: list(self.events.get(cid, gt=campaign.version)))
+            self._project(campaign, newer)
+        return campaign
+
+    def event(self, cid: UUID, seq: int) -> ActionRecorded:
+        found = self._guard(lambda: list(self.events.get(cid, gt=seq - 1, lte=seq)))
+        if not found:
+            raise BadInput(f"seq {seq} is not an action of this campaign")
+        return found[0]
+
+    def actions(self, cid: UUID, gt: int | None = None, lte: int | None = None) -> list[ActionRecorded]:
+        return self._guard(lambda: list(self.events.get(cid, gt=gt, lte=lte)))
+
+    # -- recording ------------------------------------------------------------
+    def execute(self, cid: UUID, command: Command) -> Recorded:
+        """Load → decide → save. A refusal raises and appends nothing; a save that
+        loses a race with another writer is decided again on the newer state."""
+        for attempt in range(self.SAVE_RETRIES):
+            campaign = self._current(cid)
+            play = Play(campaign, command.actor)
+            try:
+                event_class, params = decide(play, command)
+            except BaseException:
+                play.rollback()
+                raise
+            event = event_class(
+                originator_id=cid,
+                originator_version=campaign.version + 1,
+                actor=command.actor,
+                changes=tuple(play.changes),
+                redirects=tuple(play.redirects),
+                refills=tuple(play.refills),
+                **params,
+            )
+            try:
+                self.save(event)
+            except IntegrityError:
+                play.rollback()
+                self._live.pop(cid, None)
+                continue
+            except BaseException:
+                play.rollback()
+                self._live.pop(cid, None)
+                raise
+            campaign.version = event.originator_version
+            campaign.modified_on = event.timestamp
+            if campaign.version % self.SNAPSHOT_INTERVAL == 0:
+                self._snapshot(campaign)
+            return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
+        raise StoreError("other writers kept changing this campaign; try the action again")
+
+    def _snapshot(self, campaign: Campaign) -> None:
+        assert self.snapshots is not None
+        snapshot = CampaignSnapshot(
+            originator_id=campaign.id, originator_version=campaign.version,
+            timestamp=campaign.modified_on, state=campaign.snapshot(),
+        )
+        try:
+            self.snapshots.put([snapshot])
+        except IntegrityError:
+            pass  # another process took the same snapshot
+
+    def last_seq(self, cid: UUID) -> int:
+        last = self._guard(lambda: list(self.events.get(cid, desc=True, limit=1)))
+        return last[0].originator_version if last else 0
+
+    def stored_event_count(self) -> int:
+        """How many events the log holds (all campaigns); refusals must not change it."""
+        return self._guard(lambda: self.recorder.max_notification_id() or 0)
+
+    def _guard(self, fn) -> Any:
+        try:
+            return fn()
+        except LedgerError:
+            raise
+        except PersistenceError as exc:
+            raise StoreError(f"the campaign database cannot be used ({_reason(exc)})") from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
+    return text[:200]

@@ -1,0 +1,133 @@
+"""The campaign aggregate: catalog, format and the table, rebuilt from its events.
+
+One campaign is one aggregate; its version is the ``seq`` of its latest action.
+It is rebuilt by ``project``: the start position from ``CampaignStarted`` (or a
+snapshot), then each action's changes through the shared fold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from uuid import UUID
+
+from .catalog import Card, Catalog
+from .errors import UnknownCard, UnknownHero, UnknownZone
+from .events import ActionRecorded, CampaignSnapshot, CampaignStarted
+from .fold import Table
+from .formats import Format, ZoneSpec
+from .vocabulary import Zone
+
+
+class Campaign:
+    def __init__(
+        self,
+        id: UUID,
+        version: int,
+        created_on: datetime,
+        modified_on: datetime,
+        name: str,
+        slug: str,
+        catalog: Catalog,
+        format: Format,
+        table: Table,
+    ):
+        self.id = id
+        self.version = version
+        self.created_on = created_on
+        self.modified_on = modified_on
+        self.name = name
+        self.slug = slug
+        self.catalog = catalog
+        self.format = format
+        self.table = table
+
+    @property
+    def seq(self) -> int:
+        return self.version
+
+    # -- zones ----------------------------------------------------------------
+    def zones(self) -> dict[str, ZoneSpec]:
+        return self.format.zones(tuple(self.table.heroes))
+
+    def zone(self, zone_id: str) -> ZoneSpec:
+        Zone.parse(zone_id)  # a malformed id gets the syntax message
+        spec = self.zones().get(zone_id)
+        if spec is None:
+            zone = Zone.parse(zone_id)
+            if zone.kind in ("table", "inventory", "extra") and zone.args:
+                raise UnknownHero(
+                    f"{zone_id} is not a zone: there is no hero {zone.args[0]!r} "
+                    f"(heroes: {', '.join(self.table.heroes) or 'none yet; add one with hero add'})"
+                )
+            raise UnknownZone(
+                f"{zone_id} is not a zone of this campaign; zones are "
+                f"{', '.join(z for z in self.zones() if ':' not in z or z.startswith('deck:'))} "
+                "and table:/inventory:/extra: of each hero"
+            )
+        return spec
+
+    def card(self, card_id: str) -> Card:
+        return self.catalog[card_id]
+
+    def check_hero(self, hero: str) -> str:
+        if hero not in self.table.heroes:
+            raise UnknownHero(
+                f"no hero {hero!r} in this campaign "
+                f"(heroes: {', '.join(self.table.heroes) or 'none yet; add one with hero add'})"
+            )
+        return hero
+
+    def zone_of(self, card_id: str) -> ZoneSpec:
+        return self.zones()[self.table.zone_of(card_id)]
+
+    def snapshot(self) -> dict:
+        return {"name": self.name, "slug": self.slug, "table": self.table.to_dict()}
+
+
+CatalogLoader = Callable[[UUID], tuple[Catalog, Format]]
+
+
+def make_projector(load_catalog: CatalogLoader):
+    """The projector eventsourcing's repository calls: snapshot or start, then the fold.
+
+    Snapshots leave out the catalog and format (they never change); they are read
+    once from the campaign's first event through ``load_catalog``.
+    """
+
+    def project(campaign: Campaign | None, events: Iterable[object]) -> Campaign | None:
+        for event in events:
+            if isinstance(event, CampaignStarted):
+                catalog = Catalog(event.catalog)
+                campaign = Campaign(
+                    id=event.originator_id,
+                    version=event.originator_version,
+                    created_on=event.timestamp,
+                    modified_on=event.timestamp,
+                    name=event.name,
+                    slug=event.slug,
+                    catalog=catalog,
+                    format=event.format,
+                    table=Table.new(catalog.ids()),
+                )
+                campaign.table.apply_all(event.changes)
+            elif isinstance(event, CampaignSnapshot):
+                catalog, fmt = load_catalog(event.originator_id)
+                campaign = Campaign(
+                    id=event.originator_id,
+                    version=event.originator_version,
+                    created_on=event.timestamp,
+                    modified_on=event.timestamp,
+                    name=event.state["name"],
+                    slug=event.state["slug"],
+                    catalog=catalog,
+                    format=fmt,
+                    table=Table.from_dict(event.state["table"]),
+                )
+            elif isinstance(event, ActionRecorded) and campaign is not None:
+                campaign.table.apply_all(event.changes)
+                campaign.version = event.originator_version
+                campaign.modified_on = event.timestamp
+        return campaign
+
+    return project

@@ -1,0 +1,76 @@
+"""The primitive changes an action makes to the table, each with what it was and
+what it is now, so that every change can be applied exactly and inverted exactly.
+
+Every recorded action carries its list of changes. The fold (``fold.py``) applies
+them; undo applies their inverses in reverse order. A change is applied, never
+checked: the rules decided before it existed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .vocabulary import Face
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Spot(Frozen):
+    """Where a card is and how it lies: container (a zone id, or ``on:<host>`` for
+    an attachment), index in it (0 = top of a deck), face, and whether exhausted."""
+
+    at: str
+    index: int
+    face: Face
+    exhausted: bool = False
+
+
+class CardChanged(Frozen):
+    """A card moved, turned, or was exhausted/restored: one card, before and after."""
+
+    kind: Literal["card"] = "card"
+    card: str
+    was: Spot
+    now: Spot
+
+    def inverse(self) -> CardChanged:
+        return CardChanged(card=self.card, was=self.now, now=self.was)
+
+
+class StackReordered(Frozen):
+    """A stack's order changed (a shuffle): the whole order before and after, top first."""
+
+    kind: Literal["order"] = "order"
+    stack: str
+    was: tuple[str, ...]
+    now: tuple[str, ...]
+
+    def inverse(self) -> StackReordered:
+        return StackReordered(stack=self.stack, was=self.now, now=self.was)
+
+
+class Hero(Frozen):
+    """A hero at the table: display name, knowledge level, and location (if any)."""
+
+    name: str
+    knowledge: int = 0
+    location: str | None = None
+
+
+class HeroChanged(Frozen):
+    """A hero joined (was None), left (now None), or changed knowledge or location."""
+
+    kind: Literal["hero"] = "hero"
+    hero: str
+    was: Hero | None
+    now: Hero | None
+
+    def inverse(self) -> HeroChanged:
+        return HeroChanged(hero=self.hero, was=self.now, now=self.was)
+
+
+Change = Annotated[Union[CardChanged, StackReordered, HeroChanged], Field(discriminator="kind")]

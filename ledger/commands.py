@@ -1,0 +1,112 @@
+"""Commands: what a player asks for, in the imperative. Validated for shape here
+(pydantic); checked against the rules when the action is decided (``actions.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .vocabulary import MASTER, Face
+
+Position = Literal["top", "bottom"] | int
+
+
+class Command(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    actor: str = MASTER
+
+
+class AddHero(Command):
+    hero: str
+    name: str | None = None
+    knowledge: int = Field(default=0, ge=0, le=100)
+
+
+class SetKnowledge(Command):
+    hero: str
+    knowledge: int = Field(ge=0, le=100)
+
+
+class Cards(Command):
+    cards: tuple[str, ...] = Field(min_length=1)
+
+    @field_validator("cards")
+    @classmethod
+    def _distinct(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        seen = set()
+        for card in v:
+            if card in seen:
+                raise ValueError(f"card {card} is named twice")
+            seen.add(card)
+        return v
+
+
+class Add(Cards):
+    to: str
+    position: Position = "top"
+
+
+class Draw(Command):
+    stack: str
+    count: int = Field(default=1, ge=1, le=10_000)
+    to: str | None = None
+
+
+class Send(Cards):
+    to: str
+    position: Position | None = None
+    face: Face | None = None
+
+
+class Discard(Command):
+    cards: tuple[str, ...] = ()
+    stack: str | None = None  # discard from the top of this deck instead
+    count: int = Field(default=1, ge=1, le=10_000)
+
+
+class Bury(Cards):
+    to: str | None = None
+
+
+class Exile(Cards):
+    pass
+
+
+class Shuffle(Command):
+    stack: str
+    seed: int | None = None
+
+
+class Search(Command):
+    stack: str
+    take: tuple[str, ...] = ()
+    to: str | None = None
+    seed: int | None = None
+
+
+class Reveal(Cards):
+    pass
+
+
+class Hide(Cards):
+    pass
+
+
+class Exhaust(Cards):
+    pass
+
+
+class Restore(Cards):
+    pass
+
+
+class Attach(Command):
+    card: str
+    host: str
+
+
+class Detach(Command):
+    card: str
+    to: str | None = None

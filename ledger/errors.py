@@ -1,0 +1,62 @@
+"""Why an action is refused. Every refusal is a ``LedgerError`` (a ``ValueError``)
+whose message says what was wrong and what would be right; the CLI prints it as
+one ``error:`` line and exits 1. ``code`` is the machine-readable name in ``--json``.
+"""
+
+
+class LedgerError(ValueError):
+    code = "refused"
+
+
+class BadInput(LedgerError):
+    """A malformed id, number or option."""
+
+    code = "bad-input"
+
+
+class BadCatalog(LedgerError):
+    """A catalog or format file that cannot be used: names the file, row and field."""
+
+    code = "bad-file"
+
+
+class UnknownCard(LedgerError):
+    code = "unknown-card"
+
+
+class UnknownZone(LedgerError):
+    code = "unknown-zone"
+
+
+class UnknownHero(LedgerError):
+    code = "unknown-hero"
+
+
+class UnknownCampaign(LedgerError):
+    code = "unknown-campaign"
+
+
+class RuleBroken(LedgerError):
+    """The action is well formed but a rule of the game forbids it."""
+
+    code = "rule"
+
+
+class CardNotThere(RuleBroken):
+    code = "card-not-there"
+
+
+class DeckEmpty(RuleBroken):
+    code = "deck-empty"
+
+
+class NotAllowed(RuleBroken):
+    """The actor may not do this (ownership, control)."""
+
+    code = "not-allowed"
+
+
+class StoreError(LedgerError):
+    """The database file cannot be used (missing, not SQLite, busy)."""
+
+    code = "store"

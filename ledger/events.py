@@ -1,0 +1,188 @@
+"""Domain events: what happened, named in the past tense, frozen pydantic models.
+
+One recorded action is one stored event of the campaign aggregate, so an action's
+sequence number (``seq``) is the aggregate version (1 = ``CampaignStarted``) and an
+action is saved atomically. Each event carries the parameters the player gave, the
+primitive ``changes`` it made (enough to replay and to undo it exactly), and the
+facts a later ``explain`` needs (redirects, refills).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, ClassVar
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .catalog import Card
+from .changes import Change
+from .formats import Format
+from .vocabulary import Face
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class DomainEvent(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    originator_id: UUID
+    originator_version: int
+    timestamp: datetime = Field(default_factory=_now)
+
+
+class Redirect(BaseModel):
+    """A placement rule sent a card somewhere other than asked (RULES.md §5)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    card: str
+    asked: str
+    actual: str
+    rule: str
+
+
+class Refill(BaseModel):
+    """An empty deck was refilled from the depot within the action (RULES.md §4)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    deck: str
+    source: str
+    count: int
+
+
+class ActionRecorded(DomainEvent):
+    """Base of every recorded action."""
+
+    action: ClassVar[str] = "action"
+
+    actor: str
+    changes: tuple[Change, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    refills: tuple[Refill, ...] = ()
+
+    @property
+    def seq(self) -> int:
+        return self.originator_version
+
+
+class CampaignStarted(ActionRecorded):
+    action: ClassVar[str] = "init"
+    name: str
+    slug: str
+    catalog: tuple[Card, ...]
+    format: Format
+
+
+class HeroAdded(ActionRecorded):
+    action: ClassVar[str] = "hero add"
+    hero: str
+
+
+class KnowledgeChanged(ActionRecorded):
+    action: ClassVar[str] = "hero knowledge"
+    hero: str
+    knowledge: int
+
+
+class CardsAdded(ActionRecorded):
+    action: ClassVar[str] = "add"
+    cards: tuple[str, ...]
+    to: str
+    position: str
+
+
+class CardsDrawn(ActionRecorded):
+    action: ClassVar[str] = "draw"
+    stack: str
+    count: int
+    to: str
+
+
+class CardsSent(ActionRecorded):
+    action: ClassVar[str] = "send"
+    cards: tuple[str, ...]
+    to: str
+    position: str
+    face: Face | None = None
+
+
+class CardsDiscarded(ActionRecorded):
+    action: ClassVar[str] = "discard"
+    cards: tuple[str, ...]
+    stack: str | None = None
+
+
+class CardsBuried(ActionRecorded):
+    action: ClassVar[str] = "bury"
+    cards: tuple[str, ...]
+    to: str | None = None
+
+
+class CardsExiled(ActionRecorded):
+    action: ClassVar[str] = "exile"
+    cards: tuple[str, ...]
+
+
+class StackShuffled(ActionRecorded):
+    action: ClassVar[str] = "shuffle"
+    stack: str
+    seed: int | None = None
+
+
+class StackSearched(ActionRecorded):
+    action: ClassVar[str] = "search"
+    stack: str
+    taken: tuple[str, ...]
+    to: str | None
+    reshuffled: bool
+    seed: int | None = None
+
+
+class CardsRevealed(ActionRecorded):
+    action: ClassVar[str] = "reveal"
+    cards: tuple[str, ...]
+
+
+class CardsHidden(ActionRecorded):
+    action: ClassVar[str] = "hide"
+    cards: tuple[str, ...]
+
+
+class CardsExhausted(ActionRecorded):
+    action: ClassVar[str] = "exhaust"
+    cards: tuple[str, ...]
+
+
+class CardsRestored(ActionRecorded):
+    action: ClassVar[str] = "restore"
+    cards: tuple[str, ...]
+
+
+class CardAttached(ActionRecorded):
+    action: ClassVar[str] = "attach"
+    card: str
+    host: str
+
+
+class CardDetached(ActionRecorded):
+    action: ClassVar[str] = "detach"
+    card: str
+    host: str
+    to: str
+
+
+class CampaignSnapshot(DomainEvent):
+    """The table at a version, so loading never replays from the start."""
+
+    topic: str = "ledger.campaign:Campaign"
+    state: dict[str, Any]
+
+
+class CampaignRegistered(DomainEvent):
+    """An entry of the campaigns log: a database may hold several campaigns."""
+
+    slug: str
+    campaign_id: UUID
+    name: str

@@ -1,0 +1,137 @@
+"""The one fold: the state of the table and how a change is applied to it.
+
+The aggregate, time travel, undo and the read models all apply changes through
+``Table.apply``, so they cannot disagree. Applying never raises and never
+checks a rule; it only does what the change says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .changes import CardChanged, Change, Hero, HeroChanged, Spot, StackReordered
+from .vocabulary import host_of
+
+
+class Table:
+    """Where every card is (containers of card ids, top first), which cards lie
+    face-up, which are exhausted, and the heroes at the table."""
+
+    __slots__ = ("stacks", "where", "face_up", "exhausted", "heroes")
+
+    def __init__(self) -> None:
+        self.stacks: dict[str, list[str]] = {}
+        self.where: dict[str, str] = {}
+        self.face_up: set[str] = set()
+        self.exhausted: set[str] = set()
+        self.heroes: dict[str, Hero] = {}
+
+    @classmethod
+    def new(cls, card_ids: Iterable[str]) -> Table:
+        """The start position: every card in the box, face-down."""
+        table = cls()
+        box = list(card_ids)
+        table.stacks["box"] = box
+        table.where = dict.fromkeys(box, "box")
+        return table
+
+    # -- applying -------------------------------------------------------------
+    def apply(self, change: Change) -> None:
+        if isinstance(change, CardChanged):
+            self._card(change)
+        elif isinstance(change, StackReordered):
+            self._order(change)
+        elif isinstance(change, HeroChanged):
+            if change.now is None:
+                self.heroes.pop(change.hero, None)
+            else:
+                self.heroes[change.hero] = change.now
+
+    def apply_all(self, changes: Iterable[Change]) -> None:
+        for change in changes:
+            self.apply(change)
+
+    def _card(self, c: CardChanged) -> None:
+        card, was, now = c.card, c.was, c.now
+        if was.at != now.at or was.index != now.index:
+            src = self.stacks.get(was.at, [])
+            if 0 <= was.index < len(src) and src[was.index] == card:
+                del src[was.index]
+            elif card in src:
+                src.remove(card)
+            if not src:
+                self.stacks.pop(was.at, None)
+            dst = self.stacks.setdefault(now.at, [])
+            dst.insert(now.index, card)
+            self.where[card] = now.at
+        if now.face == "up":
+            self.face_up.add(card)
+        else:
+            self.face_up.discard(card)
+        if now.exhausted:
+            self.exhausted.add(card)
+        else:
+            self.exhausted.discard(card)
+
+    def _order(self, c: StackReordered) -> None:
+        if c.now:
+            self.stacks[c.stack] = list(c.now)
+        else:
+            self.stacks.pop(c.stack, None)
+
+    # -- reading --------------------------------------------------------------
+    def cards_in(self, container: str) -> list[str]:
+        return self.stacks.get(container, [])
+
+    def spot(self, card: str) -> Spot:
+        at = self.where[card]
+        return Spot(
+            at=at,
+            index=self.stacks[at].index(card),
+            face="up" if card in self.face_up else "down",
+            exhausted=card in self.exhausted,
+        )
+
+    def face(self, card: str) -> str:
+        return "up" if card in self.face_up else "down"
+
+    def zone_of(self, card: str) -> str:
+        """The zone a card is in; an attached card is in its host's zone."""
+        at = self.where[card]
+        seen = 0
+        while (host := host_of(at)) is not None and seen < 10_000:
+            at = self.where[host]
+            seen += 1
+        return at
+
+    def host(self, card: str) -> str | None:
+        return host_of(self.where[card])
+
+    def attached(self, host: str) -> list[str]:
+        return self.stacks.get("on:" + host, [])
+
+    # -- snapshots ------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stacks": {k: list(v) for k, v in self.stacks.items() if v},
+            "face_up": sorted(self.face_up),
+            "exhausted": sorted(self.exhausted),
+            "heroes": {k: v.model_dump() for k, v in self.heroes.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Table:
+        table = cls()
+        table.stacks = {k: list(v) for k, v in data["stacks"].items()}
+        table.where = {card: k for k, cards in table.stacks.items() for card in cards}
+        table.face_up = set(data["face_up"])
+        table.exhausted = set(data["exhausted"])
+        table.heroes = {k: Hero.model_validate(v) for k, v in data["heroes"].items()}
+        return table
+
+    def copy(self) -> Table:
+        return Table.from_dict(self.to_dict())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Table) and self.to_dict() == other.to_dict()

@@ -1,0 +1,160 @@
+"""Stacks and zones as data: the campaign format (RULES.md §3).
+
+A ``Format`` lists stack templates (``deck:{suit}``, ``inventory:{hero}``…); a
+campaign's zones are those templates expanded for its suits and heroes. The
+standard format ships as ``data/standard_format.toml``; a format file given at
+``init`` adds stacks and may say where ``discard`` and ``bury`` send cards.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from .errors import BadCatalog
+from .vocabulary import Suit, Zone
+
+ZoneKind = Literal["deck", "pile", "hand", "area", "limbo", "box"]
+Visibility = Literal["face-up", "face-down", "face-down-controller-may-look"]
+Use = Literal["never", "stack-scope", "always"]
+Affected = Literal["none", "owner", "all"]
+
+
+class StackSpec(BaseModel):
+    """A stack template: one zone, or one per suit / per hero."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    kind: ZoneKind
+    visibility: Visibility
+    ordered: bool = False
+    use: Use = "never"
+    affected: Affected = "none"
+    suit: Suit | None = None
+    suits: tuple[Suit, ...] | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> StackSpec:
+        probe = self.id.replace("{suit}", "item").replace("{hero}", "ana")
+        Zone.parse(probe)  # raises UnknownZone with a helpful message
+        if self.kind == "deck" and self.visibility == "face-up":
+            raise ValueError("visibility: a deck is face-down (a face-up stack is a pile)")
+        if self.kind == "pile" and self.visibility != "face-up":
+            raise ValueError("visibility: a pile is face-up (a face-down stack is a deck)")
+        return self
+
+
+class ZoneSpec(BaseModel):
+    """One zone of a campaign with its settings."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kind: ZoneKind
+    owner: str | None
+    visibility: Visibility
+    ordered: bool
+    use: Use
+    affected: Affected
+    suit: Suit | None
+
+    @property
+    def is_stack(self) -> bool:
+        """Decks and piles: a card entering takes the stack's orientation."""
+        return self.kind in ("deck", "pile")
+
+    @property
+    def is_deck(self) -> bool:
+        return self.kind == "deck"
+
+    @property
+    def in_play(self) -> bool:
+        """Zones whose cards are in play: tables, inventories, extra zones, the scenario."""
+        return self.kind in ("hand", "area")
+
+    @property
+    def entry_face(self) -> Literal["up", "down"]:
+        return "up" if self.visibility == "face-up" else "down"
+
+
+class Format(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = "standard"
+    discard_to: str = "discard"
+    bury_to: str = "deck:{suit}"
+    stacks: tuple[StackSpec, ...] = ()
+
+    def zones(self, heroes: tuple[str, ...]) -> dict[str, ZoneSpec]:
+        return _expand(self, heroes)
+
+    def extended_by(self, other: Format) -> Format:
+        ours = {s.id for s in self.stacks}
+        clash = [s.id for s in other.stacks if s.id in ours]
+        if clash:
+            raise BadCatalog(f"format {other.name!r}: stack {clash[0]!r} is already in the standard format")
+        return Format(
+            name=other.name,
+            discard_to=other.discard_to,
+            bury_to=other.bury_to,
+            stacks=self.stacks + other.stacks,
+        )
+
+
+@lru_cache(maxsize=64)
+def _expand(fmt: Format, heroes: tuple[str, ...]) -> dict[str, ZoneSpec]:
+    zones: dict[str, ZoneSpec] = {}
+    for spec in fmt.stacks:
+        suits: tuple[Suit | None, ...] = (spec.suit,)
+        if "{suit}" in spec.id:
+            suits = spec.suits or tuple(Suit)
+        owners: tuple[str | None, ...] = heroes if "{hero}" in spec.id else (None,)
+        for hero in owners:
+            for suit in suits:
+                zid = spec.id.replace("{suit}", str(suit)).replace("{hero}", hero or "")
+                zones[zid] = ZoneSpec(
+                    id=zid, kind=spec.kind, owner=hero, visibility=spec.visibility,
+                    ordered=spec.ordered, use=spec.use, affected=spec.affected, suit=suit,
+                )
+    return zones
+
+
+def _parse(text: str, source: str, *, standard: bool = False) -> Format:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BadCatalog(f"{source}: not valid TOML ({exc})") from None
+    try:
+        return Format.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        stacks = data.get("stacks") if isinstance(data, dict) else None
+        if err["loc"][:1] == ("stacks",) and len(err["loc"]) > 1 and isinstance(stacks, list):
+            i = err["loc"][1]
+            if isinstance(i, int) and i < len(stacks) and isinstance(stacks[i], dict):
+                loc = f"stack {stacks[i].get('id')!r} " + ".".join(str(p) for p in err["loc"][2:])
+        raise BadCatalog(f"{source}: {loc}: {err['msg'].removeprefix('Value error, ')}") from None
+
+
+@lru_cache(maxsize=1)
+def standard_format() -> Format:
+    path = Path(__file__).with_name("data") / "standard_format.toml"
+    return _parse(path.read_text(encoding="utf-8"), str(path), standard=True)
+
+
+def load_format(path: str | Path) -> Format:
+    """The standard format extended by the stacks and settings of a format file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadCatalog(f"{path}: no such format file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadCatalog(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    return standard_format().extended_by(_parse(text, str(path)))

@@ -1,0 +1,54 @@
+"""Stores pydantic events as readable JSON through eventsourcing's mapper seam
+(eventsourcing 9.5 has no built-in pydantic support; this follows its aggregate7
+example). The stored ``state`` column is plain UTF-8 JSON a person can read.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
+from eventsourcing.utils import get_topic, resolve_topic
+from pydantic import BaseModel
+
+
+class JSONTranscoder(Transcoder):
+    def encode(self, obj: Any) -> bytes:
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+    def decode(self, data: bytes) -> Any:
+        return json.loads(data)
+
+
+class PydanticMapper(Mapper):
+    def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        assert isinstance(domain_event, BaseModel)
+        state = domain_event.model_dump(mode="json", exclude={"originator_id", "originator_version"})
+        stored = self.transcoder.encode(state)
+        if self.compressor:
+            stored = self.compressor.compress(stored)
+        if self.cipher:
+            stored = self.cipher.encrypt(stored)
+        return StoredEvent(
+            originator_id=domain_event.originator_id,  # type: ignore[attr-defined]
+            originator_version=domain_event.originator_version,  # type: ignore[attr-defined]
+            topic=get_topic(type(domain_event)),
+            state=stored,
+        )
+
+    def to_domain_event(self, stored_event: StoredEvent) -> Any:
+        stored = stored_event.state
+        if self.cipher:
+            stored = self.cipher.decrypt(stored)
+        if self.compressor:
+            stored = self.compressor.decompress(stored)
+        state = self.transcoder.decode(stored)
+        cls = resolve_topic(stored_event.topic)
+        return cls.model_validate(
+            {
+                **state,
+                "originator_id": stored_event.originator_id,
+                "originator_version": stored_event.originator_version,
+            }
+        )

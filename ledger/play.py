@@ -1,0 +1,114 @@
+"""One action being decided: the moves the rules allow, applied as they are made.
+
+``Play`` applies each change to the campaign's table at once (so later steps see
+earlier ones) and remembers it; if the rules refuse the action half-way, ``rollback``
+applies the inverses in reverse order and the table is exactly as before.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+
+from .campaign import Campaign
+from .changes import CardChanged, Change, Spot, StackReordered
+from .events import Redirect, Refill
+from .rules import REFILL_LIMIT, discard_pile_for, entry_face, placement
+from .vocabulary import Face, attached_container
+
+
+class Play:
+    def __init__(self, campaign: Campaign, actor: str, seed: int | None = None):
+        self.campaign = campaign
+        self.table = campaign.table
+        self.actor = actor
+        self.changes: list[Change] = []
+        self.redirects: list[Redirect] = []
+        self.refills: list[Refill] = []
+        self.rng = random.Random(seed if seed is not None else secrets.randbits(64))
+
+    # -- bookkeeping ----------------------------------------------------------
+    def apply(self, change: Change) -> None:
+        self.table.apply(change)
+        self.changes.append(change)
+
+    def rollback(self) -> None:
+        for change in reversed(self.changes):
+            self.table.apply(change.inverse())
+        self.changes.clear()
+
+    # -- cards ----------------------------------------------------------------
+    def set_card(self, card: str, at: str, index: int | None, face: Face, exhausted: bool = False) -> None:
+        was = self.table.spot(card)
+        if at == was.at:
+            size = len(self.table.cards_in(at)) - 1
+        else:
+            size = len(self.table.cards_in(at))
+        index = size if index is None else max(0, min(index, size))
+        now = Spot(at=at, index=index, face=face, exhausted=exhausted)
+        if now != was:
+            self.apply(CardChanged(card=card, was=was, now=now))
+
+    def place(
+        self,
+        card: str,
+        zone_id: str,
+        index: int | None = None,
+        face: Face | None = None,
+        moving: frozenset[str] = frozenset(),
+    ) -> str:
+        """Sends a card toward a zone under the placement rules; returns where it went.
+
+        A host that leaves its zone takes none of its attachments along: they are
+        discarded in the same action, unless this action moves them too (``moving``).
+        """
+        actual, rule = placement(self.campaign, card, zone_id)
+        if rule is not None:
+            self.redirects.append(Redirect(card=card, asked=zone_id, actual=actual, rule=rule))
+            index = None
+        zone = self.campaign.zone(actual)
+        lie = entry_face(zone, face if rule is None else None)
+        if self.table.zone_of(card) != actual:
+            self.discard_attachments(card, moving)
+        was = self.table.spot(card)
+        keep_exhausted = was.exhausted and was.at == actual
+        self.set_card(card, actual, index, lie, keep_exhausted)
+        return actual
+
+    def discard_attachments(self, host: str, moving: frozenset[str]) -> None:
+        for attached in list(self.table.attached(host)):
+            if attached not in moving:
+                self.place(attached, discard_pile_for(self.campaign, attached), moving=moving)
+
+    def attach(self, card: str, host: str) -> None:
+        if self.table.zone_of(card) != self.table.zone_of(host):
+            self.discard_attachments(card, frozenset({host}))
+        self.set_card(card, attached_container(host), None, "up")
+
+    # -- stacks ---------------------------------------------------------------
+    def reorder(self, stack: str, order: list[str]) -> None:
+        was = tuple(self.table.cards_in(stack))
+        if tuple(order) != was:
+            self.apply(StackReordered(stack=stack, was=was, now=tuple(order)))
+
+    def shuffle(self, stack: str) -> None:
+        order = list(self.table.cards_in(stack))
+        self.rng.shuffle(order)
+        self.reorder(stack, order)
+
+    def refill(self, deck: str) -> int:
+        """RULES.md §4: an empty deck takes up to 100 cards of its suit from the
+        depot, shuffled, face-down. Returns how many came."""
+        suit = self.campaign.zone(deck).suit
+        if suit is None or "depot" not in self.campaign.zones():
+            return 0
+        catalog = self.campaign.catalog
+        eligible = [c for c in self.table.cards_in("depot") if catalog[c].suit == suit]
+        if not eligible:
+            return 0
+        self.rng.shuffle(eligible)
+        chosen = eligible[:REFILL_LIMIT]
+        for i, card in enumerate(chosen):
+            self.set_card(card, deck, i, "down")
+        self.refills.append(Refill(deck=deck, source="depot", count=len(chosen)))
+        return len(chosen)

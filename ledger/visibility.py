@@ -1,0 +1,40 @@
+"""Who may identify which card (RULES.md §9). The one place that decides it, used
+by error messages on the write side and by every read-side view.
+
+- ``referee`` (and the ``master`` actor) see everything, deck order included.
+- a hero sees public cards, plus the face-down cards in zones their hero controls
+  that allow the controller a look (inventory, own table and extra zone, a deck
+  that says ``face-down-controller-may-look``); a plain face-down deck stays
+  unseen even by its owner.
+- ``public`` sees face-up cards. The box is nobody's business but the referee's.
+"""
+
+from __future__ import annotations
+
+from .campaign import Campaign
+from .vocabulary import MASTER, PUBLIC, REFEREE
+
+
+def sees_everything(viewer: str) -> bool:
+    return viewer in (REFEREE, MASTER)
+
+
+def can_identify(campaign: Campaign, viewer: str, card: str) -> bool:
+    if sees_everything(viewer):
+        return True
+    table = campaign.table
+    zone = campaign.zone_of(card)
+    if zone.kind == "box":
+        return False
+    if card in table.face_up:
+        return True
+    if viewer == PUBLIC:
+        return False
+    return zone.owner == viewer and zone.visibility != "face-down"
+
+
+def where_for(campaign: Campaign, viewer: str, card: str) -> str:
+    """A phrase saying where a card is, or nothing that gives it away."""
+    if can_identify(campaign, viewer, card):
+        return f"it is in {campaign.table.zone_of(card)}"
+    return "you cannot see where it is"
