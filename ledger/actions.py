@@ -145,6 +145,9 @@ def draw(play: Play, cmd: c.Draw) -> Decided:
     rules.may_use_stack(play.campaign, play.actor, deck, "draw from")
     to = _default_hand(play, cmd.to, "draw")
     play.campaign.zone(to)
+    if cmd.seed is not None:
+        play.rng.seed(cmd.seed)
+    drawn = []
     for n in range(cmd.count):
         try:
             card = _draw_top(play, deck.id, "draw")
@@ -156,7 +159,8 @@ def draw(play: Play, cmd: c.Draw) -> Decided:
                 f"{deck.suit} cards to refill it); draw at most {n}"
             ) from exc
         play.place(card, to)
-    return e.CardsDrawn, {"stack": deck.id, "count": cmd.count, "to": to}
+        drawn.append(card)
+    return e.CardsDrawn, {"stack": deck.id, "count": cmd.count, "to": to, "cards": tuple(drawn), "seed": cmd.seed}
 
 
 @handles(c.Send)
@@ -179,12 +183,14 @@ def discard(play: Play, cmd: c.Discard) -> Decided:
         deck = play.campaign.zone(cmd.stack)
         rules.must_be_deck(deck, "discard --from")
         rules.may_use_stack(play.campaign, play.actor, deck, "discard from")
+        if cmd.seed is not None:
+            play.rng.seed(cmd.seed)
         taken = []
         for n in range(cmd.count):
             card = _draw_top(play, deck.id, "discard")
             play.place(card, rules.discard_pile_for(play.campaign, card))
             taken.append(card)
-        return e.CardsDiscarded, {"cards": tuple(taken), "stack": deck.id}
+        return e.CardsDiscarded, {"cards": tuple(taken), "stack": deck.id, "seed": cmd.seed}
     if not cmd.cards:
         raise BadInput("name the cards to discard, or --from DECK to discard from the top of a deck")
     _known(play, cmd.cards)

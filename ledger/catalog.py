@@ -22,10 +22,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import BadCatalog, UnknownCard
+from .errors import BadCatalog, UnknownCard, first_problem
 from .vocabulary import Suit
 
 CARD_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+RESERVED_CARD_IDS = frozenset({"box", "discard", "depot", "scenario", "limbo", "master", "referee", "public"})
 
 EffectKind = Literal["activate", "auto"]
 # card: the card's own effect; attachment: works while attached ("Do Anexo");
@@ -70,6 +71,8 @@ class Card(BaseModel):
     def _id_shape(cls, v: str) -> str:
         if not CARD_ID.fullmatch(v):
             raise ValueError("must be lower-case letters, digits, '-', '_' or '.' (e.g. item-017)")
+        if v in RESERVED_CARD_IDS:
+            raise ValueError(f"{v!r} names a zone or a viewer; pick another card id")
         return v
 
     @field_validator("effects", mode="before")
@@ -145,20 +148,11 @@ CSV_COLUMNS = ("id", "suit", "name", "level", "value", "knowledge", "task", "eff
 OPTIONAL_CSV_COLUMNS = ("rarity", "art", "artist")
 
 
-def _first_problem(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    field = ".".join(str(p) for p in err["loc"]) or None
-    msg = err["msg"].removeprefix("Value error, ")
-    if field and not msg.startswith(f"{field}:"):
-        return f"{field}: {msg}"
-    return msg
-
-
 def _card(raw: dict[str, Any], where: str) -> Card:
     try:
         return Card.model_validate(raw)
     except ValidationError as exc:
-        raise BadCatalog(f"{where}: {_first_problem(exc)}") from None
+        raise BadCatalog(f"{where}: {first_problem(exc)}") from None
 
 
 def _blank_to_none(raw: dict[str, Any]) -> dict[str, Any]:

@@ -52,6 +52,7 @@ class Draw(Command):
     stack: str
     count: int = Field(default=1, ge=1, le=10_000)
     to: str | None = None
+    seed: int | None = None  # for a refill's shuffle
 
 
 class Send(Cards):
@@ -64,6 +65,7 @@ class Discard(Command):
     cards: tuple[str, ...] = ()
     stack: str | None = None  # discard from the top of this deck instead
     count: int = Field(default=1, ge=1, le=10_000)
+    seed: int | None = None  # for a refill's shuffle
 
 
 class Bury(Cards):

@@ -3,6 +3,13 @@ whose message says what was wrong and what would be right; the CLI prints it as
 one ``error:`` line and exits 1. ``code`` is the machine-readable name in ``--json``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class LedgerError(ValueError):
     code = "refused"
@@ -60,3 +67,13 @@ class StoreError(LedgerError):
     """The database file cannot be used (missing, not SQLite, busy)."""
 
     code = "store"
+
+
+def first_problem(exc: ValidationError) -> str:
+    """One line from a pydantic validation error: ``field: what is wrong``."""
+    err = exc.errors()[0]
+    field = ".".join(str(p) for p in err["loc"])
+    msg = err["msg"].removeprefix("Value error, ")
+    if field and not msg.startswith(f"{field}:"):
+        return f"{field}: {msg}"
+    return msg

@@ -98,6 +98,8 @@ class CardsDrawn(ActionRecorded):
     stack: str
     count: int
     to: str
+    cards: tuple[str, ...] = ()
+    seed: int | None = None
 
 
 class CardsSent(ActionRecorded):
@@ -112,6 +114,7 @@ class CardsDiscarded(ActionRecorded):
     action: ClassVar[str] = "discard"
     cards: tuple[str, ...]
     stack: str | None = None
+    seed: int | None = None
 
 
 class CardsBuried(ActionRecorded):

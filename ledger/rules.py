@@ -153,3 +153,41 @@ def may_exhaust(campaign: Campaign, actor: str, card: str) -> None:
             f"card {card} is not on a table, in an extra zone or in the scenario "
             f"({where_for(campaign, actor, card)}); only cards there are exhausted or restored"
         )
+
+
+STATES = ("revealed", "hidden", "restored", "exhausted", "attached", "exiled", "active", "inactive")
+
+
+def card_states(campaign: Campaign, card: str) -> list[str]:
+    """RULES.md §7: a card's states, derived from where and how it lies.
+
+    Revealed/hidden and restored/exhausted disregard attached cards; cards in a stack
+    are neither restored nor exhausted; cards in limbo are exiled and neither active
+    nor inactive; the box is outside the campaign (a hidden card, nothing more).
+    Decision: an extra zone counts like a table; a face-up card in a stack without
+    stack-scope effects is inactive.
+    """
+    table = campaign.table
+    data = campaign.card(card)
+    up = card in table.face_up
+    host = table.host(card)
+    if host is not None:
+        live = table.face(host) == "up" and data.has_effect(scope="attachment")
+        return ["attached", "active" if live else "inactive"]
+    zone = campaign.zone_of(card)
+    states = ["revealed" if up else "hidden"]
+    if zone.kind == "box":
+        return states
+    if not zone.is_stack and zone.kind != "limbo":
+        states.append("exhausted" if card in table.exhausted else "restored")
+    if zone.kind == "limbo":
+        states.append("exiled")
+        return states
+    if zone.is_stack:
+        stack_effect = data.has_effect(scope="anywhere") or (
+            role(zone) == "discard" and data.has_effect(scope="discard")
+        )
+        states.append("active" if up and stack_effect else "inactive")
+    else:
+        states.append("active" if up else "inactive")
+    return states

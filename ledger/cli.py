@@ -1,0 +1,434 @@
+"""The ``ledger`` command (CLI.md). It only parses arguments, calls one library
+function, and turns refusals into one ``error:`` line (exit 1); usage errors exit 2.
+Everything it does, Python can do through ``ledger.application.Ledger``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, NoReturn
+from uuid import UUID
+
+import click
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from . import commands as c
+from .application import Ledger, Recorded
+from .catalog import load_catalog
+from .errors import LedgerError, first_problem
+from .formats import load_format
+from .vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
+
+try:
+    __version__ = version("campaign-ledger")
+except PackageNotFoundError:  # running from a checkout
+    __version__ = "0.0.0"
+
+
+@dataclass
+class Session:
+    db: str
+    campaign_slug: str | None
+    actor: str
+    viewer: str
+    as_json: bool
+    out: Console = field(default_factory=lambda: Console(soft_wrap=True))
+    _ledger: Ledger | None = None
+
+    def ledger(self, create: bool = False) -> Ledger:
+        if self._ledger is None:
+            self._ledger = Ledger.open(self.db, create=create)
+        return self._ledger
+
+    def cid(self) -> UUID:
+        return self.ledger().resolve(self.campaign_slug)
+
+    def run(self, command: c.Command) -> Recorded:
+        return self.ledger().execute(self.cid(), command)
+
+
+def fail(message: str, code: str = "refused", as_json: bool = False) -> NoReturn:
+    if as_json:
+        click.echo(json.dumps({"error": {"code": code, "message": message}}))
+    click.echo(f"error: {message}", err=True)
+    sys.exit(1)
+
+
+def _check_viewer(viewer: str) -> str:
+    if viewer in (REFEREE, PUBLIC):
+        return viewer
+    return check_hero_id(viewer)
+
+
+def _check_actor(actor: str) -> str:
+    return actor if actor == MASTER else check_hero_id(actor)
+
+
+class Position(click.ParamType):
+    name = "top|bottom|N"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, int) or value in ("top", "bottom"):
+            return value
+        try:
+            n = int(value)
+        except ValueError:
+            self.fail(f"{value!r} is not top, bottom or a number (1 = top)", param, ctx)
+        if n < 1:
+            self.fail(f"{n} is not a position; positions count from 1 (the top)", param, ctx)
+        return n
+
+
+POSITION = Position()
+
+
+def _print_recorded(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> None:
+    from projections.views import action_view
+
+    view = action_view(rec.event, rec.campaign, s.actor, known=frozenset(named))
+    if s.as_json:
+        click.echo(json.dumps({"seq": rec.seq, "action": rec.action, "events": [view]}))
+    else:
+        s.out.print(f"[bold]seq {rec.seq}[/bold]  {view['summary']}", highlight=False)
+
+
+def record(s: Session, command: c.Command, named: tuple[str, ...] = ()) -> None:
+    _print_recorded(s, s.run(command), named)
+
+
+# -- the group -----------------------------------------------------------------
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT)
+@click.option("--db", "db", envvar="LEDGER_DB", default="campaign.db", show_default=True,
+              help="The campaign database file ($LEDGER_DB).")
+@click.option("--campaign", "campaign_slug", default=None, help="Which campaign, when the file holds several.")
+@click.option("--actor", default=MASTER, show_default=True, help="Who acts: master or a hero id.")
+@click.option("--as", "viewer", default=REFEREE, show_default=True, help="Whose view a read shows: referee, public or a hero id.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@click.version_option(
+    __version__, "--version", prog_name="ledger",
+    message=f"%(prog)s %(version)s (SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]})",
+)
+@click.pass_context
+def cli(ctx: click.Context, db: str, campaign_slug: str | None, actor: str, viewer: str, as_json: bool) -> None:
+    """Campaign ledger: every card action of a campaign, recorded and checked.
+
+    \b
+    Start:    ledger init --catalog cards.toml --name "Campanha"
+    Play:     ledger --actor ana draw deck:item
+    Look:     ledger zones
+    Try it:   ledger demo
+    """
+    ctx.obj = Session(db=db, campaign_slug=campaign_slug, actor=actor, viewer=viewer, as_json=as_json)
+    try:
+        _check_actor(actor)
+        _check_viewer(viewer)
+    except LedgerError as exc:
+        fail(str(exc), exc.code, as_json)
+
+
+pass_session = click.pass_obj
+
+
+# -- setting up ------------------------------------------------------------------
+@cli.command()
+@click.option("--catalog", "catalog_path", required=True, type=click.Path(dir_okay=False),
+              help="Card catalog, TOML ([[cards]]) or CSV.")
+@click.option("--name", default=None, help="The campaign's name.")
+@click.option("--format", "format_path", default=None, type=click.Path(dir_okay=False),
+              help="A format file adding stacks to the standard format.")
+@pass_session
+def init(s: Session, catalog_path: str, name: str | None, format_path: str | None) -> None:
+    """Start a campaign from a card catalog; every card starts in the box.
+
+    \b
+    Example: ledger init --catalog cards.toml --name "Campanha do Norte"
+    """
+    catalog = load_catalog(catalog_path)
+    fmt = load_format(format_path) if format_path else None
+    rec = s.ledger(create=True).start(catalog, name=name, slug=s.campaign_slug, fmt=fmt, actor=s.actor)
+    if s.as_json:
+        _print_recorded(s, rec)
+    else:
+        s.out.print(
+            f"[bold]seq 1[/bold]  campaign [bold]{rec.campaign.slug}[/bold] started in {s.db}: "
+            f"{len(catalog)} cards in the box", highlight=False,
+        )
+
+
+@cli.command()
+@pass_session
+def campaigns(s: Session) -> None:
+    """List the campaigns in the database file.
+
+    \b
+    Example: ledger --db demo.db campaigns
+    """
+    entries = s.ledger().campaigns()
+    if s.as_json:
+        click.echo(json.dumps([{"id": e.slug, "name": e.name} for e in entries]))
+        return
+    for e in entries:
+        s.out.print(f"{e.slug}  {e.name}", highlight=False)
+
+
+@cli.group()
+def hero() -> None:
+    """Add heroes and change their knowledge.
+
+    \b
+    Example: ledger hero add ana --name "Ana" --knowledge 2
+    """
+
+
+@hero.command("add")
+@click.argument("hero_id")
+@click.option("--name", default=None, help="Display name.")
+@click.option("--knowledge", default=0, type=int, show_default=True, help="Knowledge level.")
+@pass_session
+def hero_add(s: Session, hero_id: str, name: str | None, knowledge: int) -> None:
+    """Add a hero: their table, inventory and extra zone appear.
+
+    \b
+    Example: ledger hero add ana --name "Ana" --knowledge 2
+    """
+    record(s, c.AddHero(actor=s.actor, hero=hero_id, name=name, knowledge=knowledge))
+
+
+@hero.command("knowledge")
+@click.argument("hero_id")
+@click.argument("level", type=int)
+@pass_session
+def hero_knowledge(s: Session, hero_id: str, level: int) -> None:
+    """Set a hero's knowledge; table cards they no longer qualify for go to their inventory.
+
+    \b
+    Example: ledger hero knowledge ana 3
+    """
+    record(s, c.SetKnowledge(actor=s.actor, hero=hero_id, knowledge=level))
+
+
+@cli.command()
+@click.argument("cards", nargs=-1, required=True)
+@click.option("--to", "to", required=True, help="The zone, usually a deck or the depot.")
+@click.option("--position", type=POSITION, default="top", show_default=True, help="top, bottom or N (1 = top).")
+@pass_session
+def add(s: Session, cards: tuple[str, ...], to: str, position: Any) -> None:
+    """Bring cards from the box into the campaign (first named ends on top).
+
+    \b
+    Example: ledger add item-sword item-bow --to deck:item --position bottom
+    """
+    record(s, c.Add(actor=s.actor, cards=cards, to=to, position=position), cards)
+
+
+# -- playing ---------------------------------------------------------------------
+@cli.command()
+@click.argument("stack")
+@click.option("--count", default=1, type=int, show_default=True, help="How many cards.")
+@click.option("--to", "to", default=None, help="Where they go (default: the actor's inventory).")
+@click.option("--seed", default=None, type=int, help="Seed for a refill's shuffle.")
+@pass_session
+def draw(s: Session, stack: str, count: int, to: str | None, seed: int | None) -> None:
+    """Draw from the top of a deck; an empty deck is first refilled from the depot.
+
+    \b
+    Example: ledger --actor ana draw deck:item --count 2
+    """
+    record(s, c.Draw(actor=s.actor, stack=stack, count=count, to=to, seed=seed))
+
+
+@cli.command()
+@click.argument("cards", nargs=-1, required=True)
+@click.option("--to", "to", required=True, help="The zone the cards go to.")
+@click.option("--position", type=POSITION, default=None, help="top, bottom or N (1 = top); decks default to top.")
+@click.option("--face", type=click.Choice(["up", "down"]), default=None, help="How they lie (not in stacks).")
+@pass_session
+def send(s: Session, cards: tuple[str, ...], to: str, position: Any, face: str | None) -> None:
+    """Send cards to a zone; placement rules may redirect them (and say so).
+
+    \b
+    Example: ledger send item-sword --to table:ana
+    """
+    record(s, c.Send(actor=s.actor, cards=cards, to=to, position=position, face=face), cards)
+
+
+@cli.command()
+@click.argument("cards", nargs=-1)
+@click.option("--from", "stack", default=None, help="Discard from the top of this deck instead.")
+@click.option("--count", default=1, type=int, show_default=True, help="With --from: how many.")
+@click.option("--seed", default=None, type=int, help="With --from: seed for a refill's shuffle.")
+@pass_session
+def discard(s: Session, cards: tuple[str, ...], stack: str | None, count: int, seed: int | None) -> None:
+    """Discard cards to their discard pile (face-up), or the top of a deck with --from.
+
+    \b
+    Example: ledger discard item-rope    |    ledger discard --from deck:item --count 2
+    """
+    record(s, c.Discard(actor=s.actor, cards=cards, stack=stack, count=count, seed=seed), cards)
+
+
+@cli.command()
+@click.argument("cards", nargs=-1, required=True)
+@click.option("--to", "to", default=None, help="A deck (default: the card's suit's campaign deck).")
+@pass_session
+def bury(s: Session, cards: tuple[str, ...], to: str | None) -> None:
+    """Bury cards face-down at the bottom of their suit's deck (or --to a deck).
+
+    \b
+    Example: ledger bury item-torch
+    """
+    record(s, c.Bury(actor=s.actor, cards=cards, to=to), cards)
+
+
+@cli.command()
+@click.argument("cards", nargs=-1, required=True)
+@pass_session
+def exile(s: Session, cards: tuple[str, ...]) -> None:
+    """Exile cards to limbo.
+
+    \b
+    Example: ledger exile event-plague
+    """
+    record(s, c.Exile(actor=s.actor, cards=cards), cards)
+
+
+@cli.command()
+@click.argument("stack")
+@click.option("--seed", default=None, type=int, help="Makes the shuffle reproducible.")
+@pass_session
+def shuffle(s: Session, stack: str, seed: int | None) -> None:
+    """Shuffle a deck; the new order is recorded (replay never re-randomises).
+
+    \b
+    Example: ledger shuffle deck:item --seed 7
+    """
+    record(s, c.Shuffle(actor=s.actor, stack=stack, seed=seed))
+
+
+@cli.command()
+@click.argument("stack")
+@click.option("--take", multiple=True, help="A card to take (repeat for more).")
+@click.option("--to", "to", default=None, help="Where taken cards go (default: the actor's inventory).")
+@click.option("--seed", default=None, type=int, help="Seed for the reshuffle after.")
+@pass_session
+def search(s: Session, stack: str, take: tuple[str, ...], to: str | None, seed: int | None) -> None:
+    """Look through a stack and take cards; a face-down deck is reshuffled after.
+
+    \b
+    Example: ledger search deck:item --take item-bow --to inventory:ana
+    """
+    record(s, c.Search(actor=s.actor, stack=stack, take=take, to=to, seed=seed), take)
+
+
+def _cards_command(name: str, model: type[c.Cards], text: str, example: str) -> None:
+    @cli.command(name, help=f"{text}\n\n\b\nExample: {example}")
+    @click.argument("cards", nargs=-1, required=True)
+    @pass_session
+    def command(s: Session, cards: tuple[str, ...]) -> None:
+        record(s, model(actor=s.actor, cards=cards), cards)
+
+
+_cards_command("reveal", c.Reveal, "Turn cards face-up.", "ledger reveal item-sword")
+_cards_command("hide", c.Hide, "Turn cards face-down.", "ledger hide item-sword")
+_cards_command("exhaust", c.Exhaust, "Turn cards sideways (on a table, extra zone or scenario).", "ledger exhaust item-sword")
+_cards_command("restore", c.Restore, "Turn exhausted cards upright again.", "ledger restore item-sword")
+
+
+@cli.command()
+@click.argument("card")
+@click.option("--to", "host", required=True, help="The host card.")
+@pass_session
+def attach(s: Session, card: str, host: str) -> None:
+    """Attach a card to a host card in play.
+
+    \b
+    Example: ledger attach item-rope --to companion-wolf
+    """
+    record(s, c.Attach(actor=s.actor, card=card, host=host), (card, host))
+
+
+@cli.command()
+@click.argument("card")
+@click.option("--to", "to", default=None, help="Where it goes (default: the host's zone).")
+@pass_session
+def detach(s: Session, card: str, to: str | None) -> None:
+    """Detach a card from its host.
+
+    \b
+    Example: ledger detach item-rope --to inventory:ana
+    """
+    record(s, c.Detach(actor=s.actor, card=card, to=to), (card,))
+
+
+# -- reading ---------------------------------------------------------------------
+@cli.command()
+@click.option("--at", "at", default=None, type=int, help="Right after action SEQ (time travel).")
+@pass_session
+def zones(s: Session, at: int | None) -> None:
+    """Every zone as the viewer sees it, now or right after action SEQ.
+
+    \b
+    Example: ledger --as public zones --at 12
+    """
+    from projections.render import render_zones
+    from projections.views import zones_view
+
+    campaign = s.ledger().campaign(s.cid(), at=at)
+    view = zones_view(campaign, s.viewer)
+    if s.as_json:
+        click.echo(json.dumps(view))
+    else:
+        render_zones(s.out, view, campaign)
+
+
+@cli.command()
+@click.pass_context
+def demo(ctx: click.Context) -> None:
+    """Play a short sample campaign into demo.db (or --db) and show it, to look around in.
+
+    \b
+    Example: ledger demo && ledger --db demo.db zones
+    """
+    from .demo import run_demo
+
+    s: Session = ctx.obj
+    explicit = ctx.parent is not None and ctx.parent.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
+    run_demo(s.db if explicit else "demo.db", s.out)
+
+
+# -- entry point -----------------------------------------------------------------
+def main(argv: list[str] | None = None) -> None:
+    as_json = "--json" in (argv if argv is not None else sys.argv[1:])
+    try:
+        cli.main(args=argv, prog_name="ledger", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.Abort:
+        click.echo("error: aborted", err=True)
+        sys.exit(1)
+    except click.UsageError as exc:
+        hint = f" (see ledger {exc.ctx.command_path.removeprefix('ledger').strip()} --help)".replace("  ", " ") if exc.ctx else ""
+        click.echo(f"error: {exc.format_message()}{hint}", err=True)
+        sys.exit(2)
+    except click.ClickException as exc:
+        fail(exc.format_message(), "bad-input", as_json)
+    except LedgerError as exc:
+        fail(str(exc), exc.code, as_json)
+    except ValidationError as exc:
+        fail(first_problem(exc), "bad-input", as_json)
+    except KeyboardInterrupt:
+        click.echo("error: interrupted; nothing half-recorded (each action is saved whole or not at all)", err=True)
+        sys.exit(1)
+    except Exception as exc:  # never a traceback at the table
+        fail(f"unexpected failure ({exc.__class__.__name__}: {str(exc)[:200]}); please report it", "internal", as_json)

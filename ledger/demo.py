@@ -1,0 +1,116 @@
+"""``ledger demo``: a short scripted session on the sample catalog, written to
+``demo.db``, so a newcomer has a campaign to look around in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from . import commands as c
+from .application import Ledger
+from .catalog import load_catalog, sample_catalog_path
+from .errors import LedgerError, StoreError
+
+DEMO_SLUG = "demo"
+
+
+def _fresh(path: Path) -> None:
+    """Replace an earlier demo file, but never a file holding anything else."""
+    if not path.exists():
+        return
+    try:
+        old = Ledger.open(path)
+        slugs = [e.slug for e in old.campaigns()]
+        old.close()
+    except LedgerError:
+        slugs = ["?"]
+    if slugs != [DEMO_SLUG]:
+        raise StoreError(f"{path} exists and is not a demo campaign; the demo writes to a new file (use --db NEW.db)")
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def script() -> list[tuple[str, c.Command]]:
+    """The demo's actions, each with a line saying what it shows."""
+    return [
+        ("Two heroes sit down", c.AddHero(hero="ana", name="Ana", knowledge=1)),
+        ("", c.AddHero(hero="bo", name="Bo", knowledge=0)),
+        ("The master adds cards from the box to the campaign decks (the first named ends on top)",
+         c.Add(cards=("item-sword", "item-bow", "item-rope", "item-shield", "item-lantern"), to="deck:item")),
+        ("", c.Add(cards=("skill-dodge", "skill-stealth", "skill-first-aid", "skill-tracking"), to="deck:skill")),
+        ("", c.Add(cards=("companion-wolf", "companion-falcon"), to="deck:companion")),
+        ("", c.Add(cards=("class-warrior",), to="deck:class")),
+        ("…and a few face-up cards to the depot, which refills empty decks",
+         c.Add(cards=("item-axe", "item-torch", "item-potion"), to="depot")),
+        ("The skill deck is shuffled (the new order is recorded: replay never re-randomises)",
+         c.Shuffle(stack="deck:skill", seed=7)),
+        ("Ana draws two items into her inventory", c.Draw(actor="ana", stack="deck:item", count=2)),
+        ("Bo draws a companion and puts it on his table", c.Draw(actor="bo", stack="deck:companion")),
+        ("", c.Send(actor="bo", cards=("companion-wolf",), to="table:bo")),
+        ("Ana draws the class card: a sheet card cannot be in an inventory, so it is discarded",
+         c.Draw(actor="ana", stack="deck:class")),
+        ("The lantern needs knowledge 2; sent to Bo's table (knowledge 0) it goes to his inventory",
+         c.Send(cards=("item-lantern",), to="table:bo")),
+        ("Ana draws four more items: the deck runs out and is refilled from the depot in the same action",
+         c.Draw(actor="ana", stack="deck:item", count=4, seed=11)),
+        ("Ana searches the skill deck for first aid; the deck is reshuffled after",
+         c.Search(actor="ana", stack="deck:skill", take=("skill-first-aid",), seed=3)),
+        ("Bo attaches the lantern to his wolf (attached, it needs no knowledge) and exhausts the wolf",
+         c.Attach(actor="bo", card="item-lantern", host="companion-wolf")),
+        ("", c.Exhaust(actor="bo", cards=("companion-wolf",))),
+        ("Ana puts the sword on her table and reveals the bow in her hand",
+         c.Send(actor="ana", cards=("item-sword",), to="table:ana")),
+        ("", c.Reveal(actor="ana", cards=("item-bow",))),
+        ("Ana discards the shield, buries the rope (bottom of the item deck) and exiles the bow",
+         c.Discard(actor="ana", cards=("item-shield",))),
+        ("", c.Bury(actor="ana", cards=("item-rope",))),
+        ("", c.Exile(actor="ana", cards=("item-bow",))),
+        ("A refused action: the event deck is empty and the depot has no event cards",
+         c.Draw(actor="bo", stack="deck:event")),
+        ("Another: Bo tries to move a card he cannot see (it is in Ana's hand)",
+         c.Send(actor="bo", cards=("skill-first-aid",), to="inventory:bo")),
+    ]
+
+
+def run_demo(db: str | Path, out: Console) -> Ledger:
+    path = Path(db)
+    _fresh(path)
+    ledger = Ledger.open(path, create=True)
+    rec = ledger.start(load_catalog(sample_catalog_path()), name="Demo: Campanha do Norte", slug=DEMO_SLUG)
+    cid = rec.campaign.id
+    out.print(f"[bold]ledger demo[/bold] — a sample campaign in {path}\n", highlight=False)
+    out.print(f"  [bold]seq 1[/bold]  campaign started: {len(rec.campaign.catalog)} cards in the box", highlight=False)
+
+    from projections.views import action_view
+
+    for text, command in script():
+        if text:
+            out.print(f"\n[italic]{text}[/italic]", highlight=False)
+        before = ledger.stored_event_count()
+        try:
+            done = ledger.execute(cid, command)
+        except LedgerError as exc:
+            after = ledger.stored_event_count()
+            out.print(f"  [red]error:[/red] {exc}", highlight=False)
+            out.print(f"  (refused: {after - before} events appended)", highlight=False)
+            continue
+        view = action_view(done.event, done.campaign, "referee")
+        out.print(f"  [bold]seq {done.seq}[/bold]  {view['summary']}", highlight=False)
+
+    from projections.render import render_zones
+    from projections.views import zones_view
+
+    campaign = ledger.campaign(cid)
+    out.print()
+    render_zones(out, zones_view(campaign, "referee"), campaign)
+    out.print(
+        "\n[bold]Try next[/bold]\n"
+        f"  ledger --db {path} zones                  every zone, as the referee sees it\n"
+        f"  ledger --db {path} --json zones           the same, as JSON\n"
+        f"  ledger --db {path} zones --at 9           the table right after action 9\n"
+        f"  ledger --db {path} --actor ana draw deck:skill\n"
+        f"  ledger --db {path} send item-sword --to table:ana\n",
+        highlight=False,
+    )
+    return ledger

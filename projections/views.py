@@ -1,0 +1,133 @@
+"""What a viewer sees of a campaign: zones, cards, and actions, filtered by
+``ledger.visibility`` (RULES.md §9). A card the viewer may not identify appears as
+``{"id": null, "face": "down"}``: its place and count stay visible, nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger.campaign import Campaign
+from ledger.changes import CardChanged, HeroChanged, StackReordered
+from ledger.events import ActionRecorded
+from ledger.visibility import can_identify
+
+HIDDEN: dict[str, Any] = {"id": None, "face": "down"}
+
+
+def card_entry(campaign: Campaign, viewer: str, card: str) -> dict[str, Any]:
+    if not can_identify(campaign, viewer, card):
+        return dict(HIDDEN)
+    table = campaign.table
+    return {
+        "id": card,
+        "face": table.face(card),
+        "exhausted": card in table.exhausted,
+        "attached": [c if can_identify(campaign, viewer, c) else None for c in table.attached(card)],
+    }
+
+
+def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
+    """``ledger --json zones``: every zone, empty ones as ``[]``, decks top first."""
+    table = campaign.table
+    zones = {
+        zid: [card_entry(campaign, viewer, card) for card in table.cards_in(zid)]
+        for zid in campaign.zones()
+    }
+    return {"seq": campaign.seq, "viewer": viewer, "campaign": campaign.slug, "zones": zones}
+
+
+def action_view(
+    event: ActionRecorded, campaign: Campaign, viewer: str, known: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """One recorded action as a viewer may see it: a card id shows only if the viewer
+    may identify that card in ``campaign`` or already knows it (``known``: they saw it
+    before, or named it themselves); every other id becomes null, wherever it appears."""
+    hidden = {c for c in cards_of(event) if c not in known and not can_identify(campaign, viewer, c)}
+    data = event.model_dump(mode="json", exclude={"originator_id", "originator_version", "catalog", "format"})
+    data = _scrub(data, hidden)
+    data["type"] = type(event).__name__
+    data["seq"] = event.seq
+    data["action"] = event.action
+    data["summary"] = summary(event, hidden)
+    return data
+
+
+def cards_of(event: ActionRecorded) -> set[str]:
+    cards: set[str] = set()
+    for change in event.changes:
+        if isinstance(change, CardChanged):
+            cards.add(change.card)
+        elif isinstance(change, StackReordered):
+            cards.update(change.was)
+    for field in ("cards", "taken"):
+        cards.update(getattr(event, field, ()) or ())
+    for field in ("card", "host"):
+        value = getattr(event, field, None)
+        if value:
+            cards.add(value)
+    cards.update(r.card for r in event.redirects)
+    return cards
+
+
+def _scrub(value: Any, hidden: set[str]) -> Any:
+    """Replaces every hidden card id by null, wherever it appears."""
+    if not hidden:
+        return value
+    if isinstance(value, str):
+        return None if value in hidden else value
+    if isinstance(value, list):
+        return [_scrub(v, hidden) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub(v, hidden) for k, v in value.items()}
+    return value
+
+
+def summary(event: ActionRecorded, hidden: set[str] | frozenset[str] = frozenset()) -> str:
+    """A short line saying what the action did, e.g. ``draw 2 from deck:item → inventory:ana``;
+    ids in ``hidden`` read as "a hidden card"."""
+
+    def name(card: str) -> str:
+        return "a hidden card" if card in hidden else card
+
+    a = event.action
+    if a == "init":
+        return f"campaign {getattr(event, 'name', '')!r} started, {len(getattr(event, 'catalog', ()))} cards in the box"
+    if a == "hero add":
+        hero = next(ch for ch in event.changes if isinstance(ch, HeroChanged)).now
+        return f"hero {event.hero} ({hero.name if hero else ''}) joins, knowledge {hero.knowledge if hero else 0}"  # type: ignore[attr-defined]
+    if a == "hero knowledge":
+        return f"{event.hero}'s knowledge is now {event.knowledge}"  # type: ignore[attr-defined]
+    cards = getattr(event, "cards", None) or getattr(event, "taken", None) or ()
+    listed = ", ".join(name(card) for card in cards)
+    if a == "draw":
+        text = f"draw {event.count} from {event.stack} → {event.to}: {listed}"  # type: ignore[attr-defined]
+    elif a == "add":
+        text = f"add {listed} from the box → {event.to}"  # type: ignore[attr-defined]
+    elif a == "send":
+        text = f"send {listed} → {event.to}"  # type: ignore[attr-defined]
+    elif a == "discard":
+        text = f"discard {listed}" + (f" from {event.stack}" if getattr(event, "stack", None) else "")
+    elif a == "bury":
+        text = f"bury {listed}" + (f" in {event.to}" if getattr(event, "to", None) else "")
+    elif a == "exile":
+        text = f"exile {listed} to limbo"
+    elif a == "shuffle":
+        text = f"shuffle {event.stack}"  # type: ignore[attr-defined]
+    elif a == "search":
+        text = f"search {event.stack}" + (f", take {listed} → {event.to}" if cards else "")  # type: ignore[attr-defined]
+        if getattr(event, "reshuffled", False):
+            text += ", reshuffled"
+    elif a in ("reveal", "hide", "exhaust", "restore"):
+        text = f"{a} {listed}"
+    elif a == "attach":
+        text = f"attach {name(event.card)} to {name(event.host)}"  # type: ignore[attr-defined]
+    elif a == "detach":
+        text = f"detach {name(event.card)} from {name(event.host)} → {event.to}"  # type: ignore[attr-defined]
+    else:
+        text = a
+    for refill in event.refills:
+        text += f"; {refill.deck} refilled with {refill.count} from the {refill.source}"
+    for redirect in event.redirects:
+        text += f"; {name(redirect.card)} went to {redirect.actual}, not {redirect.asked} ({redirect.rule})"
+    return text
