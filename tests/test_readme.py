@@ -1,0 +1,41 @@
+"""The README stays true: its quickstart is what CI runs, and its everyday commands work."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+from ledger.catalog import sample_catalog_path
+
+from .conftest import run_ledger
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _block_after(heading: str) -> list[str]:
+    section = README.split(heading, 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block, f"no code block under {heading}"
+    return [line for line in block.group(1).splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_quickstart_is_two_commands_and_ci_runs_them():
+    commands = _block_after("## Quickstart")
+    assert len(commands) == 2
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for command in commands:
+        assert command in ci, f"CI does not run the README command: {command}"
+
+
+def test_everyday_commands_run_as_written(tmp_path: Path):
+    shutil.copy(sample_catalog_path(), tmp_path / "cards.toml")
+    for line in _block_after("## Everyday use"):
+        for part in line.split("#", 1)[0].split(" ; "):
+            argv = shlex.split(part)
+            assert argv[0] == "ledger"
+            done = run_ledger(*argv[1:], cwd=tmp_path)
+            assert done.returncode == 0, f"{part!r} failed: {done.stderr}"
+    assert (tmp_path / "campaign.db").exists()
