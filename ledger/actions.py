@@ -123,6 +123,8 @@ def set_knowledge(play: Play, cmd: c.SetKnowledge) -> Decided:
 @handles(c.Add)
 def add(play: Play, cmd: c.Add) -> Decided:
     _known(play, cmd.cards)
+    if not sees_everything(play.actor):
+        raise NotAllowed(f"only the master adds cards from the box (not {play.actor})")
     play.campaign.zone(cmd.to)
     if cmd.to == "box":
         raise BadInput("add brings cards from the box into the campaign; name another zone with --to")
@@ -172,6 +174,8 @@ def send(play: Play, cmd: c.Send) -> Decided:
     moving = frozenset(cmd.cards)
     for i, card in enumerate(cmd.cards):
         play.place(card, cmd.to, _index(play, cmd.to, cmd.position, i, cmd.cards), cmd.face, moving)
+    if not play.changes:
+        raise RuleBroken(f"nothing to do: {', '.join(cmd.cards)} already lie(s) that way in {cmd.to}")
     return e.CardsSent, {"cards": cmd.cards, "to": cmd.to, "position": str(cmd.position or "default"), "face": cmd.face}
 
 

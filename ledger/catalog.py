@@ -75,6 +75,13 @@ class Card(BaseModel):
             raise ValueError(f"{v!r} names a zone or a viewer; pick another card id")
         return v
 
+    @field_validator("level", "value", "knowledge", mode="before")
+    @classmethod
+    def _whole_number(cls, v: Any) -> Any:
+        if isinstance(v, bool) or isinstance(v, float):
+            raise ValueError("must be a whole number")
+        return v
+
     @field_validator("effects", mode="before")
     @classmethod
     def _effects(cls, v: Any) -> Any:
@@ -190,13 +197,19 @@ def parse_csv(text: str, source: str = "catalog") -> Catalog:
         raise BadCatalog(f"{source}: unknown column(s) {', '.join(unknown)}")
     reader.fieldnames = header
     cards = []
+    first_seen: dict[str, int] = {}
     for row in reader:
         line = reader.line_num
         if None in row:
             raise BadCatalog(f"{source} row {line}: more fields than columns")
         raw = {k: (v.strip() if isinstance(v, str) else v) for k, v in row.items() if v is not None}
-        label = f"row {line} ({raw['id']})" if raw.get("id") else f"row {line}"
-        cards.append(_card(_blank_to_none(raw), f"{source} {label}"))
+        shown = raw.get("id") if CARD_ID.fullmatch(raw.get("id") or "") else repr(raw.get("id"))
+        label = f"row {line} ({shown})" if raw.get("id") else f"row {line}"
+        card = _card(_blank_to_none(raw), f"{source} {label}")
+        if card.id in first_seen:
+            raise BadCatalog(f"{source} row {line}: id: {card.id!r} is already the id of row {first_seen[card.id]}")
+        first_seen[card.id] = line
+        cards.append(card)
     return _catalog(cards, source)
 
 

@@ -94,10 +94,14 @@ class Format(BaseModel):
         return _expand(self, heroes)
 
     def extended_by(self, other: Format) -> Format:
-        ours = {s.id for s in self.stacks}
-        clash = [s.id for s in other.stacks if s.id in ours]
-        if clash:
-            raise BadCatalog(f"format {other.name!r}: stack {clash[0]!r} is already in the standard format")
+        """This format with another's stacks added; a stack may not replace one of ours."""
+        probe = ("hero",)
+        ours = set(self.zones(probe)) | {s.id for s in self.stacks}
+        for spec in other.stacks:
+            theirs = set(Format(stacks=(spec,)).zones(probe)) | {spec.id}
+            clash = sorted(theirs & ours)
+            if clash:
+                raise BadCatalog(f"stack {spec.id!r} would replace {clash[0]!r} of the standard format")
         return Format(
             name=other.name,
             discard_to=other.discard_to,
@@ -124,7 +128,7 @@ def _expand(fmt: Format, heroes: tuple[str, ...]) -> dict[str, ZoneSpec]:
     return zones
 
 
-def _parse(text: str, source: str, *, standard: bool = False) -> Format:
+def _parse(text: str, source: str) -> Format:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -145,7 +149,7 @@ def _parse(text: str, source: str, *, standard: bool = False) -> Format:
 @lru_cache(maxsize=1)
 def standard_format() -> Format:
     path = Path(__file__).with_name("data") / "standard_format.toml"
-    return _parse(path.read_text(encoding="utf-8"), str(path), standard=True)
+    return _parse(path.read_text(encoding="utf-8"), str(path))
 
 
 def load_format(path: str | Path) -> Format:
@@ -157,4 +161,9 @@ def load_format(path: str | Path) -> Format:
         raise BadCatalog(f"{path}: no such format file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise BadCatalog(f"{path}: cannot read it ({exc.__class__.__name__})") from None
-    return standard_format().extended_by(_parse(text, str(path)))
+    try:
+        return standard_format().extended_by(_parse(text, str(path)))
+    except BadCatalog as exc:
+        if str(exc).startswith(str(path)):
+            raise
+        raise BadCatalog(f"{path}: {exc}") from None

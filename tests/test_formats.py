@@ -1,0 +1,291 @@
+"""Stacks as data (RULES.md §3): the standard campaign format's zones, and a format file
+that gives each hero decks and a discard pile of their own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ledger import commands as c
+from ledger.errors import BadCatalog, NotAllowed
+from ledger.formats import load_format, standard_format
+from ledger.vocabulary import Suit
+
+from .conftest import Game
+
+HEROES = ("ana", "bo")
+SUITS = [str(s) for s in Suit]
+
+PERSONAL_FORMAT = """\
+name = "personal-decks"
+discard_to = "discard:{owner}"
+bury_to = "deck:{suit}:{owner}"
+
+[[stacks]]
+id = "deck:{suit}:{hero}"
+kind = "deck"
+visibility = "face-down"
+ordered = true
+
+[[stacks]]
+id = "discard:{hero}"
+kind = "pile"
+visibility = "face-up"
+use = "stack-scope"
+affected = "owner"
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- the standard format ------------------------------------------------------------
+def test_standard_format_has_exactly_the_zones_of_rules_section_3(game):
+    expected = {"box", "discard", "depot", "scenario", "limbo"}
+    expected |= {f"deck:{suit}" for suit in SUITS}
+    expected |= {f"{kind}:{hero}" for kind in ("table", "inventory", "extra") for hero in HEROES}
+    assert set(game.campaign.zones()) == expected
+
+
+@pytest.mark.parametrize("suit", SUITS)
+def test_standard_campaign_deck_is_face_down_ordered_and_unowned(game, suit):
+    zone = game.campaign.zones()[f"deck:{suit}"]
+    assert zone.kind == "deck" and zone.is_deck and zone.is_stack
+    assert zone.visibility == "face-down"
+    assert zone.ordered is True
+    assert zone.owner is None
+    assert zone.suit == suit
+    assert zone.entry_face == "down"
+
+
+@pytest.mark.parametrize("pile", ["discard", "depot"])
+def test_standard_discard_and_depot_are_face_up_unordered_unowned_piles(game, pile):
+    zone = game.campaign.zones()[pile]
+    assert zone.kind == "pile" and zone.is_stack and not zone.is_deck
+    assert zone.visibility == "face-up"
+    assert zone.ordered is False
+    assert zone.owner is None
+    assert zone.entry_face == "up"
+
+
+@pytest.mark.parametrize("hero", HEROES)
+@pytest.mark.parametrize("kind", ["table", "inventory", "extra"])
+def test_standard_hero_zones_are_owned_by_their_hero(game, kind, hero):
+    zone = game.campaign.zones()[f"{kind}:{hero}"]
+    assert zone.owner == hero
+    assert not zone.is_stack
+    assert zone.in_play
+
+
+def test_standard_inventory_is_hidden_but_its_owner_may_look(game):
+    zone = game.campaign.zones()["inventory:ana"]
+    assert zone.kind == "hand"
+    assert zone.visibility == "face-down-controller-may-look"
+
+
+def test_standard_table_and_extra_zone_are_face_up_areas(game):
+    zones = game.campaign.zones()
+    for zid in ("table:ana", "extra:ana"):
+        assert zones[zid].kind == "area" and zones[zid].visibility == "face-up"
+
+
+@pytest.mark.parametrize("zid, kind", [("scenario", "area"), ("limbo", "limbo"), ("box", "box")])
+def test_standard_shared_zones_have_no_owner(game, zid, kind):
+    zone = game.campaign.zones()[zid]
+    assert zone.kind == kind
+    assert zone.owner is None
+    assert not zone.is_stack
+
+
+def test_scenario_is_in_play_but_limbo_and_box_are_not(game):
+    zones = game.campaign.zones()
+    assert zones["scenario"].in_play
+    assert not zones["limbo"].in_play and not zones["box"].in_play
+
+
+def test_standard_discard_and_bury_destinations(game):
+    fmt = game.campaign.format
+    assert fmt == standard_format()
+    assert (fmt.discard_to, fmt.bury_to) == ("discard", "deck:{suit}")
+
+
+def test_hero_zones_appear_when_a_hero_is_added(game):
+    assert "table:cy" not in game.campaign.zones()
+    game.do(c.AddHero(hero="cy"))
+    zones = game.campaign.zones()
+    assert {zones[z].owner for z in ("table:cy", "inventory:cy", "extra:cy")} == {"cy"}
+
+
+def test_standard_discard_sends_an_inventory_card_to_the_campaign_discard(game):
+    game.add("item-sword", to="deck:item")
+    game.do(c.Draw(actor="ana", stack="deck:item"))
+    game.do(c.Discard(actor="ana", cards=("item-sword",)))
+    assert game.zone("item-sword") == "discard"
+
+
+# -- a format with per-hero decks and discard piles ---------------------------------
+@pytest.fixture
+def personal_format(tmp_path):
+    return load_format(write(tmp_path, "personal.toml", PERSONAL_FORMAT))
+
+
+@pytest.fixture
+def personal(app, sample_catalog, personal_format) -> Game:
+    rec = app.start(sample_catalog, name="Personal", fmt=personal_format)
+    g = Game(app, rec.campaign.id)
+    g.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+    g.do(c.AddHero(hero="bo", name="Bo", knowledge=0))
+    return g
+
+
+def test_format_file_keeps_the_standard_stacks_and_its_settings(personal_format):
+    assert personal_format.name == "personal-decks"
+    assert personal_format.discard_to == "discard:{owner}"
+    assert personal_format.bury_to == "deck:{suit}:{owner}"
+    ids = [s.id for s in personal_format.stacks]
+    assert ids[: len(standard_format().stacks)] == [s.id for s in standard_format().stacks]
+    assert ids[-2:] == ["deck:{suit}:{hero}", "discard:{hero}"]
+
+
+@pytest.mark.parametrize("hero", HEROES)
+@pytest.mark.parametrize("suit", SUITS)
+def test_per_hero_deck_exists_for_every_suit_owned_by_that_hero(personal, hero, suit):
+    zone = personal.campaign.zones()[f"deck:{suit}:{hero}"]
+    assert zone.owner == hero
+    assert zone.kind == "deck" and zone.visibility == "face-down" and zone.ordered
+    assert zone.suit == suit
+
+
+@pytest.mark.parametrize("hero", HEROES)
+def test_per_hero_discard_pile_exists_owned_by_that_hero(personal, hero):
+    zone = personal.campaign.zones()[f"discard:{hero}"]
+    assert zone.owner == hero
+    assert zone.kind == "pile" and zone.visibility == "face-up" and not zone.ordered
+
+
+def test_format_file_adds_to_the_standard_zones_without_removing_any(personal, game):
+    standard = set(game.campaign.zones())
+    extended = set(personal.campaign.zones())
+    assert standard < extended
+    added = {f"deck:{s}:{h}" for s in SUITS for h in HEROES} | {f"discard:{h}" for h in HEROES}
+    assert extended - standard == added
+
+
+def test_format_is_kept_when_the_campaign_is_reopened(personal, db_path):
+    from ledger.application import Ledger
+
+    fresh = Ledger.open(db_path)
+    try:
+        zones = fresh.campaign(personal.cid).zones()
+        assert zones["discard:bo"].owner == "bo"
+        assert fresh.campaign(personal.cid).format.discard_to == "discard:{owner}"
+    finally:
+        fresh.close()
+
+
+def test_discard_from_a_heros_inventory_goes_to_that_heros_discard_pile(personal):
+    personal.add("item-sword", to="deck:item:ana")
+    personal.do(c.Draw(actor="ana", stack="deck:item:ana"))
+    assert personal.zone("item-sword") == "inventory:ana"
+    personal.do(c.Discard(actor="ana", cards=("item-sword",)))
+    assert personal.zone("item-sword") == "discard:ana"
+    assert personal.cards("discard") == []
+    assert personal.cards("discard:bo") == []
+    assert personal.table.face("item-sword") == "up"
+
+
+def test_bury_from_a_heros_inventory_goes_to_the_bottom_of_that_heros_suit_deck(personal):
+    personal.add("item-sword", "item-bow", to="deck:item:ana")
+    personal.do(c.Draw(actor="ana", stack="deck:item:ana"))
+    assert personal.cards("deck:item:ana") == ["item-bow"]
+    personal.add("item-rope", to="deck:item:ana", position="top")
+    personal.do(c.Bury(actor="ana", cards=("item-sword",)))
+    assert personal.zone("item-sword") == "deck:item:ana"
+    assert personal.cards("deck:item:ana") == ["item-rope", "item-bow", "item-sword"]
+    assert personal.table.face("item-sword") == "down"
+    assert "item-sword" not in personal.cards("deck:item")
+
+
+def test_bury_follows_the_cards_suit_into_the_heros_deck(personal):
+    personal.add("skill-fireball", to="deck:skill:bo")
+    personal.do(c.Draw(actor="bo", stack="deck:skill:bo"))
+    personal.do(c.Bury(actor="bo", cards=("skill-fireball",)))
+    assert personal.cards("deck:skill:bo") == ["skill-fireball"]
+    assert personal.cards("deck:skill:ana") == [] and personal.cards("deck:skill") == []
+
+
+def test_hero_draws_from_their_own_deck(personal):
+    personal.add("item-sword", to="deck:item:bo")
+    personal.do(c.Draw(actor="bo", stack="deck:item:bo"))
+    assert personal.zone("item-sword") == "inventory:bo"
+
+
+def test_hero_may_not_draw_from_another_heros_deck(personal):
+    personal.add("item-sword", to="deck:item:ana")
+    err = personal.refuse(c.Draw(actor="bo", stack="deck:item:ana"), NotAllowed)
+    assert "ana" in str(err)
+    assert personal.zone("item-sword") == "deck:item:ana"
+
+
+def test_hero_may_not_search_another_heros_discard_pile(personal):
+    personal.add("item-sword", to="discard:ana")
+    personal.refuse(c.Search(actor="bo", stack="discard:ana", take=("item-sword",)), NotAllowed)
+
+
+def test_master_may_draw_from_a_heros_deck_for_them(personal):
+    personal.add("item-sword", to="deck:item:ana")
+    personal.do(c.Draw(stack="deck:item:ana", to="inventory:ana"))
+    assert personal.zone("item-sword") == "inventory:ana"
+
+
+# -- bad format files ---------------------------------------------------------------
+def _stack(zid: str, kind: str, visibility: str, extra: str = "") -> str:
+    return f'[[stacks]]\nid = "{zid}"\nkind = "{kind}"\nvisibility = "{visibility}"\n{extra}'
+
+
+BAD_FORMATS = [
+    ("deck-declared-face-up", _stack("deck:{suit}:{hero}", "deck", "face-up"), ["visibility"]),
+    ("pile-declared-face-down", _stack("discard:{hero}", "pile", "face-down"), ["visibility"]),
+    ("pile-declared-controller-may-look", _stack("discard:{hero}", "pile", "face-down-controller-may-look"), ["visibility"]),
+    ("unknown-kind", _stack("discard:{hero}", "heap", "face-up"), ["kind"]),
+    ("unknown-visibility", _stack("discard:{hero}", "pile", "sideways"), ["visibility"]),
+    ("unknown-setting", _stack("discard:{hero}", "pile", "face-up", "colour = 'red'\n"), ["colour"]),
+    ("malformed-stack-id", _stack("Discard Pile", "pile", "face-up"), ["Discard Pile"]),
+    ("clash-with-standard-discard", _stack("discard", "pile", "face-up"), ["discard"]),
+    ("clash-with-standard-deck-template", _stack("deck:{suit}", "deck", "face-down"), ["deck:{suit}"]),
+    ("clash-with-a-standard-deck", _stack("deck:item", "pile", "face-up"), ["deck:item"]),
+    ("clash-with-hero-inventory", _stack("inventory:{hero}", "area", "face-up"), ["inventory"]),
+    ("invalid-toml", 'name = "broken\n[[stacks]\n', ["not valid TOML"]),
+    ("unknown-top-level-key", 'colour = "red"\n', ["colour"]),
+]
+
+
+@pytest.mark.parametrize("text, must_name", [pytest.param(t, m, id=n) for n, t, m in BAD_FORMATS])
+def test_bad_format_file_is_refused_in_one_line_naming_the_file(tmp_path, text, must_name):
+    path = write(tmp_path, "bad-format.toml", text)
+    with pytest.raises(BadCatalog) as info:
+        load_format(path)
+    message = str(info.value)
+    assert "\n" not in message, f"message spans several lines: {message!r}"
+    assert str(path) in message, f"message does not name the file: {message!r}"
+    for part in must_name:
+        assert part in message, f"{part!r} not in {message!r}"
+
+
+def test_missing_format_file_is_refused_naming_the_file(tmp_path):
+    path = tmp_path / "absent.toml"
+    with pytest.raises(BadCatalog, match="no such format file") as info:
+        load_format(path)
+    assert str(path) in str(info.value)
+
+
+def test_format_file_that_is_not_utf8_is_refused(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b'name = "Forma\xe7\xe3o"\n')
+    with pytest.raises(BadCatalog, match="cannot read") as info:
+        load_format(path)
+    assert str(path) in str(info.value)
