@@ -12,11 +12,11 @@ from typing import Any
 from . import commands as c
 from . import events as e
 from . import rules
-from .changes import Hero, HeroChanged
-from .errors import BadInput, CardNotThere, DeckEmpty, NotAllowed, RuleBroken
+from .changes import AccessEffect, BattleChanged, Hero, HeroChanged, Location, LocationChanged
+from .errors import BadInput, CardNotThere, DeckEmpty, NotAllowed, RuleBroken, UnknownZone
 from .play import Play
-from .visibility import can_identify, sees_everything
-from .vocabulary import MASTER, check_hero_id
+from .visibility import can_identify, sees_everything, where_for
+from .vocabulary import MASTER, check_hero_id, check_location_id, check_suit
 
 Decided = tuple[type[e.ActionRecorded], dict[str, Any]]
 HANDLERS: dict[type[c.Command], Callable[[Play, Any], Decided]] = {}
@@ -64,22 +64,32 @@ def _default_hand(play: Play, to: str | None, doing: str) -> str:
     return f"inventory:{play.actor}"
 
 
-def _index(play: Play, zone_id: str, position: c.Position | None, i: int, moving: tuple[str, ...]) -> int | None:
-    """The index for the i-th of a block of cards: the block keeps the order named."""
+def _index(play: Play, zone_id: str, position: c.Position | None, i: int, block: tuple[str, ...]) -> int | None:
+    """The index for the i-th card of a block sent together: the block lands at the
+    position asked (counted among the zone's other cards, 1 = top) in the order named."""
     zone = play.campaign.zone(zone_id)
     if position is None:
         position = "top" if zone.ordered else "bottom"
     if position == "bottom":
         return None
-    if position == "top":
-        return i
-    size = len([x for x in play.table.cards_in(zone_id) if x not in moving])
-    if not 1 <= position <= size + 1:
+    current = [x for x in play.table.cards_in(zone_id) if x != block[i]]
+    others = [x for x in current if x not in block]
+    if isinstance(position, int) and not 1 <= position <= len(others) + 1:
         raise BadInput(
-            f"position {position} is outside {zone_id}, which holds {size} other card(s); "
-            f"use 1 (top) to {size + 1} (bottom), top or bottom"
+            f"position {position} is outside {zone_id}, which holds {len(others)} other card(s); "
+            f"use 1 (top) to {len(others) + 1} (bottom), top or bottom"
         )
-    return position - 1 + i
+    placed = [b for b in block[:i] if b in current]
+    if placed:  # right after the block card placed before it
+        return current.index(placed[-1]) + 1
+    base = 0 if position == "top" else position - 1
+    seen = 0
+    for index, card in enumerate(current):
+        if seen == base:
+            return index
+        if card not in block:
+            seen += 1
+    return len(current)
 
 
 def _draw_top(play: Play, deck: str, doing: str) -> str:
@@ -359,3 +369,204 @@ def detach(play: Play, cmd: c.Detach) -> Decided:
     play.campaign.zone(to)
     actual = play.place(cmd.card, to)
     return e.CardDetached, {"card": cmd.card, "host": host, "to": actual}
+
+
+# -- locations and battle (RULES.md §8) ------------------------------------------
+def _master_only(play: Play, doing: str) -> None:
+    if not sees_everything(play.actor):
+        raise NotAllowed(f"only the master may {doing} (not {play.actor})")
+
+
+def _location(play: Play, location: str) -> Location:
+    check_location_id(location)
+    found = play.table.locations.get(location)
+    if found is None:
+        known = ", ".join(play.table.locations) or "none yet; add one with location add"
+        raise UnknownZone(f"no location {location!r} in this campaign (locations: {known})")
+    return found
+
+
+@handles(c.AddLocation)
+def add_location(play: Play, cmd: c.AddLocation) -> Decided:
+    _master_only(play, "add locations")
+    check_location_id(cmd.location)
+    if cmd.location in play.table.locations:
+        raise RuleBroken(f"location {cmd.location} already exists")
+    access = {}
+    for suit, level in cmd.access.items():
+        if not 0 <= level <= 3:
+            raise BadInput(f"access for {suit} is {level}; access levels go from 0 to 3")
+        access[str(check_suit(suit))] = level
+    play.apply(LocationChanged(location=cmd.location, was=None, now=Location(access=access)))
+    return e.LocationAdded, {"location": cmd.location}
+
+
+@handles(c.Travel)
+def travel(play: Play, cmd: c.Travel) -> Decided:
+    hero = play.campaign.check_hero(cmd.hero)
+    if not sees_everything(play.actor) and play.actor != hero:
+        raise NotAllowed(f"{play.actor} may not move {hero} (act as --actor {hero} or --actor master)")
+    _location(play, cmd.location)
+    was = play.table.heroes[hero]
+    if was.location == cmd.location:
+        raise RuleBroken(f"{hero} is already at {cmd.location}")
+    play.apply(HeroChanged(hero=hero, was=was, now=was.model_copy(update={"location": cmd.location})))
+    return e.HeroTravelled, {"hero": hero, "location": cmd.location}
+
+
+@handles(c.StartBattle)
+def start_battle(play: Play, cmd: c.StartBattle) -> Decided:
+    _master_only(play, "start a battle")
+    if play.table.battle:
+        raise RuleBroken("a battle is already on; end it with battle end")
+    play.apply(BattleChanged(was=False, now=True))
+    return e.BattleStarted, {}
+
+
+@handles(c.EndBattle)
+def end_battle(play: Play, cmd: c.EndBattle) -> Decided:
+    _master_only(play, "end a battle")
+    if not play.table.battle:
+        raise RuleBroken("no battle is on; start one with battle start")
+    play.apply(BattleChanged(was=True, now=False))
+    return e.BattleEnded, {}
+
+
+@handles(c.SetAccess)
+def set_access(play: Play, cmd: c.SetAccess) -> Decided:
+    _master_only(play, "record an effect on a location's access")
+    place = _location(play, cmd.location)
+    suit = str(check_suit(cmd.suit))
+    effects = dict(place.effects)
+    if cmd.level is None:
+        if suit not in effects:
+            raise RuleBroken(f"no effect changes the access for {suit} at {cmd.location}")
+        del effects[suit]
+    else:
+        if not cmd.by:
+            raise BadInput("say which card's effect changes the access with --by CARD")
+        play.campaign.card(cmd.by)
+        if play.campaign.zone_of(cmd.by).kind in ("box", "limbo") or play.table.zone_of(cmd.by) == "box":
+            raise RuleBroken(f"card {cmd.by} is not in play; an access effect comes from a card in play")
+        effects[suit] = AccessEffect(level=cmd.level, by=cmd.by)
+    play.apply(LocationChanged(location=cmd.location, was=place, now=place.model_copy(update={"effects": effects})))
+    return e.AccessChanged, {"location": cmd.location, "suit": suit, "level": cmd.level, "by": cmd.by}
+
+
+# -- trading with the discard pile (RULES.md §8) -----------------------------------
+@handles(c.Trade)
+def trade(play: Play, cmd: c.Trade) -> Decided:
+    campaign = play.campaign
+    hero = campaign.check_hero(cmd.hero)
+    if not sees_everything(play.actor) and play.actor != hero:
+        raise NotAllowed(f"{play.actor} may not trade for {hero} (act as --actor {hero} or --actor master)")
+    _known(play, cmd.take + cmd.give)
+    if set(cmd.take) & set(cmd.give) or len(set(cmd.take)) != len(cmd.take) or len(set(cmd.give)) != len(cmd.give):
+        raise BadInput("each card may be named once, either taken or given")
+    for card in cmd.take + cmd.give:
+        if campaign.card(card).suit.is_sheet:
+            raise RuleBroken(f"{card} is a sheet card ({campaign.card(card).suit}); sheet cards never trade")
+    for card in cmd.take:
+        rules.must_be_in(campaign, play.actor, card, rules.TRADE_PILE, "trade takes cards from the discard pile")
+    for card in cmd.give:
+        if not rules.controlled_by(campaign, hero, card) or not can_identify(campaign, hero, card):
+            raise CardNotThere(
+                f"{hero} does not control card {card} ({where_for(campaign, play.actor, card)}); a hero gives "
+                "cards from their inventory, their table, or attached to their cards"
+            )
+    location = campaign.table.heroes[hero].location
+    if location is None:
+        raise RuleBroken(f"{hero} is at no location; trading needs one that allows it (ledger travel {hero} LOCATION)")
+    for card in cmd.take:
+        rules.access_admits(campaign, location, card)
+    settlement = rules.settle_trade(campaign, cmd.take, cmd.give)
+    for taken, companion in cmd.attach.items():
+        if taken not in cmd.take:
+            raise BadInput(f"--attach {taken}={companion}: {taken} is not among the cards taken")
+        campaign.card(companion)
+        if campaign.card(companion).suit != "companion" or not rules.controlled_by(campaign, hero, companion):
+            raise RuleBroken(f"{companion} is not a companion card {hero} controls; taken cards attach to one")
+        if companion in cmd.give:
+            raise RuleBroken(f"{companion} is given away in this trade; attach {taken} elsewhere")
+    used = sorted({str(campaign.card(card).suit) for card in cmd.take})
+    access = [
+        {"suit": suit, "level": lvl, "source": src}
+        for suit in used
+        for lvl, src in [rules.effective_access(campaign, location, suit)]
+    ]
+    moving = frozenset(cmd.give)
+    for card in cmd.give:
+        play.place(card, rules.discard_pile_for(campaign, card), moving=moving)
+    for card in cmd.take:
+        if card in cmd.attach:
+            play.attach(card, cmd.attach[card])
+        else:
+            play.place(card, f"inventory:{hero}")
+    return e.TradeCompleted, {
+        "hero": hero, "taken": cmd.take, "given": cmd.give, "attach": dict(cmd.attach),
+        "location": location, "battle": play.table.battle, "access": tuple(access), "settlement": tuple(settlement),
+    }
+
+
+# -- activation (RULES.md §6) ---------------------------------------------------------
+@handles(c.Activate)
+def activate(play: Play, cmd: c.Activate) -> Decided:
+    campaign = play.campaign
+    data = campaign.card(cmd.card)
+    _in_campaign(play, (cmd.card,), "activate")
+    zone = campaign.zone_of(cmd.card)
+    hero = cmd.hero or (None if sees_everything(play.actor) else play.actor) or zone.owner
+    if hero is not None:
+        campaign.check_hero(hero)
+    if not sees_everything(play.actor) and hero != play.actor:
+        raise NotAllowed(f"{play.actor} activates cards as themself, not as {hero}")
+    if not sees_everything(play.actor) and not can_identify(campaign, play.actor, cmd.card):
+        raise NotAllowed(f"{play.actor} cannot see card {cmd.card}; only cards you can see can be activated")
+    if zone.owner is not None and zone.owner != hero:
+        raise NotAllowed(f"card {cmd.card} is in {zone.id}; only {zone.owner} may activate it")
+    if not (zone.in_play or zone.kind == "pile"):
+        raise RuleBroken(f"card {cmd.card} is not in play ({where_for(campaign, play.actor, cmd.card)}); "
+                         "cards are activated from an inventory, a table, an attachment or a zone in play")
+    effects = list(data.effects)
+    if cmd.effect is None:
+        manual = [i for i, eff in enumerate(effects, start=1) if eff.kind == "activate"]
+        if not manual:
+            raise RuleBroken(f"card {cmd.card} has no activate effect, so it cannot be activated manually "
+                             "(its auto effects fire on their own; record one with --effect N)")
+        if len(manual) > 1:
+            raise BadInput(f"card {cmd.card} has {len(manual)} activate effects; choose one with --effect "
+                           + " or ".join(map(str, manual)))
+        index = manual[0]
+    else:
+        if cmd.effect > len(effects):
+            raise BadInput(f"card {cmd.card} has {len(effects)} effect(s); --effect {cmd.effect} is not one of them")
+        index = cmd.effect
+    effect = effects[index - 1]
+    host = play.table.host(cmd.card)
+    from_hand = zone.kind == "hand" and host is None
+    if from_hand and effect.kind != "activate":
+        raise RuleBroken(f"only activate effects may be activated from the inventory; effect {index} of "
+                         f"{cmd.card} is {effect.kind}")
+    if effect.kind == "auto" and (cmd.action_points or cmd.energies):
+        raise RuleBroken("auto effects cost no action points or energy; record the activation without them")
+    if host is not None:
+        if effect.scope != "attachment" or play.table.face(host) != "up":
+            raise RuleBroken(f"card {cmd.card} is attached; only its attachment effects can be used, and only "
+                             "while its host is face-up")
+    elif zone.kind == "pile":
+        if effect.scope not in ("anywhere", "discard") or play.table.face(cmd.card) != "up":
+            raise RuleBroken(f"card {cmd.card} is in {zone.id}; only its stack effects (@anywhere, @discard) work there")
+    elif not from_hand and play.table.face(cmd.card) != "up":
+        raise RuleBroken(f"card {cmd.card} is face-down (inactive); reveal it before activating it")
+    if hero is not None:
+        rules.knowledge_meets(campaign, hero, cmd.card)
+    elif data.knowledge:
+        raise BadInput(f"say which hero activates {cmd.card} with --hero HERO (its knowledge must be checked)")
+    went_to = None
+    if from_hand:
+        went_to = play.place(cmd.card, rules.after_activation_from_inventory(campaign, cmd.card))
+    return e.CardActivated, {
+        "card": cmd.card, "hero": hero, "effect": index, "effect_kind": effect.kind, "source": zone.id,
+        "went_to": went_to, "target": cmd.target, "note": cmd.note,
+        "action_points": cmd.action_points, "energies": dict(cmd.energies),
+    }

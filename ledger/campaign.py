@@ -41,6 +41,7 @@ class Campaign:
         self.catalog = catalog
         self.format = format
         self.table = table
+        self._zones: tuple[tuple[str, ...], dict[str, ZoneSpec]] | None = None
 
     @property
     def seq(self) -> int:
@@ -48,7 +49,10 @@ class Campaign:
 
     # -- zones ----------------------------------------------------------------
     def zones(self) -> dict[str, ZoneSpec]:
-        return self.format.zones(tuple(self.table.heroes))
+        heroes = tuple(self.table.heroes)
+        if self._zones is None or self._zones[0] != heroes:
+            self._zones = (heroes, self.format.zones(heroes))
+        return self._zones[1]
 
     def zone(self, zone_id: str) -> ZoneSpec:
         Zone.parse(zone_id)  # a malformed id gets the syntax message

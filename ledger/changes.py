@@ -73,4 +73,45 @@ class HeroChanged(Frozen):
         return HeroChanged(hero=self.hero, was=self.now, now=self.was)
 
 
-Change = Annotated[Union[CardChanged, StackReordered, HeroChanged], Field(discriminator="kind")]
+class AccessEffect(Frozen):
+    """An effect that sets a location's access level for a suit, and the card causing it."""
+
+    level: int
+    by: str
+
+
+class Location(Frozen):
+    """A location: an access level 0–3 per suit (unlisted suits 0), and the effects
+    that currently change some of them (they apply during battle too)."""
+
+    access: dict[str, int] = {}
+    effects: dict[str, AccessEffect] = {}
+
+
+class LocationChanged(Frozen):
+    """A location was added (was None) or its access effects changed."""
+
+    kind: Literal["location"] = "location"
+    location: str
+    was: Location | None
+    now: Location | None
+
+    def inverse(self) -> LocationChanged:
+        return LocationChanged(location=self.location, was=self.now, now=self.was)
+
+
+class BattleChanged(Frozen):
+    """A battle started (now True) or ended (now False)."""
+
+    kind: Literal["battle"] = "battle"
+    was: bool
+    now: bool
+
+    def inverse(self) -> BattleChanged:
+        return BattleChanged(was=self.now, now=self.was)
+
+
+Change = Annotated[
+    Union[CardChanged, StackReordered, HeroChanged, LocationChanged, BattleChanged],
+    Field(discriminator="kind"),
+]

@@ -23,7 +23,7 @@ from rich.table import Table as RichTable
 from . import commands as c
 from .application import Ledger, Recorded
 from .catalog import load_catalog
-from .errors import LedgerError, first_problem
+from .errors import BadInput, LedgerError, first_problem
 from .formats import load_format
 from .vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
 
@@ -369,6 +369,148 @@ def detach(s: Session, card: str, to: str | None) -> None:
     Example: ledger detach item-rope --to inventory:ana
     """
     record(s, c.Detach(actor=s.actor, card=card, to=to), (card,))
+
+
+# -- locations, battle, trading, activation (RULES.md §6, §8) ---------------------
+def _pairs(values: tuple[str, ...], option: str, number: bool = True) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key or not raw:
+            raise BadInput(f"{option} {value!r}: write it as NAME=VALUE (e.g. {option} item=2)")
+        if number:
+            try:
+                out[key] = int(raw)
+            except ValueError:
+                raise BadInput(f"{option} {value!r}: {raw!r} is not a whole number") from None
+        else:
+            out[key] = raw
+    return out
+
+
+@cli.group()
+def location() -> None:
+    """Add locations, each with an access level 0-3 per suit.
+
+    \b
+    Example: ledger location add village --access item=2 --access skill=1
+    """
+
+
+@location.command("add")
+@click.argument("location_id")
+@click.option("--access", "access", multiple=True, help="SUIT=LEVEL (0-3); unlisted suits are 0.")
+@pass_session
+def location_add(s: Session, location_id: str, access: tuple[str, ...]) -> None:
+    """Add a location with its access levels (unlisted suits: 0, which admits nothing).
+
+    \b
+    Example: ledger location add village --access item=2 --access skill=1
+    """
+    record(s, c.AddLocation(actor=s.actor, location=location_id, access=_pairs(access, "--access")))
+
+
+@cli.command()
+@click.argument("hero_id")
+@click.argument("location_id")
+@pass_session
+def travel(s: Session, hero_id: str, location_id: str) -> None:
+    """Move a hero to a location (a hero is at one location at a time).
+
+    \b
+    Example: ledger travel ana village
+    """
+    record(s, c.Travel(actor=s.actor, hero=hero_id, location=location_id))
+
+
+@cli.group()
+def battle() -> None:
+    """Start or end a battle: during a battle every discard pile's access is 0.
+
+    \b
+    Example: ledger battle start
+    """
+
+
+@battle.command("start")
+@pass_session
+def battle_start(s: Session) -> None:
+    """Start a battle: trading closes unless an effect reopens access.
+
+    \b
+    Example: ledger battle start
+    """
+    record(s, c.StartBattle(actor=s.actor))
+
+
+@battle.command("end")
+@pass_session
+def battle_end(s: Session) -> None:
+    """End the battle.
+
+    \b
+    Example: ledger battle end
+    """
+    record(s, c.EndBattle(actor=s.actor))
+
+
+@cli.command()
+@click.argument("location_id")
+@click.argument("suit")
+@click.argument("level", type=int, required=False)
+@click.option("--by", "by", default=None, help="The card whose effect changes the access.")
+@click.option("--clear", is_flag=True, help="Remove the effect on this suit's access.")
+@pass_session
+def access(s: Session, location_id: str, suit: str, level: int | None, by: str | None, clear: bool) -> None:
+    """Record an effect changing a location's access level (it applies in battle too).
+
+    \b
+    Example: ledger access village item 2 --by event-festival
+             ledger access village item --clear
+    """
+    if clear == (level is not None):
+        raise BadInput("give a LEVEL with --by CARD, or --clear (not both)")
+    record(s, c.SetAccess(actor=s.actor, location=location_id, suit=suit, level=level, by=by), (by,) if by else ())
+
+
+@cli.command()
+@click.argument("hero_id")
+@click.option("--take", "take", multiple=True, required=True, help="A card to take from the discard pile (repeat).")
+@click.option("--give", "give", multiple=True, help="A card to give (repeat); may list several after one --give.")
+@click.option("--attach", "attach", multiple=True, help="TAKEN=COMPANION: attach a taken card to a companion.")
+@click.argument("more_give", nargs=-1)
+@pass_session
+def trade(s: Session, hero_id: str, take: tuple[str, ...], give: tuple[str, ...], attach: tuple[str, ...],
+          more_give: tuple[str, ...]) -> None:
+    """Trade with the discard pile (a full action): each value type settled on its own.
+
+    \b
+    Example: ledger trade ana --take item-bow --give item-sword item-rope
+             ledger trade ana --take item-rope --give item-axe --attach item-rope=companion-wolf
+    """
+    given = give + more_give
+    record(s, c.Trade(actor=s.actor, hero=hero_id, take=take, give=given,
+                      attach=_pairs(attach, "--attach", number=False)), take + given)
+
+
+@cli.command()
+@click.argument("card")
+@click.option("--effect", type=int, default=None, help="Which effect (1 = the card's first); needed if several.")
+@click.option("--hero", "hero_id", default=None, help="Who activates, when the master records it.")
+@click.option("--target", default=None, help="The target, as text.")
+@click.option("--note", default=None, help="A note for the record.")
+@click.option("--ap", "action_points", type=int, default=None, help="Action points paid (recorded, not enforced).")
+@click.option("--energy", "energies", multiple=True, help="KIND=N energy paid (recorded, not enforced).")
+@pass_session
+def activate(s: Session, card: str, effect: int | None, hero_id: str | None, target: str | None, note: str | None,
+             action_points: int | None, energies: tuple[str, ...]) -> None:
+    """Activate a card; from the inventory it is then discarded (or follows its task).
+
+    \b
+    Example: ledger --actor ana activate item-potion --target ana --ap 1
+    """
+    record(s, c.Activate(actor=s.actor, card=card, effect=effect, hero=hero_id, target=target, note=note,
+                         action_points=action_points, energies=_pairs(energies, "--energy")), (card,))
 
 
 # -- reading ---------------------------------------------------------------------

@@ -112,3 +112,47 @@ class Attach(Command):
 class Detach(Command):
     card: str
     to: str | None = None
+
+
+class AddLocation(Command):
+    location: str
+    access: dict[str, int] = {}
+
+
+class Travel(Command):
+    hero: str
+    location: str
+
+
+class StartBattle(Command):
+    pass
+
+
+class EndBattle(Command):
+    pass
+
+
+class SetAccess(Command):
+    """An effect changes a location's access level for a suit (``level`` None clears it)."""
+
+    location: str
+    suit: str
+    level: int | None = Field(default=None, ge=0, le=3)
+    by: str | None = None
+
+
+class Trade(Command):
+    hero: str
+    take: tuple[str, ...] = Field(min_length=1)
+    give: tuple[str, ...] = ()
+    attach: dict[str, str] = {}  # taken card -> companion it is attached to
+
+
+class Activate(Command):
+    card: str
+    effect: int | None = Field(default=None, ge=1)
+    hero: str | None = None  # who activates, when the master records it
+    target: str | None = Field(default=None, max_length=500)
+    note: str | None = Field(default=None, max_length=2000)
+    action_points: int | None = Field(default=None, ge=0, le=100)
+    energies: dict[str, int] = {}

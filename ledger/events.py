@@ -189,3 +189,77 @@ class CampaignRegistered(DomainEvent):
     slug: str
     campaign_id: UUID
     name: str
+
+
+class LocationAdded(ActionRecorded):
+    action: ClassVar[str] = "location add"
+    location: str
+
+
+class HeroTravelled(ActionRecorded):
+    action: ClassVar[str] = "travel"
+    hero: str
+    location: str
+
+
+class BattleStarted(ActionRecorded):
+    action: ClassVar[str] = "battle start"
+
+
+class BattleEnded(ActionRecorded):
+    action: ClassVar[str] = "battle end"
+
+
+class AccessChanged(ActionRecorded):
+    """An effect set (or cleared, ``level`` None) a location's access for a suit."""
+
+    action: ClassVar[str] = "access"
+    location: str
+    suit: str
+    level: int | None
+    by: str | None
+
+
+class Settlement(BaseModel):
+    """One value type of a trade: the suits involved and the sums given and taken."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    type: str
+    suits: tuple[str, ...]
+    give: int
+    take: int
+
+
+class AccessUsed(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    suit: str
+    level: int
+    source: str
+
+
+class TradeCompleted(ActionRecorded):
+    """A full action: cards taken from the discard pile, paid for type by type."""
+
+    action: ClassVar[str] = "trade"
+    hero: str
+    taken: tuple[str, ...]
+    given: tuple[str, ...]
+    attach: dict[str, str] = {}
+    location: str
+    battle: bool
+    access: tuple[AccessUsed, ...]
+    settlement: tuple[Settlement, ...]
+
+
+class CardActivated(ActionRecorded):
+    action: ClassVar[str] = "activate"
+    card: str
+    hero: str | None
+    effect: int
+    effect_kind: str
+    source: str
+    went_to: str | None = None
+    target: str | None = None
+    note: str | None = None
+    action_points: int | None = None
+    energies: dict[str, int] = {}

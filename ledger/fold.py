@@ -10,15 +10,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .changes import CardChanged, Change, Hero, HeroChanged, Spot, StackReordered
+from .changes import (
+    BattleChanged,
+    CardChanged,
+    Change,
+    Hero,
+    HeroChanged,
+    Location,
+    LocationChanged,
+    Spot,
+    StackReordered,
+)
 from .vocabulary import host_of
 
 
 class Table:
     """Where every card is (containers of card ids, top first), which cards lie
-    face-up, which are exhausted, and the heroes at the table."""
+    face-up, which are exhausted, the heroes, the locations, and whether a battle is on."""
 
-    __slots__ = ("stacks", "where", "face_up", "exhausted", "heroes")
+    __slots__ = ("stacks", "where", "face_up", "exhausted", "heroes", "locations", "battle")
 
     def __init__(self) -> None:
         self.stacks: dict[str, list[str]] = {}
@@ -26,6 +36,8 @@ class Table:
         self.face_up: set[str] = set()
         self.exhausted: set[str] = set()
         self.heroes: dict[str, Hero] = {}
+        self.locations: dict[str, Location] = {}
+        self.battle: bool = False
 
     @classmethod
     def new(cls, card_ids: Iterable[str]) -> Table:
@@ -47,6 +59,13 @@ class Table:
                 self.heroes.pop(change.hero, None)
             else:
                 self.heroes[change.hero] = change.now
+        elif isinstance(change, LocationChanged):
+            if change.now is None:
+                self.locations.pop(change.location, None)
+            else:
+                self.locations[change.location] = change.now
+        elif isinstance(change, BattleChanged):
+            self.battle = change.now
 
     def apply_all(self, changes: Iterable[Change]) -> None:
         for change in changes:
@@ -118,6 +137,8 @@ class Table:
             "face_up": sorted(self.face_up),
             "exhausted": sorted(self.exhausted),
             "heroes": {k: v.model_dump() for k, v in self.heroes.items()},
+            "locations": {k: v.model_dump() for k, v in self.locations.items()},
+            "battle": self.battle,
         }
 
     @classmethod
@@ -128,6 +149,8 @@ class Table:
         table.face_up = set(data["face_up"])
         table.exhausted = set(data["exhausted"])
         table.heroes = {k: Hero.model_validate(v) for k, v in data["heroes"].items()}
+        table.locations = {k: Location.model_validate(v) for k, v in data.get("locations", {}).items()}
+        table.battle = bool(data.get("battle", False))
         return table
 
     def copy(self) -> Table:

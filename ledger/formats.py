@@ -82,23 +82,32 @@ class ZoneSpec(BaseModel):
         return "up" if self.visibility == "face-up" else "down"
 
 
+DEFAULT_VALUE_TYPES = {"item": "price", "skill": "xp", "companion": "companion", "event": "event"}
+VALUE_UNITS = {"price": "price", "xp": "XP"}
+
+
 class Format(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = "standard"
     discard_to: str = "discard"
     bury_to: str = "deck:{suit}"
+    # The value type of each asset suit (RULES.md §2): cards trade only within a type.
+    value_types: dict[Suit, str] = {}
     stacks: tuple[StackSpec, ...] = ()
 
     def zones(self, heroes: tuple[str, ...]) -> dict[str, ZoneSpec]:
-        return _expand(self, heroes)
+        return _expand(self.stacks, heroes)
+
+    def value_type(self, suit: Suit) -> str:
+        return self.value_types.get(suit) or DEFAULT_VALUE_TYPES.get(str(suit), str(suit))
 
     def extended_by(self, other: Format) -> Format:
         """This format with another's stacks added; a stack may not replace one of ours."""
         probe = ("hero",)
         ours = set(self.zones(probe)) | {s.id for s in self.stacks}
         for spec in other.stacks:
-            theirs = set(Format(stacks=(spec,)).zones(probe)) | {spec.id}
+            theirs = set(_expand((spec,), probe)) | {spec.id}
             clash = sorted(theirs & ours)
             if clash:
                 raise BadCatalog(f"stack {spec.id!r} would replace {clash[0]!r} of the standard format")
@@ -106,14 +115,15 @@ class Format(BaseModel):
             name=other.name,
             discard_to=other.discard_to,
             bury_to=other.bury_to,
+            value_types={**self.value_types, **other.value_types},
             stacks=self.stacks + other.stacks,
         )
 
 
-@lru_cache(maxsize=64)
-def _expand(fmt: Format, heroes: tuple[str, ...]) -> dict[str, ZoneSpec]:
+@lru_cache(maxsize=256)
+def _expand(stacks: tuple[StackSpec, ...], heroes: tuple[str, ...]) -> dict[str, ZoneSpec]:
     zones: dict[str, ZoneSpec] = {}
-    for spec in fmt.stacks:
+    for spec in stacks:
         suits: tuple[Suit | None, ...] = (spec.suit,)
         if "{suit}" in spec.id:
             suits = spec.suits or tuple(Suit)

@@ -26,6 +26,9 @@ class Play:
         self.redirects: list[Redirect] = []
         self.refills: list[Refill] = []
         self.rng = random.Random(seed if seed is not None else secrets.randbits(64))
+        # The zone each card of a block being moved was in before this action moved any
+        # of them: moving a host first must not hide that its named attachments left too.
+        self._origins: dict[str, str] = {}
 
     # -- bookkeeping ----------------------------------------------------------
     def apply(self, change: Change) -> None:
@@ -68,7 +71,9 @@ class Play:
             index = None
         zone = self.campaign.zone(actual)
         lie = entry_face(zone, face if rule is None else None)
-        if self.table.zone_of(card) != actual:
+        for other in moving:
+            self._origins.setdefault(other, self.table.zone_of(other))
+        if self._origins.get(card, self.table.zone_of(card)) != actual:
             self.discard_attachments(card, moving)
         was = self.table.spot(card)
         keep_exhausted = was.exhausted and was.at == actual

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .campaign import Campaign
 from .catalog import Card
 from .errors import CardNotThere, NotAllowed, RuleBroken
-from .formats import ZoneSpec
+from .formats import VALUE_UNITS, ZoneSpec
 from .visibility import sees_everything, where_for
 from .vocabulary import Face, Zone
 
@@ -164,8 +164,9 @@ def card_states(campaign: Campaign, card: str) -> list[str]:
     Revealed/hidden and restored/exhausted disregard attached cards; cards in a stack
     are neither restored nor exhausted; cards in limbo are exiled and neither active
     nor inactive; the box is outside the campaign (a hidden card, nothing more).
-    Decision: an extra zone counts like a table; a face-up card in a stack without
-    stack-scope effects is inactive.
+    Decision: an extra zone counts like a table; a face-up card in a stack is active
+    only when the stack's ``use`` lets its effects count (``stack-scope``: cards with
+    @anywhere effects, or @discard ones in a discard pile; ``never``: none).
     """
     table = campaign.table
     data = campaign.card(card)
@@ -184,10 +185,101 @@ def card_states(campaign: Campaign, card: str) -> list[str]:
         states.append("exiled")
         return states
     if zone.is_stack:
+        # The stack's `use` says when its face-up cards' effects count.
         stack_effect = data.has_effect(scope="anywhere") or (
             role(zone) == "discard" and data.has_effect(scope="discard")
         )
-        states.append("active" if up and stack_effect else "inactive")
+        counts = zone.use == "always" or (zone.use == "stack-scope" and stack_effect)
+        states.append("active" if up and counts else "inactive")
     else:
         states.append("active" if up else "inactive")
     return states
+
+
+# -- §8 trading with the discard pile ------------------------------------------
+TRADE_PILE = "discard"  # the campaign discard pile: trades take cards from it
+
+
+def effective_access(campaign: Campaign, location: str, suit: str) -> tuple[int, str]:
+    """A location's access level for a suit, and why: an effect on the location sets
+    it (during battle too); otherwise a battle closes every discard pile (0);
+    otherwise the location's own level (unlisted suits 0)."""
+    place = campaign.table.locations[location]
+    effect = place.effects.get(suit)
+    if effect is not None:
+        return effect.level, f"effect of {effect.by}"
+    if campaign.table.battle:
+        return 0, "battle"
+    return place.access.get(suit, 0), "location"
+
+
+def access_admits(campaign: Campaign, location: str, card: str) -> None:
+    """A card may be obtained only if its level is at most the access level of the
+    hero's location for its suit; access 0 admits nothing."""
+    data = campaign.card(card)
+    level, why = effective_access(campaign, location, str(data.suit))
+    if level == 0 or data.level > level:
+        reason = {"battle": " (a battle is on)", "location": ""}.get(why, f" ({why})")
+        raise RuleBroken(
+            f"{card} is level {data.level}; access for {data.suit} at {location} is {level}{reason}"
+            + ("; access 0 admits nothing" if level == 0 else "")
+        )
+
+
+def controlled_by(campaign: Campaign, hero: str, card: str) -> bool:
+    """A hero controls the cards in their inventory, on their table and in their extra
+    zone, and the cards attached to those."""
+    zone = campaign.zone_of(card)
+    return zone.owner == hero and zone.kind in ("hand", "area")
+
+
+def settle_trade(campaign: Campaign, taken: tuple[str, ...], given: tuple[str, ...]) -> list[dict]:
+    """Each value type is settled on its own: for every type among the taken cards the
+    given cards of that type must total at least as much; a given card of a type that
+    nothing taken has pays for nothing (value types never mix)."""
+    fmt = campaign.format
+
+    def vtype(card: str) -> str:
+        return fmt.value_type(campaign.card(card).suit)
+
+    sums: dict[str, dict] = {}
+    for side, cards in (("take", taken), ("give", given)):
+        for card in cards:
+            data = campaign.card(card)
+            entry = sums.setdefault(vtype(card), {"type": vtype(card), "suits": [], "take": 0, "give": 0})
+            entry[side] += data.value or 0
+            if str(data.suit) not in entry["suits"]:
+                entry["suits"].append(str(data.suit))
+    taken_types = {vtype(card) for card in taken}
+    for entry in sums.values():
+        if entry["type"] not in taken_types:
+            payers = [c for c in given if vtype(c) == entry["type"]]
+            raise RuleBroken(
+                f"{', '.join(payers)} ({entry['type']}) pay(s) for nothing: no {'/'.join(entry['suits'])} "
+                "card is taken, and value types never mix"
+            )
+    for entry in sums.values():
+        unit = VALUE_UNITS.get(entry["type"], entry["type"])
+        if entry["give"] < entry["take"]:
+            raise RuleBroken(
+                f"{'/'.join(entry['suits'])}: give {entry['give']} {unit} < take {entry['take']} {unit}"
+                " (each value type is settled on its own)"
+            )
+    return list(sums.values())
+
+
+# -- §6 activation ---------------------------------------------------------------
+def knowledge_meets(campaign: Campaign, hero: str, card: str) -> None:
+    """A hero activates an asset card only if their knowledge meets its requirement."""
+    need = campaign.card(card).knowledge or 0
+    have = campaign.table.heroes[hero].knowledge
+    if have < need:
+        raise RuleBroken(f"{card} needs knowledge {need}; {hero}'s knowledge is {have}")
+
+
+def after_activation_from_inventory(campaign: Campaign, card: str) -> str:
+    """Activated from the inventory a card is discarded, unless its task keyword
+    (discard, bury) says where it goes; the task wins."""
+    if campaign.card(card).task == "bury":
+        return bury_deck_for(campaign, card)
+    return discard_pile_for(campaign, card)

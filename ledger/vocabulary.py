@@ -62,6 +62,22 @@ def check_hero_id(hero: str) -> str:
     return hero
 
 
+def check_location_id(location: str) -> str:
+    """A location id is short and lower-case, like a hero id (e.g. village)."""
+    if not isinstance(location, str) or not _HERO_ID.fullmatch(location):
+        raise BadInput(
+            f"{location!r} is not a location id; use lower-case letters, digits, '-' or '_' (e.g. village)"
+        )
+    return location
+
+
+def check_suit(suit: str) -> Suit:
+    try:
+        return Suit(suit)
+    except ValueError:
+        raise BadInput(f"{suit!r} is not a suit; suits are {', '.join(Suit)}") from None
+
+
 @dataclass(frozen=True, order=True)
 class Zone:
     """A zone id such as ``deck:item`` or ``inventory:ana``; parse and str round-trip."""

@@ -60,9 +60,9 @@ def cards_of(event: ActionRecorded) -> set[str]:
             cards.add(change.card)
         elif isinstance(change, StackReordered):
             cards.update(change.was)
-    for field in ("cards", "taken"):
+    for field in ("cards", "taken", "given"):
         cards.update(getattr(event, field, ()) or ())
-    for field in ("card", "host"):
+    for field in ("card", "host", "by"):
         value = getattr(event, field, None)
         if value:
             cards.add(value)
@@ -124,6 +124,31 @@ def summary(event: ActionRecorded, hidden: set[str] | frozenset[str] = frozenset
         text = f"attach {name(event.card)} to {name(event.host)}"  # type: ignore[attr-defined]
     elif a == "detach":
         text = f"detach {name(event.card)} from {name(event.host)} → {event.to}"  # type: ignore[attr-defined]
+    elif a == "location add":
+        text = f"location {event.location} added"  # type: ignore[attr-defined]
+    elif a == "travel":
+        text = f"{event.hero} travels to {event.location}"  # type: ignore[attr-defined]
+    elif a in ("battle start", "battle end"):
+        text = "a battle starts: every discard pile's access is 0" if a == "battle start" else "the battle ends"
+    elif a == "access":
+        if event.level is None:  # type: ignore[attr-defined]
+            text = f"access for {event.suit} at {event.location} back to normal"  # type: ignore[attr-defined]
+        else:
+            text = f"{name(event.by)} sets access for {event.suit} at {event.location} to {event.level}"  # type: ignore[attr-defined]
+    elif a == "trade":
+        text = (
+            f"{event.hero} trades at {event.location}: takes "  # type: ignore[attr-defined]
+            + ", ".join(name(x) for x in event.taken)  # type: ignore[attr-defined]
+            + " for " + (", ".join(name(x) for x in event.given) or "nothing")  # type: ignore[attr-defined]
+            + " (" + "; ".join(f"{s.type} {s.give} ≥ {s.take}" for s in event.settlement) + ")"  # type: ignore[attr-defined]
+        )
+    elif a == "activate":
+        who = event.hero or "the master"  # type: ignore[attr-defined]
+        text = f"{who} activates {name(event.card)} (effect {event.effect}, {event.effect_kind})"  # type: ignore[attr-defined]
+        if event.target:  # type: ignore[attr-defined]
+            text += f" on {event.target}"  # type: ignore[attr-defined]
+        if event.went_to:  # type: ignore[attr-defined]
+            text += f" → {event.went_to}"  # type: ignore[attr-defined]
     else:
         text = a
     for refill in event.refills:

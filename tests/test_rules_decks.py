@@ -1,0 +1,197 @@
+"""RULES.md §4: campaign decks — refilling an empty deck from the depot, drawing and
+discarding from the top, and searching."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ledger import commands as c
+from ledger.catalog import Card, Catalog
+from ledger.changes import StackReordered
+from ledger.errors import BadInput, CardNotThere, DeckEmpty
+from ledger.events import Refill
+
+from tests.conftest import Game
+
+ITEMS = ("item-sword", "item-bow", "item-rope", "item-torch", "item-potion", "item-shield", "item-axe", "item-spear")
+
+
+def _reorders(rec, stack):
+    return [ch for ch in rec.event.changes if isinstance(ch, StackReordered) and ch.stack == stack]
+
+
+def _suits(game, zone):
+    return {game.campaign.card(card).suit for card in game.cards(zone)}
+
+
+@pytest.fixture
+def big_game(app) -> Game:
+    """A campaign whose catalog holds 130 item cards and 5 skills; hero ana."""
+    cards = [
+        Card(id=f"item-{i:03d}", suit="item", name=f"Item {i}", level=1, value=1, knowledge=0)
+        for i in range(130)
+    ] + [
+        Card(id=f"skill-{i:03d}", suit="skill", name=f"Skill {i}", level=1, value=1, knowledge=0)
+        for i in range(5)
+    ]
+    rec = app.start(Catalog(cards), name="Big")
+    g = Game(app, rec.campaign.id)
+    g.do(c.AddHero(hero="ana", knowledge=1))
+    return g
+
+
+# -- refilling an empty deck -------------------------------------------------------------
+def test_drawing_from_an_empty_deck_refills_it_from_the_depot_with_that_suit_only(game):
+    game.add("item-sword", "item-bow", "item-rope", "skill-dodge", "event-storm", to="depot")
+    before = game.app.last_seq(game.cid)
+    rec = game.do(c.Draw(actor="ana", stack="deck:item", seed=3))
+    assert rec.seq == before + 1
+    assert game.app.last_seq(game.cid) == before + 1
+    assert rec.event.refills == (Refill(deck="deck:item", source="depot", count=3),)
+    (drawn,) = rec.event.cards
+    assert drawn in ("item-sword", "item-bow", "item-rope")
+    assert game.zone(drawn) == "inventory:ana"
+    deck = game.cards("deck:item")
+    assert sorted(deck + [drawn]) == ["item-bow", "item-rope", "item-sword"]
+    assert all(game.table.face(card) == "down" for card in deck)
+    assert sorted(game.cards("depot")) == ["event-storm", "skill-dodge"]
+    assert all(game.table.face(card) == "up" for card in game.cards("depot"))
+
+
+def test_deck_is_not_refilled_while_it_has_cards(game):
+    game.add("item-sword", to="deck:item")
+    game.add("item-bow", "item-rope", to="depot")
+    rec = game.do(c.Draw(actor="ana", stack="deck:item"))
+    assert rec.event.cards == ("item-sword",)
+    assert rec.event.refills == ()
+    assert sorted(game.cards("depot")) == ["item-bow", "item-rope"]
+    assert game.cards("deck:item") == []
+
+
+def test_refill_takes_at_most_100_cards_of_the_suit(big_game):
+    g = big_game
+    g.add(*(f"item-{i:03d}" for i in range(120)), to="depot")
+    g.add("skill-000", "skill-001", to="depot")
+    rec = g.do(c.Draw(actor="ana", stack="deck:item", seed=1))
+    assert rec.event.refills == (Refill(deck="deck:item", source="depot", count=100),)
+    assert len(rec.event.cards) == 1
+    assert len(g.cards("deck:item")) == 99
+    assert len(g.cards("depot")) == 22
+    assert sorted(c_ for c_ in g.cards("depot") if c_.startswith("skill")) == ["skill-000", "skill-001"]
+    assert len(g.cards("inventory:ana")) == 1
+    assert all(g.table.face(card) == "down" for card in g.cards("deck:item"))
+
+
+def test_drawing_more_than_deck_and_depot_can_give_is_refused_with_how_many_could_be_drawn(game):
+    game.add("item-sword", "item-bow", to="deck:item")
+    game.add("item-rope", "item-torch", "item-potion", "skill-dodge", "skill-stealth", to="depot")
+    err = game.refuse(c.Draw(actor="ana", stack="deck:item", count=6), DeckEmpty)
+    assert re.search(r"\b5\b", str(err)), str(err)
+    assert game.cards("deck:item") == ["item-sword", "item-bow"]
+    assert game.cards("inventory:ana") == []
+    # and exactly that many can be drawn
+    rec = game.do(c.Draw(actor="ana", stack="deck:item", count=5))
+    assert len(rec.event.cards) == 5
+    assert rec.event.refills == (Refill(deck="deck:item", source="depot", count=3),)
+    assert game.cards("deck:item") == []
+    assert sorted(game.cards("depot")) == ["skill-dodge", "skill-stealth"]
+
+
+def test_deck_without_depot_cards_of_its_suit_stays_empty_and_a_draw_is_refused(game):
+    game.add("skill-dodge", "event-storm", to="depot")
+    game.refuse(c.Draw(actor="ana", stack="deck:item"), DeckEmpty)
+    game.refuse(c.Draw(stack="deck:item", to="inventory:ana"), DeckEmpty)
+    assert game.cards("deck:item") == []
+    assert sorted(game.cards("depot")) == ["event-storm", "skill-dodge"]
+
+
+def test_discard_from_a_deck_takes_its_top_cards(game):
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    rec = game.do(c.Discard(stack="deck:item", count=2))
+    assert rec.event.cards == ("item-sword", "item-bow")
+    assert game.zone("item-sword") == "discard" and game.zone("item-bow") == "discard"
+    assert game.table.face("item-sword") == "up"
+    assert game.cards("deck:item") == ["item-rope"]
+    assert rec.event.refills == ()
+
+
+def test_discard_from_an_empty_deck_refills_it_from_the_depot_first(game):
+    game.add("item-sword", "item-bow", "item-rope", "skill-dodge", to="depot")
+    before = game.app.last_seq(game.cid)
+    rec = game.do(c.Discard(stack="deck:item", count=2, seed=5))
+    assert rec.seq == before + 1
+    assert rec.event.refills == (Refill(deck="deck:item", source="depot", count=3),)
+    assert len(rec.event.cards) == 2
+    assert sorted(game.cards("discard")) == sorted(rec.event.cards)
+    assert len(game.cards("deck:item")) == 1
+    assert game.cards("depot") == ["skill-dodge"]
+
+
+def test_discard_from_an_empty_deck_without_depot_cards_is_refused(game):
+    game.add("skill-dodge", to="depot")
+    game.refuse(c.Discard(stack="deck:item"), DeckEmpty)
+
+
+# -- searching ---------------------------------------------------------------------------
+def test_search_takes_the_named_cards_into_the_actors_inventory(game):
+    game.add(*ITEMS, to="deck:item")
+    rec = game.do(c.Search(actor="ana", stack="deck:item", take=("item-axe", "item-bow"), seed=2))
+    assert game.zone("item-axe") == "inventory:ana"
+    assert game.zone("item-bow") == "inventory:ana"
+    assert rec.event.taken == ("item-axe", "item-bow")
+    assert len(game.cards("deck:item")) == len(ITEMS) - 2
+
+
+def test_search_with_to_takes_the_cards_there(game):
+    game.add(*ITEMS, to="deck:item")
+    game.do(c.Search(stack="deck:item", take=("item-rope",), to="inventory:bo"))
+    assert game.zone("item-rope") == "inventory:bo"
+
+
+def test_searching_a_face_down_deck_reshuffles_it_in_the_same_action(game):
+    game.add(*ITEMS, to="deck:item")
+    before = game.app.last_seq(game.cid)
+    rec = game.do(c.Search(actor="ana", stack="deck:item", take=("item-rope",), seed=11))
+    assert rec.seq == before + 1
+    assert rec.event.reshuffled is True
+    (change,) = _reorders(rec, "deck:item")
+    remaining = tuple(card for card in ITEMS if card != "item-rope")
+    assert change.was == remaining
+    assert change.now == tuple(game.cards("deck:item"))
+    assert change.now != change.was
+
+
+def test_searching_the_face_up_discard_pile_does_not_reshuffle(game):
+    game.add(*ITEMS, to="discard")
+    order = game.cards("discard")
+    rec = game.do(c.Search(actor="ana", stack="discard", take=("item-rope",), seed=11))
+    assert game.zone("item-rope") == "inventory:ana"
+    assert rec.event.reshuffled is False
+    assert _reorders(rec, "discard") == []
+    assert game.cards("discard") == [card for card in order if card != "item-rope"]
+
+
+def test_search_for_a_card_not_in_the_stack_is_refused_without_revealing_where_it_is(game):
+    game.add("item-sword", "item-bow", to="deck:item")
+    game.add("item-rope", to="inventory:bo")
+    err = game.refuse(c.Search(actor="ana", stack="deck:item", take=("item-rope",)), CardNotThere)
+    assert "inventory:bo" not in str(err)
+    err = game.refuse(c.Search(actor="ana", stack="discard", take=("item-sword",)), CardNotThere)
+    assert "deck:item" not in str(err)
+
+
+def test_search_for_a_card_not_in_the_stack_says_where_it_is_when_the_actor_sees_it(game):
+    game.add("item-sword", "item-bow", to="deck:item")
+    game.add("item-rope", to="inventory:ana")
+    err = game.refuse(c.Search(actor="ana", stack="deck:item", take=("item-rope",)), CardNotThere)
+    assert "inventory:ana" in str(err)
+
+
+def test_master_has_no_inventory_so_draw_without_to_is_refused(game):
+    game.add("item-sword", "item-bow", to="deck:item")
+    game.refuse(c.Draw(stack="deck:item"), BadInput)
+    game.refuse(c.Search(stack="deck:item", take=("item-bow",)), BadInput)
+    game.do(c.Draw(stack="deck:item", to="inventory:ana"))
+    assert game.zone("item-sword") == "inventory:ana"
