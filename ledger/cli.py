@@ -473,24 +473,41 @@ def access(s: Session, location_id: str, suit: str, level: int | None, by: str |
     record(s, c.SetAccess(actor=s.actor, location=location_id, suit=suit, level=level, by=by), (by,) if by else ())
 
 
-@cli.command()
+def _trade_lists(tokens: tuple[str, ...]) -> tuple[list[str], list[str], list[str]]:
+    """--take A B --give C D --attach A=W: each option takes every word up to the next option."""
+    lists: dict[str, list[str]] = {"--take": [], "--give": [], "--attach": []}
+    current: list[str] | None = None
+    for token in tokens:
+        if token in lists:
+            current = lists[token]
+        elif token.startswith("-"):
+            raise click.UsageError(f"no such option: {token}")
+        elif current is None:
+            raise click.UsageError(f"unexpected {token!r}: name cards after --take or --give")
+        else:
+            current.append(token)
+    return lists["--take"], lists["--give"], lists["--attach"]
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
 @click.argument("hero_id")
-@click.option("--take", "take", multiple=True, required=True, help="A card to take from the discard pile (repeat).")
-@click.option("--give", "give", multiple=True, help="A card to give (repeat); may list several after one --give.")
-@click.option("--attach", "attach", multiple=True, help="TAKEN=COMPANION: attach a taken card to a companion.")
-@click.argument("more_give", nargs=-1)
+@click.argument("cards", nargs=-1, type=click.UNPROCESSED, metavar="--take CARD... [--give CARD...] [--attach TAKEN=COMPANION...]")
 @pass_session
-def trade(s: Session, hero_id: str, take: tuple[str, ...], give: tuple[str, ...], attach: tuple[str, ...],
-          more_give: tuple[str, ...]) -> None:
+def trade(s: Session, hero_id: str, cards: tuple[str, ...]) -> None:
     """Trade with the discard pile (a full action): each value type settled on its own.
+
+    Cards taken come from the discard pile; cards given must be the hero's own (inventory,
+    table, or attached to their cards) and go to their discard piles.
 
     \b
     Example: ledger trade ana --take item-bow --give item-sword item-rope
              ledger trade ana --take item-rope --give item-axe --attach item-rope=companion-wolf
     """
-    given = give + more_give
-    record(s, c.Trade(actor=s.actor, hero=hero_id, take=take, give=given,
-                      attach=_pairs(attach, "--attach", number=False)), take + given)
+    take, give, attach = _trade_lists(cards)
+    if not take:
+        raise click.UsageError("say which cards to take from the discard pile with --take CARD...")
+    record(s, c.Trade(actor=s.actor, hero=hero_id, take=tuple(take), give=tuple(give),
+                      attach=_pairs(tuple(attach), "--attach", number=False)), tuple(take + give))
 
 
 @cli.command()

@@ -70,6 +70,30 @@ def script() -> list[tuple[str, c.Command]]:
          c.Draw(actor="bo", stack="deck:event")),
         ("Another: Bo tries to move a card he cannot see (it is in Ana's hand)",
          c.Send(actor="bo", cards=("skill-first-aid",), to="inventory:bo")),
+        # -- trading with the discard pile, locations, battle, activation (§6, §8)
+        ("The village lets heroes trade items up to level 2 and skills up to level 1",
+         c.AddLocation(location="village", access={"item": 2, "skill": 1})),
+        ("", c.Travel(actor="ana", hero="ana", location="village")),
+        ("", c.Add(cards=("item-helm", "item-amulet"), to="discard")),
+        ("Refused: the helm is worth 6 and the axe only 4 (item price)",
+         c.Trade(actor="ana", hero="ana", take=("item-helm",), give=("item-axe",))),
+        ("Refused: the amulet is level 3 and the village's item access is 2",
+         c.Trade(actor="ana", hero="ana", take=("item-amulet",), give=("item-axe", "item-potion"))),
+        ("Refused: a skill cannot pay for an item (value types never mix)",
+         c.Trade(actor="ana", hero="ana", take=("item-helm",), give=("skill-first-aid", "item-axe"))),
+        ("A fair trade: axe (4) + potion (5) for the helm (6)",
+         c.Trade(actor="ana", hero="ana", take=("item-helm",), give=("item-axe", "item-potion"))),
+        ("A battle starts: every discard pile's access drops to 0", c.StartBattle()),
+        ("Refused: no trading during battle", c.Trade(actor="ana", hero="ana", take=("item-shield",), give=("item-helm",))),
+        ("…until an event in the scenario reopens the village's item access",
+         c.Add(cards=("event-festival",), to="scenario")),
+        ("", c.SetAccess(location="village", suit="item", level=2, by="event-festival")),
+        ("", c.Trade(actor="ana", hero="ana", take=("item-shield",), give=("item-helm",))),
+        ("", c.EndBattle()),
+        ("Ana casts a fireball from her hand: its task keyword buries it instead of discarding it",
+         c.Add(cards=("skill-fireball",), to="inventory:ana")),
+        ("", c.Activate(actor="ana", card="skill-fireball", target="goblin chief", action_points=2,
+                        energies={"fire": 1})),
     ]
 
 
@@ -109,6 +133,8 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
         f"  ledger --db {path} zones                  every zone, as the referee sees it\n"
         f"  ledger --db {path} --json zones           the same, as JSON\n"
         f"  ledger --db {path} zones --at 9           the table right after action 9\n"
+        f"  ledger --db {path} --as public zones      what everyone at the table sees\n"
+        f"  ledger --db {path} --as ana zones         what Ana's player sees\n"
         f"  ledger --db {path} --actor ana draw deck:skill\n"
         f"  ledger --db {path} send item-sword --to table:ana\n",
         highlight=False,
