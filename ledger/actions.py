@@ -92,6 +92,16 @@ def _index(play: Play, zone_id: str, position: c.Position | None, i: int, block:
     return len(current)
 
 
+def _attached_under(play: Play, host: str) -> list[str]:
+    """Every card attached to a host, directly or through other attachments."""
+    found, todo = [], [host]
+    while todo:
+        for card in play.table.attached(todo.pop()):
+            found.append(card)
+            todo.append(card)
+    return found
+
+
 def _draw_top(play: Play, deck: str, doing: str) -> str:
     if not play.table.cards_in(deck):
         if play.refill(deck) == 0:
@@ -446,8 +456,11 @@ def set_access(play: Play, cmd: c.SetAccess) -> Decided:
         if not cmd.by:
             raise BadInput("say which card's effect changes the access with --by CARD")
         play.campaign.card(cmd.by)
-        if play.campaign.zone_of(cmd.by).kind in ("box", "limbo") or play.table.zone_of(cmd.by) == "box":
-            raise RuleBroken(f"card {cmd.by} is not in play; an access effect comes from a card in play")
+        if play.table.zone_of(cmd.by) == "box" or "active" not in rules.card_states(play.campaign, cmd.by):
+            raise RuleBroken(
+                f"card {cmd.by} is not active (its effects are not available); an access effect comes "
+                "from an active card, such as a face-up event in the scenario"
+            )
         effects[suit] = AccessEffect(level=cmd.level, by=cmd.by)
     play.apply(LocationChanged(location=cmd.location, was=place, now=place.model_copy(update={"effects": effects})))
     return e.AccessChanged, {"location": cmd.location, "suit": suit, "level": cmd.level, "by": cmd.by}
@@ -486,8 +499,11 @@ def trade(play: Play, cmd: c.Trade) -> Decided:
         campaign.card(companion)
         if campaign.card(companion).suit != "companion" or not rules.controlled_by(campaign, hero, companion):
             raise RuleBroken(f"{companion} is not a companion card {hero} controls; taken cards attach to one")
-        if companion in cmd.give:
-            raise RuleBroken(f"{companion} is given away in this trade; attach {taken} elsewhere")
+        leaving = set(cmd.give)
+        for given in cmd.give:
+            leaving.update(_attached_under(play, given))
+        if companion in leaving:
+            raise RuleBroken(f"{companion} leaves with the cards given in this trade; attach {taken} elsewhere")
     used = sorted({str(campaign.card(card).suit) for card in cmd.take})
     access = [
         {"suit": suit, "level": lvl, "source": src}

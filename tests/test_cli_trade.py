@@ -1,0 +1,267 @@
+"""RULES.md §6 and §8 through the real ``ledger`` command (CLI.md): locations, travel,
+battles, access effects, trading and activation, each run as ``python -m ledger`` in a
+child process on a real SQLite file made from the sample catalog.
+
+A stocked campaign is set up once per module through the command; each test works on
+its own copy of the database file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ledger.application import Ledger
+from ledger.catalog import sample_catalog_path
+
+from .conftest import run_ledger
+
+SAMPLE = str(sample_catalog_path())
+
+# (arguments, what the setup step leaves behind)
+STOCK = [
+    ["init", "--catalog", SAMPLE, "--name", "Trocas"],
+    ["hero", "add", "ana", "--knowledge", "1"],
+    ["hero", "add", "bo"],
+    # to take: item-bow 1/5, item-shield 2/6, item-amulet 3/13, skill-dodge 1/6 (level/value)
+    ["add", "item-bow", "item-shield", "item-amulet", "skill-dodge", "--to", "discard"],
+    # to give: item-sword 3, item-rope 2, item-axe 4, skill-stealth 3, skill-quick-strike 4; item-potion (task discard)
+    ["add", "item-sword", "item-rope", "item-axe", "skill-stealth", "skill-quick-strike", "item-potion",
+     "--to", "inventory:ana"],
+    ["add", "companion-wolf", "--to", "table:ana"],
+    ["add", "event-festival", "--to", "scenario"],
+]
+AT_VILLAGE = [
+    ["location", "add", "village", "--access", "item=2", "--access", "skill=1"],
+    ["travel", "ana", "village"],
+]
+
+
+def copy_db(src: Path, dst_dir: Path) -> Path:
+    dst = dst_dir / src.name
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{src}{suffix}").exists():
+            shutil.copy(f"{src}{suffix}", f"{dst}{suffix}")
+    return dst
+
+
+def play(db: Path, steps: list[list[str]]) -> None:
+    for args in steps:
+        result = run_ledger(*args, db=db)
+        assert result.returncode == 0, (args, result.stderr)
+
+
+@pytest.fixture(scope="module")
+def stocked_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("stocked") / "campaign.db"
+    play(db, STOCK)
+    return db
+
+
+@pytest.fixture(scope="module")
+def village_db(stocked_db, tmp_path_factory) -> Path:
+    db = copy_db(stocked_db, tmp_path_factory.mktemp("village"))
+    play(db, AT_VILLAGE)
+    return db
+
+
+@pytest.fixture
+def stocked(stocked_db, tmp_path) -> Path:
+    return copy_db(stocked_db, tmp_path)
+
+
+@pytest.fixture
+def village(village_db, tmp_path) -> Path:
+    """ana at village (item access 2, skill 1), the cards of STOCK in place."""
+    return copy_db(village_db, tmp_path)
+
+
+class State:
+    """The campaign in the database file, read in-process after the command ran."""
+
+    def __init__(self, db: Path):
+        self.ledger = Ledger.open(db)
+        self.campaign = self.ledger.campaign(self.ledger.resolve(None))
+        self.table = self.campaign.table
+
+    def __enter__(self) -> State:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.ledger.close()
+
+
+def last_seq(db: Path) -> int:
+    with State(db) as s:
+        return s.campaign.version
+
+
+def ok_json(*args: str, db: Path) -> dict:
+    result = run_ledger("--json", *args, db=db)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def refused(*args: str, db: Path) -> str:
+    """Runs a command that must be refused: exit 1, one ``error:`` line, nothing appended."""
+    before = last_seq(db)
+    result = run_ledger(*args, db=db)
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert last_seq(db) == before, "a refused action appended events"
+    return lines[0]
+
+
+# -- locations and travel -------------------------------------------------------------------
+def test_location_add_records_access_levels_and_travel_puts_the_hero_there(stocked):
+    out = ok_json("location", "add", "village", "--access", "item=2", "--access", "skill=1", db=stocked)
+    assert out["action"] == "location add"
+    out = ok_json("travel", "ana", "village", db=stocked)
+    assert out["action"] == "travel"
+    with State(stocked) as s:
+        assert s.table.locations["village"].access == {"item": 2, "skill": 1}
+        assert s.table.heroes["ana"].location == "village"
+
+
+def test_location_add_refuses_an_access_level_above_3(stocked):
+    line = refused("location", "add", "village", "--access", "item=4", db=stocked)
+    assert "0 to 3" in line
+
+
+def test_travel_to_an_unknown_location_is_refused(village):
+    line = refused("travel", "ana", "castle", db=village)
+    assert "castle" in line
+
+
+# -- trading --------------------------------------------------------------------------------
+def test_trade_takes_and_gives_several_cards_after_one_option(village):
+    out = ok_json("trade", "ana", "--take", "item-bow", "skill-dodge",
+                  "--give", "item-sword", "item-rope", "skill-stealth", "skill-quick-strike", db=village)
+    assert out["action"] == "trade"
+    (event,) = out["events"]
+    assert event["taken"] == ["item-bow", "skill-dodge"]
+    assert event["given"] == ["item-sword", "item-rope", "skill-stealth", "skill-quick-strike"]
+    sums = {s["type"]: (s["take"], s["give"]) for s in event["settlement"]}
+    assert sums == {"price": (5, 5), "xp": (6, 7)}
+    assert event["location"] == "village" and event["battle"] is False
+    with State(village) as s:
+        assert s.table.zone_of("item-bow") == s.table.zone_of("skill-dodge") == "inventory:ana"
+        for card in ("item-sword", "item-rope", "skill-stealth", "skill-quick-strike"):
+            assert s.table.zone_of(card) == "discard"
+
+
+def test_trade_attach_puts_a_taken_card_on_a_companion_of_the_hero(village):
+    out = ok_json("trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope",
+                  "--attach", "item-bow=companion-wolf", db=village)
+    assert out["events"][0]["attach"] == {"item-bow": "companion-wolf"}
+    with State(village) as s:
+        assert s.table.host("item-bow") == "companion-wolf"
+        assert s.table.zone_of("item-bow") == "table:ana"
+
+
+def test_a_value_refusal_exits_1_with_one_error_line_saying_give_and_take(village):
+    line = refused("trade", "ana", "--take", "skill-dodge", "--give", "skill-stealth", db=village)
+    assert line.startswith("error: ")
+    assert "skill" in line and "give" in line and "<" in line and "take" in line
+    assert line.index("give") < line.index("<") < line.index("take")
+    assert "3" in line and "6" in line
+
+
+def test_a_value_refusal_with_json_also_prints_the_error_object(village):
+    result = run_ledger("--json", "trade", "ana", "--take", "skill-dodge", "--give", "skill-stealth", db=village)
+    assert result.returncode == 1
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] and "give" in error["message"] and "take" in error["message"]
+
+
+def test_an_item_cannot_pay_for_a_skill_through_the_cli(village):
+    refused("trade", "ana", "--take", "skill-dodge", "--give", "item-axe", "item-sword", db=village)
+
+
+def test_an_access_refusal_names_the_cards_level_and_the_access(village):
+    line = refused("trade", "ana", "--take", "item-amulet", "--give", "item-sword", "item-rope", "item-axe",
+                   "item-potion", db=village)
+    assert "item-amulet is level 3" in line
+    assert "access for item at village is 2" in line
+
+
+def test_a_hero_actor_may_not_trade_for_another_hero(village):
+    refused("--actor", "bo", "trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope", db=village)
+
+
+def test_trade_without_take_is_a_usage_error(village):
+    result = run_ledger("trade", "ana", "--give", "item-sword", db=village)
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ")
+
+
+# -- battle and access effects ----------------------------------------------------------------
+def test_battle_start_closes_trading_and_battle_end_reopens_it(village):
+    assert ok_json("battle", "start", db=village)["action"] == "battle start"
+    line = refused("trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope", db=village)
+    assert "battle" in line
+    assert ok_json("battle", "end", db=village)["action"] == "battle end"
+    out = ok_json("trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope", db=village)
+    assert out["events"][0]["battle"] is False
+
+
+def test_an_access_effect_reopens_trading_in_battle_and_clear_closes_it_again(village):
+    play(village, [["battle", "start"]])
+    out = ok_json("access", "village", "item", "2", "--by", "event-festival", db=village)
+    assert out["action"] == "access"
+    assert (out["events"][0]["level"], out["events"][0]["by"]) == (2, "event-festival")
+    traded = ok_json("trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope", db=village)
+    event = traded["events"][0]
+    assert event["battle"] is True
+    assert event["access"] == [{"suit": "item", "level": 2, "source": "effect of event-festival"}]
+    cleared = ok_json("access", "village", "item", "--clear", db=village)
+    assert cleared["events"][0]["level"] is None
+    line = refused("trade", "ana", "--take", "item-shield", "--give", "item-axe", "item-potion", db=village)
+    assert "battle" in line
+
+
+def test_an_access_effect_needs_a_card_in_play(village):
+    line = refused("access", "village", "item", "2", "--by", "event-truce", db=village)  # event-truce is in the box
+    assert "event-truce" in line
+
+
+# -- activation -----------------------------------------------------------------------------------
+def test_activate_records_target_note_action_points_and_energies(village):
+    out = ok_json("activate", "item-potion", "--target", "ana", "--note", "cura", "--ap", "1",
+                  "--energy", "fire=2", db=village)
+    assert set(out) == {"seq", "action", "events"}
+    assert out["action"] == "activate"
+    assert out["seq"] == last_seq(village)
+    (event,) = out["events"]
+    assert event["card"] == "item-potion" and event["hero"] == "ana"
+    assert (event["target"], event["note"], event["action_points"], event["energies"]) == (
+        "ana", "cura", 1, {"fire": 2})
+    assert event["went_to"] == "discard"  # task discard, from the inventory
+    with State(village) as s:
+        assert s.table.zone_of("item-potion") == "discard"
+
+
+def test_activate_from_a_table_leaves_the_card_in_place(village):
+    out = ok_json("--actor", "ana", "activate", "companion-wolf", "--effect", "1", db=village)
+    assert out["events"][0]["went_to"] is None
+    with State(village) as s:
+        assert s.table.zone_of("companion-wolf") == "table:ana"
+
+
+def test_activate_an_auto_effect_with_action_points_is_refused(village):
+    refused("activate", "companion-wolf", "--effect", "2", "--ap", "1", db=village)
+
+
+# -- help -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    ["trade"], ["location", "add"], ["travel"], ["battle", "start"], ["access"], ["activate"],
+])
+def test_each_trading_command_has_help_with_an_example(command):
+    result = run_ledger(*command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert "Example:" in result.stdout
