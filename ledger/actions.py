@@ -31,6 +31,9 @@ def handles(command: type[c.Command]):
 
 
 def decide(play: Play, command: c.Command) -> Decided:
+    if play.actor != MASTER:
+        check_hero_id(play.actor)
+        play.campaign.check_hero(play.actor)  # an actor is the master or a hero of this campaign
     return HANDLERS[type(command)](play, command)
 
 

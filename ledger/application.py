@@ -11,6 +11,7 @@ actions so that loading never replays from the start.
 from __future__ import annotations
 
 import re
+import sqlite3
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,15 @@ def slugify(text: str) -> str:
     return slug or "campaign"
 
 
+def campaign_names(name: str | None, slug: str | None) -> tuple[str, str]:
+    """A new campaign's display name and id (the id defaults to the name, slugified)."""
+    name = (name or slug or "Campaign").strip() or "Campaign"
+    slug = slug if slug is not None else slugify(name)
+    if not _SLUG.fullmatch(slug):
+        raise BadInput(f"{slug!r} is not a campaign id; use lower-case letters, digits and '-' (e.g. north)")
+    return name, slug
+
+
 def campaign_uuid(slug: str) -> UUID:
     return uuid5(NAMESPACE, f"campaign:{slug}")
 
@@ -71,11 +81,13 @@ class Ledger(Application):
     def __init__(self, env: dict[str, str] | None = None):
         try:
             super().__init__(env)
-        except (PersistenceError, OSError) as exc:
+        except (PersistenceError, OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the campaign database ({_reason(exc)})") from None
         self._catalogs: dict[UUID, tuple[Catalog, Format]] = {}
         self._live: dict[UUID, Campaign] = {}
-        self._project = make_projector(self._catalog_of)
+        # The one fold, as eventsourcing's repository and the read models call it:
+        # (campaign or None, events) -> campaign.
+        self.project = make_projector(self._catalog_of)
         self.campaign_log: EventSourcedLog[CampaignRegistered] = EventSourcedLog(
             self.events, CAMPAIGNS_LOG_ID, CampaignRegistered
         )
@@ -126,10 +138,7 @@ class Ledger(Application):
         """``ledger init``: a new campaign whose cards all start in the box."""
         if actor != MASTER:
             raise BadInput("only the master starts a campaign")
-        name = (name or slug or "Campaign").strip() or "Campaign"
-        slug = slug if slug is not None else slugify(name)
-        if not _SLUG.fullmatch(slug):
-            raise BadInput(f"{slug!r} is not a campaign id; use lower-case letters, digits and '-'")
+        name, slug = campaign_names(name, slug)
         if any(e.slug == slug for e in self.campaigns()):
             raise BadInput(
                 f"this database already holds a campaign {slug!r}; pick another with --campaign ID "
@@ -142,7 +151,7 @@ class Ledger(Application):
         )
         entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
         self._guard(lambda: self.save(event, entry))
-        campaign = self._project(None, [event])
+        campaign = self.project(None, [event])
         assert campaign is not None
         self._live[cid] = campaign
         return Recorded(seq=1, action=event.action, event=event, campaign=campaign)
@@ -163,20 +172,20 @@ class Ledger(Application):
             last = self._current(cid).version
             if at > last:
                 raise BadInput(f"--at {at} is past the last action (seq {last})")
-            return self._guard(lambda: self.repository.get(cid, version=at, projector_func=self._project))
+            return self._guard(lambda: self.repository.get(cid, version=at, projector_func=self.project))
         return self._current(cid)
 
     def _current(self, cid: UUID) -> Campaign:
         campaign = self._live.get(cid)
         if campaign is None:
             try:
-                campaign = self._guard(lambda: self.repository.get(cid, projector_func=self._project))
+                campaign = self._guard(lambda: self.repository.get(cid, projector_func=self.project))
             except AggregateNotFoundError:
                 raise UnknownCampaign("that campaign has no events in this database") from None
             self._live[cid] = campaign
         else:
             newer = self._guard(lambda: list(self.events.get(cid, gt=campaign.version)))
-            self._project(campaign, newer)
+            self.project(campaign, newer)
         return campaign
 
     def event(self, cid: UUID, seq: int) -> ActionRecorded:
@@ -250,7 +259,7 @@ class Ledger(Application):
             return fn()
         except LedgerError:
             raise
-        except PersistenceError as exc:
+        except (PersistenceError, sqlite3.Error) as exc:
             raise StoreError(f"the campaign database cannot be used ({_reason(exc)})") from None
 
 

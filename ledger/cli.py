@@ -21,7 +21,8 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from . import commands as c
-from .application import Ledger, Recorded
+from .application import Ledger, Recorded, campaign_names
+from .campaign import Campaign
 from .catalog import load_catalog
 from .errors import BadInput, LedgerError, first_problem
 from .formats import load_format
@@ -50,6 +51,12 @@ class Session:
 
     def cid(self) -> UUID:
         return self.ledger().resolve(self.campaign_slug)
+
+    def viewing(self, campaign: Campaign) -> str:
+        """The viewer, checked: referee, public, or a hero of this campaign."""
+        if self.viewer not in (REFEREE, PUBLIC):
+            campaign.check_hero(self.viewer)
+        return self.viewer
 
     def run(self, command: c.Command) -> Recorded:
         return self.ledger().execute(self.cid(), command)
@@ -156,6 +163,7 @@ def init(s: Session, catalog_path: str, name: str | None, format_path: str | Non
     """
     catalog = load_catalog(catalog_path)
     fmt = load_format(format_path) if format_path else None
+    campaign_names(name, s.campaign_slug)  # refuse a bad id before any file is made
     rec = s.ledger(create=True).start(catalog, name=name, slug=s.campaign_slug, fmt=fmt, actor=s.actor)
     if s.as_json:
         _print_recorded(s, rec)
@@ -544,7 +552,7 @@ def zones(s: Session, at: int | None) -> None:
     from projections.views import zones_view
 
     campaign = s.ledger().campaign(s.cid(), at=at)
-    view = zones_view(campaign, s.viewer)
+    view = zones_view(campaign, s.viewing(campaign))
     if s.as_json:
         click.echo(json.dumps(view))
     else:
@@ -573,6 +581,9 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="ledger", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except click.exceptions.NoArgsIsHelpError as exc:  # bare `ledger` or `ledger hero`: show help
+        click.echo(exc.ctx.get_help() if exc.ctx else "see ledger --help")
+        sys.exit(0)
     except click.Abort:
         click.echo("error: aborted", err=True)
         sys.exit(1)
@@ -586,6 +597,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(exc), exc.code, as_json)
     except ValidationError as exc:
         fail(first_problem(exc), "bad-input", as_json)
+    except sqlite3.Error as exc:
+        fail(f"the campaign database cannot be used ({exc})", "store", as_json)
     except KeyboardInterrupt:
         click.echo("error: interrupted; nothing half-recorded (each action is saved whole or not at all)", err=True)
         sys.exit(1)

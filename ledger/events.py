@@ -66,6 +66,10 @@ class ActionRecorded(DomainEvent):
     def seq(self) -> int:
         return self.originator_version
 
+    def shown_to_all(self) -> tuple[str, ...]:
+        """Cards this action shows to everyone at the table, wherever they end up."""
+        return ()
+
 
 class CampaignStarted(ActionRecorded):
     action: ClassVar[str] = "init"
@@ -263,3 +267,6 @@ class CardActivated(ActionRecorded):
     note: str | None = None
     action_points: int | None = None
     energies: dict[str, int] = {}
+
+    def shown_to_all(self) -> tuple[str, ...]:
+        return (self.card,)  # an activation is declared at the table

@@ -10,7 +10,10 @@ from typing import Any
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
 from ledger.events import ActionRecorded
-from ledger.visibility import can_identify
+from ledger.visibility import can_identify, sees_everything
+from ledger.vocabulary import host_of
+
+from .witness import change_marks, visible_cards
 
 HIDDEN: dict[str, Any] = {"id": None, "face": "down"}
 
@@ -40,17 +43,58 @@ def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
 def action_view(
     event: ActionRecorded, campaign: Campaign, viewer: str, known: frozenset[str] = frozenset()
 ) -> dict[str, Any]:
-    """One recorded action as a viewer may see it: a card id shows only if the viewer
-    may identify that card in ``campaign`` or already knows it (``known``: they saw it
-    before, or named it themselves); every other id becomes null, wherever it appears."""
-    hidden = {c for c in cards_of(event) if c not in known and not can_identify(campaign, viewer, c)}
+    """One recorded action as a viewer may see it, right after it (``campaign``).
+
+    The referee gets the stored event whole. Anyone else gets its parameters with
+    every card id they may not identify replaced by null, and, instead of the raw
+    changes (whose deck positions would give hidden cards away), the moves they
+    witnessed: card (or null), from zone, to zone. ``known``: ids the viewer named
+    themselves."""
+    cards = cards_of(event)
     data = event.model_dump(mode="json", exclude={"originator_id", "originator_version", "catalog", "format"})
-    data = _scrub(data, hidden)
+    if sees_everything(viewer):
+        hidden: set[str] = set()
+    else:
+        marks = change_marks(event, campaign, viewer)
+        hidden = cards - known - visible_cards(event, campaign, viewer, cards, marks)
+        data = _scrub(data, hidden)
+        data["changes"] = _moves(event, campaign, viewer, marks, known)
+        # A seed and the public order of the depot would let anyone recompute where
+        # hidden cards went; only the referee sees seeds.
+        data.pop("seed", None)
     data["type"] = type(event).__name__
     data["seq"] = event.seq
     data["action"] = event.action
     data["summary"] = summary(event, hidden)
     return data
+
+
+def _moves(event: ActionRecorded, campaign: Campaign, viewer: str, marks: list[bool],
+           known: frozenset[str]) -> list[dict[str, Any]]:
+    """The changes of an action as a viewer witnessed them, with no deck positions."""
+    moves: list[dict[str, Any]] = []
+    for change, seen in zip(event.changes, marks):
+        if isinstance(change, CardChanged):
+            card = change.card if seen or change.card in known else None
+            moves.append({
+                "kind": "card", "card": card,
+                "from": _zone_name(campaign, change.was.at), "to": _zone_name(campaign, change.now.at),
+                "face": change.now.face if card else None,
+                "exhausted": change.now.exhausted if card else None,
+            })
+        elif isinstance(change, StackReordered):
+            moves.append({"kind": "order", "stack": change.stack, "count": len(change.now)})
+        else:
+            moves.append(change.model_dump(mode="json"))
+    return moves
+
+
+def _zone_name(campaign: Campaign, container: str) -> str:
+    """A container as a viewer may name it: attachments show as their host's zone."""
+    host = host_of(container)
+    if host is None:
+        return container
+    return campaign.table.zone_of(host) + " (attached)" if host in campaign.table.where else "attached"
 
 
 def cards_of(event: ActionRecorded) -> set[str]:

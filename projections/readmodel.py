@@ -1,0 +1,250 @@
+"""The read-model tables, kept in the campaign's own database file with sqlite-utils
+so any SQLite tool (the ``sqlite3`` shell, Datasette) can browse them:
+
+- ``cards``: one row per card and campaign: zone, position, face, exhausted,
+  attached_to and the derived states of RULES.md §7;
+- ``zones``: one row per zone and campaign: its settings and how many cards it holds;
+- ``history``: one row per action: seq, action, actor, time, summary, cards touched,
+  who could see each of them, and ``undone_by``;
+- ``card_actions``: which actions touched which card (for ``card`` and ``history --card``);
+- ``projection_position``: the last notification applied.
+
+The tables follow the event store's notification log (read through eventsourcing's
+recorder only). Each batch of rows is written in one transaction together with the
+position it reaches, so a crash never leaves rows without their position or the
+reverse, and a notification is never applied twice. Rows are computed with the same
+fold as the aggregate (``Campaign`` + ``Table.apply``), so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import sqlite_utils
+
+from ledger.application import Ledger
+from ledger.campaign import Campaign
+from ledger.changes import CardChanged, HeroChanged, StackReordered
+from ledger.events import ActionRecorded, CampaignStarted
+from ledger.rules import card_states
+from ledger.vocabulary import PUBLIC, host_of
+
+from .views import cards_of, summary
+from .witness import visible_cards
+
+NAME = "tables"
+BATCH = 1000
+
+
+def viewers_of(campaign: Campaign) -> list[str]:
+    return [PUBLIC, *campaign.table.heroes]
+
+
+class ReadModel:
+    """Writes and reads the read-model tables of one database file."""
+
+    def __init__(self, ledger: Ledger, path: str | Path):
+        self.ledger = ledger
+        self.db = sqlite_utils.Database(str(path), execute_plugins=False)
+        self.db.conn.execute("PRAGMA busy_timeout = 10000")
+        self._campaigns: dict[UUID, Campaign] = {}
+        self._ensure_tables()
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- schema -----------------------------------------------------------------
+    def _ensure_tables(self) -> None:
+        if self.db["projection_position"].exists():
+            return
+        with self.db.atomic():
+            self.db["projection_position"].create({"name": str, "position": int}, pk="name", if_not_exists=True)
+            self.db["cards"].create(
+                {"campaign": str, "id": str, "suit": str, "name": str, "zone": str, "position": int,
+                 "face": str, "exhausted": int, "attached_to": str, "states": str},
+                pk=("campaign", "id"), if_not_exists=True,
+            )
+            self.db["zones"].create(
+                {"campaign": str, "id": str, "kind": str, "owner": str, "visibility": str, "ordered": int,
+                 "use": str, "affected": str, "suit": str, "count": int},
+                pk=("campaign", "id"), if_not_exists=True,
+            )
+            self.db["history"].create(
+                {"campaign": str, "seq": int, "action": str, "actor": str, "time": str, "summary": str,
+                 "cards": str, "seen": str, "undone_by": int},
+                pk=("campaign", "seq"), if_not_exists=True,
+            )
+            self.db["card_actions"].create(
+                {"campaign": str, "card": str, "seq": int}, pk=("campaign", "card", "seq"), if_not_exists=True,
+            )
+            self.db["cards"].create_index(["campaign", "zone"], if_not_exists=True)
+            self.db["history"].create_index(["campaign", "actor"], if_not_exists=True)
+            self.db["projection_position"].insert({"name": NAME, "position": 0}, replace=True)
+
+    def position(self) -> int:
+        row = self.db.execute("SELECT position FROM projection_position WHERE name = ?", [NAME]).fetchone()
+        return row[0] if row else 0
+
+    # -- following the log --------------------------------------------------------
+    def catch_up(self, progress: Callable[[int, int], None] | None = None, batch: int = BATCH) -> int:
+        """Applies every notification after the stored position; returns how many."""
+        recorder = self.ledger.recorder
+        start = self.position()
+        end = recorder.max_notification_id() or 0
+        done = 0
+        while start < end:
+            notes = recorder.select_notifications(start=start + 1, limit=batch)
+            if not notes:
+                break
+            writer = _Batch()
+            for note in notes:
+                event = self.ledger.mapper.to_domain_event(note)
+                if isinstance(event, ActionRecorded):
+                    self._apply(event, writer)
+            with self.db.atomic():
+                writer.write(self.db)
+                self.db.execute(
+                    "UPDATE projection_position SET position = ? WHERE name = ? AND position = ?",
+                    [notes[-1].id, NAME, start],
+                )
+                moved = self.db.execute("SELECT changes()").fetchone()[0]
+                if moved != 1:  # another process caught up meanwhile: drop this batch
+                    raise _Raced()
+            start = notes[-1].id
+            done += len(notes)
+            if progress is not None:
+                progress(done, end - self.position() + done)
+        return done
+
+    def safe_catch_up(self) -> int:
+        try:
+            return self.catch_up()
+        except _Raced:
+            self._campaigns.clear()
+            return 0
+
+    def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Drops every row and applies the whole log again."""
+        with self.db.atomic():
+            for table in ("cards", "zones", "history", "card_actions"):
+                self.db.execute(f"DELETE FROM [{table}]")
+            self.db.execute("UPDATE projection_position SET position = 0 WHERE name = ?", [NAME])
+        self._campaigns.clear()
+        return self.catch_up(progress)
+
+    # -- applying one action ---------------------------------------------------------
+    def _campaign_before(self, event: ActionRecorded) -> Campaign | None:
+        cid = event.originator_id
+        if isinstance(event, CampaignStarted):
+            return None
+        campaign = self._campaigns.get(cid)
+        if campaign is None or campaign.version != event.seq - 1:
+            campaign = self.ledger.campaign(cid, at=event.seq - 1)
+            self._campaigns[cid] = campaign
+        return campaign
+
+    def _apply(self, event: ActionRecorded, writer: _Batch) -> None:
+        before = self._campaign_before(event)
+        touched = cards_of(event)
+        campaign = self.ledger.project(before, [event])  # the one fold
+        assert campaign is not None
+        self._campaigns[event.originator_id] = campaign
+        seen: dict[str, list[str]] = {card: [] for card in touched}
+        for viewer in viewers_of(campaign):
+            for card in visible_cards(event, campaign, viewer, touched):
+                seen[card].append(viewer)
+        writer.history.append({
+            "campaign": campaign.slug, "seq": event.seq, "action": event.action, "actor": event.actor,
+            "time": event.timestamp.isoformat(), "summary": summary(event), "cards": json.dumps(sorted(touched)),
+            "seen": json.dumps({card: who for card, who in sorted(seen.items()) if who}), "undone_by": None,
+        })
+        writer.card_actions.extend({"campaign": campaign.slug, "card": card, "seq": event.seq} for card in touched)
+        dirty = writer.dirty(campaign)
+        if isinstance(event, CampaignStarted) or any(isinstance(ch, HeroChanged) for ch in event.changes):
+            dirty.zones.update(campaign.zones())
+        if isinstance(event, CampaignStarted):
+            dirty.cards.update(campaign.catalog.ids())
+            return
+        table = campaign.table
+        containers: set[str] = set()
+        for change in event.changes:
+            if isinstance(change, CardChanged):
+                containers.update((change.was.at, change.now.at))
+            elif isinstance(change, StackReordered):
+                containers.add(change.stack)
+        dirty.zones.update(c for c in containers if host_of(c) is None)
+        dirty.cards.update(touched)
+        for container in containers:  # positions shift for every card of a container
+            dirty.cards.update(table.cards_in(container))
+        todo = list(dirty.cards)  # an attached card's zone and states follow its host
+        while todo:
+            for attached in table.attached(todo.pop()):
+                if attached not in dirty.cards:
+                    dirty.cards.add(attached)
+                    todo.append(attached)
+
+
+class _Raced(Exception):
+    """Another process moved the position first; this batch is dropped, not applied twice."""
+
+
+class _Dirty:
+    def __init__(self, campaign: Campaign):
+        self.campaign = campaign
+        self.cards: set[str] = set()
+        self.zones: set[str] = set()
+
+
+class _Batch:
+    """Rows gathered for one transaction; cards and zones are written once each, as
+    they stand at the end of the batch."""
+
+    def __init__(self) -> None:
+        self.history: list[dict[str, Any]] = []
+        self.card_actions: list[dict[str, Any]] = []
+        self._dirty: dict[UUID, _Dirty] = {}
+
+    def dirty(self, campaign: Campaign) -> _Dirty:
+        entry = self._dirty.setdefault(campaign.id, _Dirty(campaign))
+        entry.campaign = campaign
+        return entry
+
+    def write(self, db: sqlite_utils.Database) -> None:
+        card_rows = [card_row(d.campaign, card) for d in self._dirty.values() for card in d.cards]
+        zone_rows = [zone_row(d.campaign, zone) for d in self._dirty.values() for zone in d.zones
+                     if zone in d.campaign.zones()]
+        if card_rows:
+            db["cards"].upsert_all(card_rows, pk=("campaign", "id"))
+        if zone_rows:
+            db["zones"].upsert_all(zone_rows, pk=("campaign", "id"))
+        if self.history:
+            db["history"].insert_all(self.history, pk=("campaign", "seq"))
+        if self.card_actions:
+            db["card_actions"].insert_all(self.card_actions, pk=("campaign", "card", "seq"), ignore=True)
+
+
+def card_row(campaign: Campaign, card: str) -> dict[str, Any]:
+    table = campaign.table
+    data = campaign.card(card)
+    host = table.host(card)
+    container = table.where[card]
+    return {
+        "campaign": campaign.slug, "id": card, "suit": str(data.suit), "name": data.name,
+        "zone": table.zone_of(card), "position": table.cards_in(container).index(card),
+        "face": table.face(card), "exhausted": int(card in table.exhausted), "attached_to": host,
+        "states": " ".join(card_states(campaign, card)),
+    }
+
+
+def zone_row(campaign: Campaign, zone: str) -> dict[str, Any]:
+    spec = campaign.zones()[zone]
+    return {
+        "campaign": campaign.slug, "id": zone, "kind": spec.kind, "owner": spec.owner,
+        "visibility": spec.visibility, "ordered": int(spec.ordered), "use": spec.use,
+        "affected": spec.affected, "suit": str(spec.suit) if spec.suit else None,
+        "count": len(campaign.table.cards_in(zone)),
+    }

@@ -1,0 +1,63 @@
+"""What a viewer witnessed of one action, change by change.
+
+Looking only at the table before and after an action is not enough: when an empty
+deck is refilled from the face-up depot and then drawn from, everyone saw the depot
+cards go into the deck, but nobody but the drawer knows which of them were drawn.
+So we step back through the action's changes (applying their inverses to the table
+after it, then forward again, which the fold makes exact) and ask at each change
+whether the viewer could identify the card at either end of it.
+"""
+
+from __future__ import annotations
+
+from ledger.campaign import Campaign
+from ledger.changes import CardChanged
+from ledger.events import ActionRecorded
+from ledger.visibility import can_identify, sees_everything
+
+
+def change_marks(event: ActionRecorded, after: Campaign, viewer: str) -> list[bool]:
+    """For each change: could the viewer identify its card at either end of it?
+    (Only card changes carry a card; other changes are marked True.)"""
+    if sees_everything(viewer):
+        return [True] * len(event.changes)
+    table = after.table
+    marks = [True] * len(event.changes)
+    shown = set(event.shown_to_all())
+    undone = []
+    try:
+        for i in range(len(event.changes) - 1, -1, -1):
+            change = event.changes[i]
+            now_seen = isinstance(change, CardChanged) and (
+                change.card in shown or can_identify(after, viewer, change.card)
+            )
+            table.apply(change.inverse())
+            undone.append(change)
+            if isinstance(change, CardChanged):
+                marks[i] = now_seen or can_identify(after, viewer, change.card)
+    finally:
+        for change in reversed(undone):
+            table.apply(change)
+    return marks
+
+
+def visible_cards(event: ActionRecorded, after: Campaign, viewer: str, cards: set[str],
+                  marks: list[bool] | None = None) -> set[str]:
+    """The cards of an action a viewer may identify in it: a card whose last change
+    the viewer witnessed (they saw it leave or arrive), a card the action shows to
+    everyone, or a card the action names without moving that the viewer can see."""
+    if sees_everything(viewer):
+        return set(cards)
+    marks = marks if marks is not None else change_marks(event, after, viewer)
+    last: dict[str, bool] = {}
+    for change, mark in zip(event.changes, marks):
+        if isinstance(change, CardChanged):
+            last[change.card] = mark
+    visible = set(event.shown_to_all()) & cards
+    for card in cards:
+        if card in last:
+            if last[card]:
+                visible.add(card)
+        elif card in after.table.where and can_identify(after, viewer, card):
+            visible.add(card)
+    return visible

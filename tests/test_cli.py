@@ -1,0 +1,502 @@
+"""End to end through the real ``ledger`` command (CLI.md) on real SQLite files.
+
+Every check runs ``python -m ledger`` in a child process. A module-scoped campaign is
+played once through the command (``played``); tests that try refusals work on a copy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ledger.application import Ledger
+from ledger.catalog import load_catalog, sample_catalog_path
+
+from .conftest import run_ledger
+
+SAMPLE = str(sample_catalog_path())
+CATALOG_IDS = load_catalog(sample_catalog_path()).ids()
+SUITS = ("house", "class", "entity", "item", "skill", "companion", "event")
+ZONES_WITH_ANA = {
+    "box", *(f"deck:{s}" for s in SUITS), "discard", "depot", "scenario", "limbo",
+    "table:ana", "inventory:ana", "extra:ana",
+}
+
+# The session played through the command: (arguments, the action it records).
+# seq = position + 1; the comments say what each action leaves behind.
+SESSION: list[tuple[list[str], str]] = [
+    (["init", "--catalog", SAMPLE, "--name", "Teste"], "init"),                               # 1
+    (["hero", "add", "ana", "--knowledge", "1"], "hero add"),                                 # 2
+    (["add", "item-sword", "item-bow", "item-rope", "item-torch", "--to", "deck:item"], "add"),  # 3 sword on top
+    (["add", "companion-wolf", "companion-falcon", "--to", "deck:companion"], "add"),        # 4
+    (["add", "skill-dodge", "skill-stealth", "skill-first-aid", "--to", "deck:skill"], "add"),  # 5
+    (["--actor", "ana", "draw", "deck:item", "--count", "2"], "draw"),                       # 6 sword, bow -> inventory
+    (["--actor", "ana", "send", "item-sword", "--to", "table:ana"], "send"),                 # 7
+    (["--actor", "ana", "discard", "item-bow"], "discard"),                                  # 8 bow -> discard
+    (["bury", "item-bow"], "bury"),                                                          # 9 bow -> bottom of deck:item
+    (["--actor", "ana", "draw", "deck:companion"], "draw"),                                  # 10 wolf -> inventory
+    (["--actor", "ana", "send", "companion-wolf", "--to", "table:ana"], "send"),             # 11
+    (["exile", "item-torch"], "exile"),                                                      # 12 torch -> limbo
+    (["shuffle", "deck:skill", "--seed", "7"], "shuffle"),                                   # 13
+    (["--actor", "ana", "search", "deck:skill", "--take", "skill-first-aid", "--seed", "3"], "search"),  # 14
+    (["--actor", "ana", "reveal", "skill-first-aid"], "reveal"),                             # 15
+    (["--actor", "ana", "hide", "skill-first-aid"], "hide"),                                 # 16
+    (["--actor", "ana", "exhaust", "item-sword"], "exhaust"),                                # 17
+    (["--actor", "ana", "restore", "item-sword"], "restore"),                                # 18
+    (["--actor", "ana", "attach", "skill-first-aid", "--to", "companion-wolf"], "attach"),   # 19
+    (["--actor", "ana", "detach", "skill-first-aid", "--to", "inventory:ana"], "detach"),    # 20
+]
+LAST = len(SESSION)
+
+
+# -- helpers ---------------------------------------------------------------------
+def succeeded(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    assert "Traceback" not in result.stdout + result.stderr
+    return result
+
+
+def one_error_line(result: subprocess.CompletedProcess, exit_codes=(1,)) -> str:
+    """The contract for a refusal: the exit status, one ``error: `` line, no traceback."""
+    assert result.returncode in exit_codes, (
+        f"exit {result.returncode}, wanted {exit_codes}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    )
+    assert "Traceback" not in result.stdout + result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, f"wanted one stderr line, got {len(lines)}:\n{result.stderr}"
+    assert lines[0].startswith("error: ") and len(lines[0]) > len("error: ")
+    return lines[0]
+
+
+def json_of(result: subprocess.CompletedProcess):
+    """stdout must be exactly one JSON document."""
+    return json.loads(result.stdout)
+
+
+def json_error(result: subprocess.CompletedProcess) -> dict:
+    line = one_error_line(result)
+    doc = json_of(result)
+    assert set(doc) == {"error"}, doc
+    assert set(doc["error"]) >= {"code", "message"}, doc
+    assert isinstance(doc["error"]["code"], str) and doc["error"]["code"]
+    assert isinstance(doc["error"]["message"], str) and doc["error"]["message"]
+    assert line == f"error: {doc['error']['message']}"
+    return doc["error"]
+
+
+def zones(db: Path, *args: str) -> dict:
+    return json_of(succeeded(run_ledger("--json", *args, "zones", db=db)))
+
+
+def stored(db: Path) -> tuple[int, int]:
+    """(events in the file, last seq of its only campaign), read in this process."""
+    ledger = Ledger.open(db)
+    try:
+        return ledger.stored_event_count(), ledger.last_seq(ledger.resolve(None))
+    finally:
+        ledger.close()
+
+
+def ids_in(zone: list[dict]) -> list[str | None]:
+    return [entry["id"] for entry in zone]
+
+
+def copy_db(src: Path, dst_dir: Path) -> Path:
+    dst = dst_dir / src.name
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{src}{suffix}").exists():
+            shutil.copy(f"{src}{suffix}", f"{dst}{suffix}")
+    return dst
+
+
+def run_with_env(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Like ``run_ledger``, but keeps ``LEDGER_DB`` (run_ledger always removes it)."""
+    full_env = {k: v for k, v in os.environ.items() if k != "LEDGER_DB"}
+    full_env.update(env)
+    return subprocess.run([sys.executable, "-m", "ledger", *args], capture_output=True, text=True,
+                          cwd=cwd, env=full_env, timeout=120)
+
+
+# -- the session, played once ----------------------------------------------------------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Path, list[subprocess.CompletedProcess]]:
+    db = tmp_path_factory.mktemp("played") / "campaign.db"
+    results = [run_ledger("--json", *args, db=db) for args, _ in SESSION]
+    return db, results
+
+
+@pytest.fixture
+def campaign_copy(played, tmp_path) -> Path:
+    db, results = played
+    assert all(r.returncode == 0 for r in results), "the session did not play through"
+    return copy_db(db, tmp_path)
+
+
+# -- recording -------------------------------------------------------------------------
+def test_every_action_in_json_is_one_object_with_contiguous_seqs_from_init(played):
+    _, results = played
+    for n, ((args, action), result) in enumerate(zip(SESSION, results), start=1):
+        succeeded(result)
+        doc = json_of(result)
+        assert isinstance(doc, dict), f"{args}: {doc!r}"
+        assert set(doc) >= {"seq", "action", "events"}, f"{args}: {sorted(doc)}"
+        assert doc["seq"] == n, f"{args}: seq {doc['seq']}, wanted {n}"
+        assert doc["action"] == action, f"{args}: action {doc['action']!r}"
+        assert isinstance(doc["events"], list) and doc["events"], f"{args}: events {doc['events']!r}"
+        assert all(isinstance(event, dict) for event in doc["events"])
+
+
+def test_every_recorded_action_prints_its_seq(tmp_path):
+    db = tmp_path / "campaign.db"
+    for n, (args, _) in enumerate(SESSION, start=1):
+        result = succeeded(run_ledger(*args, db=db))
+        assert re.search(rf"\bseq {n}\b", result.stdout), f"{args} printed no 'seq {n}': {result.stdout!r}"
+
+
+# -- reading ---------------------------------------------------------------------------
+def test_json_zones_lists_every_zone_and_every_card_once_decks_top_first(played):
+    db, _ = played
+    view = zones(db)
+    assert set(view) >= {"seq", "viewer", "zones"}
+    assert view["seq"] == LAST
+    assert view["viewer"] == "referee"
+    z = view["zones"]
+    assert set(z) == ZONES_WITH_ANA
+    for zone_id, entries in z.items():
+        assert isinstance(entries, list), zone_id
+        for entry in entries:
+            assert set(entry) == {"id", "face", "exhausted", "attached"}, (zone_id, entry)
+            assert entry["face"] in ("up", "down") and isinstance(entry["exhausted"], bool)
+    for empty in ("deck:house", "deck:class", "deck:entity", "deck:event", "discard", "depot",
+                  "scenario", "extra:ana"):
+        assert z[empty] == [], empty
+    # every catalog card exactly once (attached cards appear in their host's list)
+    seen = [e["id"] for entries in z.values() for e in entries]
+    seen += [a for entries in z.values() for e in entries for a in e["attached"]]
+    assert sorted(seen) == sorted(CATALOG_IDS)
+    # decks top first: bury put the bow at the bottom, under the rope
+    assert ids_in(z["deck:item"]) == ["item-rope", "item-bow"]
+    assert all(e["face"] == "down" for e in z["deck:item"])
+    assert sorted(ids_in(z["deck:skill"])) == ["skill-dodge", "skill-stealth"]
+    assert ids_in(z["deck:companion"]) == ["companion-falcon"]
+    assert ids_in(z["table:ana"]) == ["item-sword", "companion-wolf"]
+    assert [e["attached"] for e in z["table:ana"]] == [[], []]
+    assert ids_in(z["inventory:ana"]) == ["skill-first-aid"]
+    assert z["limbo"] == [{"id": "item-torch", "face": "up", "exhausted": False, "attached": []}]
+
+
+def test_zones_at_seq_shows_the_table_right_after_that_action(played):
+    db, _ = played
+    now = zones(db)
+    start = json_of(succeeded(run_ledger("--json", "zones", "--at", "1", db=db)))
+    assert start["seq"] == 1
+    assert sorted(ids_in(start["zones"]["box"])) == sorted(CATALOG_IDS)
+    assert all(v == [] for k, v in start["zones"].items() if k != "box")
+    assert "inventory:ana" not in start["zones"], "hero ana was added at seq 2"
+
+    before = json_of(succeeded(run_ledger("--json", "zones", "--at", "5", db=db)))
+    after = json_of(succeeded(run_ledger("--json", "zones", "--at", "6", db=db)))
+    assert (before["seq"], after["seq"]) == (5, 6)
+    assert ids_in(before["zones"]["deck:item"]) == ["item-sword", "item-bow", "item-rope", "item-torch"]
+    assert before["zones"]["inventory:ana"] == []
+    assert ids_in(after["zones"]["deck:item"]) == ["item-rope", "item-torch"]
+    assert ids_in(after["zones"]["inventory:ana"]) == ["item-sword", "item-bow"]
+
+    buried = json_of(succeeded(run_ledger("--json", "zones", "--at", "9", db=db)))["zones"]
+    assert ids_in(buried["deck:item"]) == ["item-rope", "item-torch", "item-bow"]
+    assert buried["discard"] == []
+
+    exhausted = json_of(succeeded(run_ledger("--json", "zones", "--at", "17", db=db)))["zones"]
+    assert exhausted["table:ana"][0] == {"id": "item-sword", "face": "up", "exhausted": True, "attached": []}
+
+    attached = json_of(succeeded(run_ledger("--json", "zones", "--at", "19", db=db)))["zones"]
+    assert attached["table:ana"][1]["attached"] == ["skill-first-aid"]
+    assert attached["inventory:ana"] == []
+
+    last = json_of(succeeded(run_ledger("--json", "zones", "--at", str(LAST), db=db)))
+    assert last == now
+
+
+def test_public_view_shows_hidden_cards_as_null_ids_with_their_count(played):
+    db, _ = played
+    public = zones(db, "--as", "public")
+    assert public["viewer"] == "public"
+    z = public["zones"]
+    assert z["deck:item"] == [{"id": None, "face": "down"}] * 2
+    assert z["inventory:ana"] == [{"id": None, "face": "down"}]
+    assert ids_in(z["table:ana"]) == ["item-sword", "companion-wolf"]
+    ana = zones(db, "--as", "ana")["zones"]
+    assert ids_in(ana["inventory:ana"]) == ["skill-first-aid"]
+    assert ana["deck:item"] == [{"id": None, "face": "down"}] * 2
+
+
+def test_human_zones_prints_a_table_of_the_zones(played):
+    db, _ = played
+    result = succeeded(run_ledger("zones", db=db))
+    for zone_id in ("deck:item", "table:ana", "limbo"):
+        assert zone_id in result.stdout
+    assert "item-sword" in result.stdout
+
+
+# -- refusals --------------------------------------------------------------------------
+REFUSALS = [
+    ["--actor", "ana", "draw", "deck:event"],                         # empty, nothing in the depot
+    ["--actor", "ana", "draw", "deck:item", "--count", "3"],          # only two cards
+    ["discard", "item-nope"],                                         # unknown card
+    ["send", "item-rope", "--to", "nowhere"],                         # unknown zone
+    ["send", "item-rope", "--to", "table:zed"],                       # unknown hero
+    ["--actor", "ana", "exhaust", "skill-dodge"],                     # in a deck, hidden from ana
+    ["exhaust", "item-rope"],                                         # cards in a deck have no state
+    ["add", "item-sword", "--to", "deck:item"],                       # not in the box
+    ["shuffle", "discard"],                                           # a pile has no order
+    ["attach", "item-sword", "--to", "item-sword"],
+    ["detach", "item-sword"],                                         # not attached
+    ["restore", "item-sword"],                                        # already restored
+    ["hero", "add", "ana"],                                           # already there
+    ["--actor", "ana", "search", "deck:item", "--take", "item-torch"],  # it is in limbo
+    ["exile", "item-torch"],                                          # already in limbo
+    ["--as", "Not A Hero!", "zones"],
+    ["init", "--catalog", SAMPLE, "--name", "Teste"],                 # the campaign exists
+]
+
+
+def test_refusals_exit_1_with_one_error_line_and_append_nothing(campaign_copy):
+    db = campaign_copy
+    view_before = zones(db)
+    count_before, seq_before = stored(db)
+    assert seq_before == LAST
+    for args in REFUSALS:
+        result = run_ledger("--json", *args, db=db)
+        json_error(result)
+        assert stored(db) == (count_before, seq_before), f"{args} was refused but appended events"
+    # the human form: the same single line, nothing recorded
+    one_error_line(run_ledger("--actor", "ana", "draw", "deck:event", db=db))
+    assert zones(db) == view_before
+    assert stored(db) == (count_before, seq_before)
+
+
+def test_an_actor_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
+    """CLI.md: --actor is master or a hero id; an unknown hero is refused (exit 1)."""
+    db = campaign_copy
+    before = stored(db)
+    for args in (
+        ["--actor", "zed", "send", "item-torch", "--to", "discard"],  # a face-up card nobody owns
+        ["--actor", "zed", "shuffle", "deck:item"],
+    ):
+        one_error_line(run_ledger(*args, db=db))
+        assert stored(db) == before, f"{args}: a stranger's action was recorded"
+
+
+def test_a_viewer_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
+    """CLI.md: --as is referee, public or a hero id; an unknown hero is refused (exit 1)."""
+    one_error_line(run_ledger("--as", "zed", "--json", "zones", db=campaign_copy))
+
+
+def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
+    db = campaign_copy
+    before = stored(db)
+    for args in (
+        ["draw", "deck:item", "--bogus"],          # unknown option
+        ["--bogus", "zones"],                      # unknown global option
+        ["draw"],                                  # missing argument
+        ["send", "item-rope"],                     # missing required --to
+        ["frobnicate"],                            # unknown command
+        ["send", "item-rope", "--to", "discard", "--face", "sideways"],
+    ):
+        one_error_line(run_ledger(*args, db=db), exit_codes=(2,))
+    assert stored(db) == before
+
+
+@pytest.mark.parametrize("args", [[], ["hero"]], ids=["ledger", "ledger-hero"])
+def test_a_missing_command_shows_help_or_a_one_line_usage_error(args, tmp_path):
+    result = run_ledger(*args, cwd=tmp_path)
+    assert "Traceback" not in result.stdout + result.stderr
+    if result.returncode == 0:
+        assert "Usage:" in result.stdout and result.stderr == ""
+    else:
+        one_error_line(result, exit_codes=(2,))
+
+
+def test_bad_numbers_are_refused_with_one_error_line_and_append_nothing(campaign_copy):
+    db = campaign_copy
+    before = stored(db)
+    for args in (
+        ["--actor", "ana", "draw", "deck:item", "--count", "0"],
+        ["--actor", "ana", "draw", "deck:item", "--count", "-1"],
+        ["--actor", "ana", "draw", "deck:item", "--count", "abc"],
+        ["discard", "--from", "deck:item", "--count", "0"],
+        ["send", "item-rope", "--to", "deck:item", "--position", "0"],
+        ["send", "item-rope", "--to", "deck:item", "--position", "-2"],
+        ["send", "item-rope", "--to", "deck:item", "--position", "abc"],
+        ["send", "item-rope", "--to", "deck:item", "--position", "9"],
+        ["add", "item-shield", "--to", "deck:item", "--position", "0"],
+        ["hero", "add", "bo", "--knowledge", "-1"],
+        ["shuffle", "deck:item", "--seed", "abc"],
+        ["zones", "--at", "0"],
+        ["zones", "--at", str(LAST + 1)],
+        ["zones", "--at", "abc"],
+    ):
+        one_error_line(run_ledger(*args, db=db), exit_codes=(1, 2))
+        assert stored(db) == before, f"{args} appended events"
+
+
+# -- the database file -------------------------------------------------------------------
+def test_a_missing_database_is_refused_pointing_at_init_and_not_created(tmp_path):
+    db = tmp_path / "nothing-here.db"
+    for args in (["zones"], ["campaigns"], ["--actor", "ana", "draw", "deck:item"]):
+        line = one_error_line(run_ledger(*args, db=db))
+        assert "ledger init" in line, line
+        assert not db.exists(), f"{args} created the database file"
+    error = json_error(run_ledger("--json", "zones", db=db))
+    assert "ledger init" in error["message"]
+    assert os.listdir(tmp_path) == []
+
+
+def test_init_with_a_missing_catalog_is_refused_and_creates_no_file(tmp_path):
+    db = tmp_path / "campaign.db"
+    line = one_error_line(run_ledger("init", "--catalog", str(tmp_path / "cards.toml"), db=db))
+    assert "cards.toml" in line
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [random.Random(7).randbytes(4096), "these are my notes, not a database\n".encode() * 20],
+    ids=["random-bytes", "text"],
+)
+def test_a_file_that_is_not_sqlite_is_refused_and_left_unchanged(tmp_path, content):
+    db = tmp_path / "notes.db"
+    db.write_bytes(content)
+    for args in (["zones"], ["hero", "add", "ana"], ["init", "--catalog", SAMPLE]):
+        one_error_line(run_ledger(*args, db=db))
+        assert db.read_bytes() == content, f"{args} changed the file"
+    assert os.listdir(tmp_path) == ["notes.db"], "files were left next to it"
+
+
+def test_a_file_that_is_not_sqlite_is_reported_as_a_database_problem_not_an_internal_failure(tmp_path):
+    db = tmp_path / "notes.db"
+    db.write_bytes(os.urandom(4096))
+    error = json_error(run_ledger("--json", "zones", db=db))
+    assert error["code"] != "internal", error
+    assert "please report" not in error["message"], error
+
+
+def test_ledger_db_environment_variable_names_the_database(tmp_path):
+    db = tmp_path / "from-env.db"
+    env = {"LEDGER_DB": str(db)}
+    first = json_of(succeeded(run_with_env("--json", "init", "--catalog", SAMPLE, cwd=tmp_path, env=env)))
+    assert first["seq"] == 1
+    assert db.exists()
+    assert not (tmp_path / "campaign.db").exists()
+    succeeded(run_with_env("hero", "add", "ana", cwd=tmp_path, env=env))
+    assert json_of(succeeded(run_with_env("--json", "zones", cwd=tmp_path, env=env)))["seq"] == 2
+    # --db wins over $LEDGER_DB
+    other = tmp_path / "other.db"
+    line = one_error_line(run_with_env("--db", str(other), "zones", cwd=tmp_path, env=env))
+    assert "ledger init" in line
+    assert not other.exists()
+
+
+def test_without_db_or_ledger_db_the_database_is_campaign_db_in_the_working_directory(tmp_path):
+    result = succeeded(run_ledger("--json", "init", "--catalog", SAMPLE, cwd=tmp_path))
+    assert json_of(result)["seq"] == 1
+    assert (tmp_path / "campaign.db").exists()
+
+
+def test_two_campaigns_in_one_file_need_campaign_to_choose(tmp_path):
+    db = tmp_path / "two.db"
+    for slug in ("a", "b"):
+        doc = json_of(succeeded(run_ledger("--json", "--campaign", slug, "init", "--catalog", SAMPLE, db=db)))
+        assert (doc["seq"], doc["action"]) == (1, "init")
+    listed = json_of(succeeded(run_ledger("--json", "campaigns", db=db)))
+    assert sorted(entry["id"] for entry in listed) == ["a", "b"]
+
+    error = json_error(run_ledger("--json", "zones", db=db))
+    assert "--campaign" in error["message"]
+    assert "a" in error["message"] and "b" in error["message"]
+    one_error_line(run_ledger("hero", "add", "ana", db=db))
+
+    assert json_of(succeeded(run_ledger("--json", "--campaign", "b", "hero", "add", "ana", db=db)))["seq"] == 2
+    b = zones(db, "--campaign", "b")
+    a = zones(db, "--campaign", "a")
+    assert (a["seq"], b["seq"]) == (1, 2)
+    assert "inventory:ana" in b["zones"] and "inventory:ana" not in a["zones"]
+    one_error_line(run_ledger("--campaign", "c", "zones", db=db))
+    ledger = Ledger.open(db)
+    try:
+        assert ledger.last_seq(ledger.resolve("a")) == 1
+        assert ledger.last_seq(ledger.resolve("b")) == 2
+    finally:
+        ledger.close()
+
+
+# -- help, version, demo ---------------------------------------------------------------------
+COMMANDS = [
+    "init", "campaigns", "hero add", "hero knowledge", "add", "draw", "send", "discard", "bury",
+    "exile", "shuffle", "search", "reveal", "hide", "exhaust", "restore", "attach", "detach",
+    "zones", "demo",
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_help_explains_it_with_an_example(command, tmp_path):
+    result = succeeded(run_ledger(*command.split(), "--help", cwd=tmp_path))
+    assert f"Usage: ledger {command}" in result.stdout
+    assert "Example:" in result.stdout
+    example = result.stdout.split("Example:", 1)[1]
+    assert f"ledger {command.split()[0]}" in example or "ledger --" in example
+    assert os.listdir(tmp_path) == [], "--help touched the disk"
+
+
+def test_top_level_help_lists_every_command_with_examples(tmp_path):
+    result = succeeded(run_ledger("--help", cwd=tmp_path))
+    commands = result.stdout.split("Commands:", 1)[1]
+    for command in {c.split()[0] for c in COMMANDS}:
+        assert re.search(rf"^\s+{command}\s", commands, re.M), f"{command} is not listed"
+    assert re.search(r"ledger (--\S+ \S+ )*init --catalog", result.stdout), "no example in ledger --help"
+
+
+def test_version_names_the_sqlite_version():
+    result = succeeded(run_ledger("--version"))
+    assert "SQLite" in result.stdout
+    assert re.search(r"SQLite \d+\.\d+", result.stdout)
+
+
+def test_demo_writes_demo_db_shows_its_refusals_and_can_run_again(tmp_path):
+    first = succeeded(run_ledger("demo", cwd=tmp_path))
+    db = tmp_path / "demo.db"
+    assert db.exists()
+    errors = [line for line in first.stdout.splitlines() if line.strip().startswith("error:")]
+    assert errors, "the demo shows no refused action"
+    appended = re.findall(r"refused: (\d+) events? appended", first.stdout)
+    assert appended and set(appended) == {"0"}
+    view = zones(db)
+    assert view["seq"] > 1
+    assert sorted(ids_in(view["zones"]["box"]) + [
+        i for k, v in view["zones"].items() if k != "box" for e in v for i in [e["id"], *e["attached"]]
+    ]) == sorted(CATALOG_IDS)
+
+    succeeded(run_ledger("demo", cwd=tmp_path))
+    again = zones(db)
+    assert again["seq"] == view["seq"], "the second demo did not replace the first"
+    listed = json_of(succeeded(run_ledger("--json", "campaigns", db=db)))
+    assert [entry["id"] for entry in listed] == ["demo"]
+
+
+def test_demo_refuses_to_overwrite_a_campaign_that_is_not_a_demo(tmp_path):
+    db = tmp_path / "mine.db"
+    succeeded(run_ledger("init", "--catalog", SAMPLE, db=db))
+    succeeded(run_ledger("hero", "add", "ana", db=db))
+    content = db.read_bytes()
+    one_error_line(run_ledger("demo", db=db, cwd=tmp_path))
+    assert db.read_bytes() == content
+    assert not (tmp_path / "demo.db").exists()
+    assert zones(db)["seq"] == 2
