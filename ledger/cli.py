@@ -43,11 +43,22 @@ class Session:
     as_json: bool
     out: Console = field(default_factory=lambda: Console(soft_wrap=True))
     _ledger: Ledger | None = None
+    _model: Any = None
 
     def ledger(self, create: bool = False) -> Ledger:
         if self._ledger is None:
             self._ledger = Ledger.open(self.db, create=create)
         return self._ledger
+
+    def model(self, catch_up: bool = True) -> Any:
+        """The read-model tables of this file, caught up with the log."""
+        from projections.readmodel import ReadModel
+
+        if self._model is None:
+            self._model = ReadModel(self.ledger(), self.db)
+        if catch_up:
+            self._model.safe_catch_up()
+        return self._model
 
     def cid(self) -> UUID:
         return self.ledger().resolve(self.campaign_slug)
@@ -108,7 +119,9 @@ def _print_recorded(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> N
 
 
 def record(s: Session, command: c.Command, named: tuple[str, ...] = ()) -> None:
-    _print_recorded(s, s.run(command), named)
+    rec = s.run(command)
+    s.model()  # every action leaves the read models caught up
+    _print_recorded(s, rec, named)
 
 
 # -- the group -----------------------------------------------------------------
@@ -165,6 +178,7 @@ def init(s: Session, catalog_path: str, name: str | None, format_path: str | Non
     fmt = load_format(format_path) if format_path else None
     campaign_names(name, s.campaign_slug)  # refuse a bad id before any file is made
     rec = s.ledger(create=True).start(catalog, name=name, slug=s.campaign_slug, fmt=fmt, actor=s.actor)
+    s.model()
     if s.as_json:
         _print_recorded(s, rec)
     else:
@@ -557,6 +571,108 @@ def zones(s: Session, at: int | None) -> None:
         click.echo(json.dumps(view))
     else:
         render_zones(s.out, view, campaign)
+
+
+@cli.command()
+@click.argument("card_id", metavar="CARD")
+@click.option("--at", "at", default=None, type=int, help="Right after action SEQ (time travel).")
+@pass_session
+def card(s: Session, card_id: str, at: int | None) -> None:
+    """One card's place and states, and the actions that touched it.
+
+    \b
+    Example: ledger --as ana card item-sword --at 12
+    """
+    from projections.queries import card_view
+    from projections.render import render_card
+
+    ledger = s.ledger()
+    campaign = ledger.campaign(s.cid(), at=at)
+    campaign.card(card_id)
+    view = card_view(ledger, s.model(), campaign, s.viewing(campaign), card_id)
+    if s.as_json:
+        click.echo(json.dumps(view))
+    else:
+        render_card(s.out, view)
+
+
+@cli.command()
+@click.option("--from", "start", type=int, default=None, help="From action SEQ.")
+@click.option("--to", "end", type=int, default=None, help="Up to action SEQ.")
+@click.option("--card", "card_id", default=None, help="Only actions that touched this card.")
+@click.option("--actor", "actor", default=None, help="Only actions by master or this hero.")
+@click.option("--limit", type=int, default=None, help="Only the latest N actions (default: all).")
+@pass_session
+def history(s: Session, start: int | None, end: int | None, card_id: str | None, actor: str | None,
+            limit: int | None) -> None:
+    """The campaign's actions: what happened, when, to which card, by whom.
+
+    \b
+    Example: ledger --as public history --card item-sword --from 10
+    """
+    from projections.queries import history_view
+    from projections.render import render_history
+
+    ledger = s.ledger()
+    cid = s.cid()
+    campaign = ledger.campaign(cid)
+    if card_id is not None:
+        campaign.card(card_id)
+    if limit is not None and limit < 1:
+        raise BadInput(f"--limit {limit}: give a number of actions, at least 1")
+    rows = history_view(ledger, s.model(), cid, campaign.slug, s.viewing(campaign), start=start, end=end,
+                        card=card_id, actor=actor, limit=limit)
+    if s.as_json:
+        click.echo(json.dumps(rows))
+    else:
+        render_history(s.out, rows, campaign, s.viewer)
+
+
+@cli.command()
+@click.argument("seq", type=int)
+@pass_session
+def explain(s: Session, seq: int) -> None:
+    """Which rules an action was checked against, with the figures.
+
+    \b
+    Example: ledger explain 27
+    """
+    from projections.explain import explain as explain_action
+    from projections.render import render_explain
+
+    ledger = s.ledger()
+    cid = s.cid()
+    after = ledger.campaign(cid, at=seq)
+    viewer = s.viewing(after)
+    event = ledger.event(cid, seq)
+    before = ledger.campaign(cid, at=seq - 1) if seq > 1 else None
+    view = explain_action(event, before, after, viewer)
+    if s.as_json:
+        click.echo(json.dumps(view))
+    else:
+        render_explain(s.out, view)
+
+
+@cli.command()
+@pass_session
+def rebuild(s: Session) -> None:
+    """Rebuild the read-model tables from the log, with a progress bar.
+
+    \b
+    Example: ledger rebuild
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    model = s.model(catch_up=False)
+    total = s.ledger().stored_event_count()
+    with Progress(TextColumn("rebuilding"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), disable=s.as_json, transient=True) as bar:
+        task = bar.add_task("events", total=total)
+        done = model.rebuild(progress=lambda n, _total: bar.update(task, completed=n))
+    if s.as_json:
+        click.echo(json.dumps({"rebuilt": done, "position": model.position()}))
+    else:
+        s.out.print(f"rebuilt the read models from {done} events", highlight=False)
 
 
 @cli.command()

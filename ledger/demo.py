@@ -122,12 +122,15 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
         view = action_view(done.event, done.campaign, "referee")
         out.print(f"  [bold]seq {done.seq}[/bold]  {view['summary']}", highlight=False)
 
-    from projections.render import render_zones
-    from projections.views import zones_view
+    from projections.readmodel import ReadModel
+    from projections.render import render_compared
 
+    model = ReadModel(ledger, path)
+    model.catch_up()  # the read models (history, cards, zones tables) are ready to query
+    model.close()
     campaign = ledger.campaign(cid)
-    out.print()
-    render_zones(out, zones_view(campaign, "referee"), campaign)
+    out.print("\n[bold]The same moment as the referee, the public and Ana see it[/bold]", highlight=False)
+    render_compared(out, campaign, ["referee", "public", "ana"])
     out.print(
         "\n[bold]Try next[/bold]\n"
         f"  ledger --db {path} zones                  every zone, as the referee sees it\n"
@@ -135,6 +138,9 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
         f"  ledger --db {path} zones --at 9           the table right after action 9\n"
         f"  ledger --db {path} --as public zones      what everyone at the table sees\n"
         f"  ledger --db {path} --as ana zones         what Ana's player sees\n"
+        f"  ledger --db {path} history --limit 10     the latest actions; --as public hides what the table cannot see\n"
+        f"  ledger --db {path} explain 27             why the trade at seq 27 was allowed, with the figures\n"
+        f"  ledger --db {path} card item-sword        one card: where it is, its states, the actions that touched it\n"
         f"  ledger --db {path} --actor ana draw deck:skill\n"
         f"  ledger --db {path} send item-sword --to table:ana\n",
         highlight=False,

@@ -41,3 +41,57 @@ def render_zones(out: Console, view: dict[str, Any], campaign: Campaign) -> None
             continue
         table.add_row(zone_id, str(len(cards)), ", ".join(card_label(c) for c in cards) or "[dim]—[/dim]")
     out.print(table)
+
+
+def render_card(out: Console, view: dict[str, Any]) -> None:
+    head = f"[bold]{view['id']}[/bold] ({view['suit']}, {view['name']}) after seq {view['seq']}"
+    out.print(head, highlight=False)
+    if view.get("hidden"):
+        out.print("  hidden from this viewer now: its place is not shown", highlight=False)
+    else:
+        place = f"  in {view['zone']}, position {view['position'] + 1}, face-{view['face']}"
+        if view["attached_to"]:
+            place += f", attached to {view['attached_to']}"
+        out.print(place, highlight=False)
+        if view["attached"]:
+            out.print("  carries " + ", ".join(a or "a hidden card" for a in view["attached"]), highlight=False)
+        out.print("  states: " + ", ".join(view["states"]), highlight=False)
+    out.print("  actions: " + (", ".join(map(str, view["history"])) or "none"), highlight=False)
+
+
+def render_history(out: Console, rows: list[dict[str, Any]], campaign: Campaign, viewer: str) -> None:
+    table = Table(title=f"{campaign.name} — history as {viewer}", title_justify="left")
+    table.add_column("seq", justify="right", style="bold")
+    table.add_column("time", no_wrap=True)
+    table.add_column("actor")
+    table.add_column("what happened")
+    for row in rows:
+        what = row["summary"]
+        if row.get("undone_by"):
+            what = f"[strike]{what}[/strike] [dim](undone by {row['undone_by']})[/dim]"
+        table.add_row(str(row["seq"]), row["time"][:19].replace("T", " "), row["actor"], what)
+    out.print(table)
+
+
+def render_explain(out: Console, view: dict[str, Any]) -> None:
+    out.print(f"[bold]seq {view['seq']}[/bold]  {view['action']} by {view['actor']} at "
+              f"{view['time'][:19].replace('T', ' ')}", highlight=False)
+    out.print(f"  {view['summary']}", highlight=False)
+    for item in view["checks"]:
+        out.print(f"  [cyan]{item['rule']}[/cyan]: {item['detail']}", highlight=False)
+
+
+def render_compared(out: Console, campaign: Campaign, viewers: list[str]) -> None:
+    """The same moment side by side, as several viewers see it (non-empty zones)."""
+    from .views import zones_view
+
+    views = {v: zones_view(campaign, v)["zones"] for v in viewers}
+    table = Table(title=f"after seq {campaign.seq}, side by side", title_justify="left")
+    table.add_column("zone", style="bold", no_wrap=True)
+    for viewer in viewers:
+        table.add_column(f"as {viewer}")
+    for zone_id in campaign.zones():
+        if zone_id == "box" or not views[viewers[0]][zone_id]:
+            continue
+        table.add_row(zone_id, *(", ".join(card_label(c) for c in views[v][zone_id]) for v in viewers))
+    out.print(table)
