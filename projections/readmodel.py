@@ -91,41 +91,51 @@ class ReadModel:
 
     # -- following the log --------------------------------------------------------
     def catch_up(self, progress: Callable[[int, int], None] | None = None, batch: int = BATCH) -> int:
-        """Applies every notification after the stored position; returns how many."""
+        """Applies every notification after the stored position; returns how many.
+
+        Each batch moves the position first (only if no one else moved it since we
+        read it) and writes its rows in the same transaction, so rows and position
+        commit together or not at all, and a batch another process already applied
+        is dropped (``_Raced``), never applied twice."""
         recorder = self.ledger.recorder
         start = self.position()
         end = recorder.max_notification_id() or 0
         done = 0
-        while start < end:
-            notes = recorder.select_notifications(start=start + 1, limit=batch)
-            if not notes:
-                break
-            writer = _Batch()
-            for note in notes:
-                event = self.ledger.mapper.to_domain_event(note)
-                if isinstance(event, ActionRecorded):
-                    self._apply(event, writer)
-            with self.db.atomic():
-                writer.write(self.db)
-                self.db.execute(
-                    "UPDATE projection_position SET position = ? WHERE name = ? AND position = ?",
-                    [notes[-1].id, NAME, start],
-                )
-                moved = self.db.execute("SELECT changes()").fetchone()[0]
-                if moved != 1:  # another process caught up meanwhile: drop this batch
-                    raise _Raced()
-            start = notes[-1].id
-            done += len(notes)
-            if progress is not None:
-                progress(done, end - self.position() + done)
+        try:
+            while start < end:
+                notes = recorder.select_notifications(start=start + 1, limit=batch)
+                if not notes:
+                    break
+                writer = _Batch()
+                for note in notes:
+                    event = self.ledger.mapper.to_domain_event(note)
+                    if isinstance(event, ActionRecorded):
+                        self._apply(event, writer)
+                with self.db.atomic():
+                    moved = self.db.execute(
+                        "UPDATE projection_position SET position = ? WHERE name = ? AND position = ?",
+                        [notes[-1].id, NAME, start],
+                    ).rowcount
+                    if moved != 1:
+                        raise _Raced()
+                    writer.write(self.db)
+                start = notes[-1].id
+                done += len(notes)
+                if progress is not None:
+                    progress(done, end)
+        except BaseException:
+            self._campaigns.clear()  # they may be ahead of the tables now
+            raise
         return done
 
     def safe_catch_up(self) -> int:
-        try:
-            return self.catch_up()
-        except _Raced:
-            self._campaigns.clear()
-            return 0
+        """``catch_up``, tolerating another process catching up at the same time."""
+        for _ in range(5):
+            try:
+                return self.catch_up()
+            except _Raced:
+                continue
+        return 0
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Drops every row and applies the whole log again."""
