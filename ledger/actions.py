@@ -589,3 +589,56 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
         "went_to": went_to, "target": cmd.target, "note": cmd.note,
         "action_points": cmd.action_points, "energies": dict(cmd.energies),
     }
+
+
+# -- undo and redo ------------------------------------------------------------------
+def _may_take_back(play: Play, events: list[e.ActionRecorded], verb: str) -> None:
+    """The master may take back any action; a hero only actions they made."""
+    if sees_everything(play.actor):
+        return
+    others = [ev.seq for ev in events if ev.actor != play.actor]
+    if others:
+        raise NotAllowed(
+            f"{play.actor} may {verb} only their own actions; seq {others[0]} was made by "
+            f"{next(ev.actor for ev in events if ev.seq == others[0])} (ask the master)"
+        )
+
+
+@handles(c.Undo)
+def undo(play: Play, cmd: c.Undo) -> Decided:
+    """Takes back the latest action still in force (or every one after ``to``) by
+    applying the inverses of their changes, newest first. Nothing is deleted."""
+    head = play.campaign.live_head
+    if head is None:
+        raise RuleBroken("nothing to undo: no action is in force since the campaign started")
+    if cmd.to is not None and cmd.to >= head:
+        raise RuleBroken(f"nothing to undo after seq {cmd.to}: the latest action in force is seq {head}")
+    targets: list[e.ActionRecorded] = []
+    seq: int | None = head
+    while seq is not None and (seq > cmd.to if cmd.to is not None else not targets):
+        event = play.lookup(seq)
+        targets.append(event)
+        seq = event.prev_live
+    _may_take_back(play, targets, "undo")
+    for event in targets:  # newest first
+        for change in reversed(event.changes):
+            play.apply(change.inverse())
+    return e.ActionUndone, {"targets": tuple(ev.seq for ev in targets), "live_head": seq}
+
+
+@handles(c.Redo)
+def redo(play: Play, cmd: c.Redo) -> Decided:
+    """Applies again what the latest undo took back, if no other action came since."""
+    if not play.campaign.redo_stack:
+        raise RuleBroken(
+            "nothing to redo: redo applies again what the latest undo took back, and only while "
+            "no other action has been recorded after that undo"
+        )
+    undone = play.lookup(play.campaign.redo_stack[-1])
+    assert isinstance(undone, e.ActionUndone)
+    targets = [play.lookup(seq) for seq in undone.targets]
+    _may_take_back(play, targets, "redo")
+    for event in reversed(targets):  # oldest first
+        for change in event.changes:
+            play.apply(change)
+    return e.ActionRedone, {"undo": undone.seq, "targets": undone.targets}

@@ -31,6 +31,7 @@ from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, Campai
 from .formats import Format, standard_format
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
+from .integrity import GENESIS, sealed
 from .vocabulary import MASTER
 
 NAMESPACE = uuid5(NAMESPACE_URL, "https://campaign-ledger.invalid/")
@@ -145,10 +146,10 @@ class Ledger(Application):
                 "or another --db file"
             )
         cid = campaign_uuid(slug)
-        event = CampaignStarted(
+        event = sealed(GENESIS, CampaignStarted(
             originator_id=cid, originator_version=1, actor=actor, name=name, slug=slug,
             catalog=tuple(catalog), format=fmt or standard_format(),
-        )
+        ))
         entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
         self._guard(lambda: self.save(event, entry))
         campaign = self.project(None, [event])
@@ -201,23 +202,14 @@ class Ledger(Application):
     def execute(self, cid: UUID, command: Command) -> Recorded:
         """Load → decide → save. A refusal raises and appends nothing; a save that
         loses a race with another writer is decided again on the newer state."""
-        for attempt in range(self.SAVE_RETRIES):
+        for _attempt in range(self.SAVE_RETRIES):
             campaign = self._current(cid)
-            play = Play(campaign, command.actor)
+            play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq))
             try:
-                event_class, params = decide(play, command)
+                event = decide_event(play, command)
             except BaseException:
                 play.rollback()
                 raise
-            event = event_class(
-                originator_id=cid,
-                originator_version=campaign.version + 1,
-                actor=command.actor,
-                changes=tuple(play.changes),
-                redirects=tuple(play.redirects),
-                refills=tuple(play.refills),
-                **params,
-            )
             try:
                 self.save(event)
             except IntegrityError:
@@ -228,8 +220,7 @@ class Ledger(Application):
                 play.rollback()
                 self._live.pop(cid, None)
                 raise
-            campaign.version = event.originator_version
-            campaign.modified_on = event.timestamp
+            campaign.record(event)
             if campaign.version % self.SNAPSHOT_INTERVAL == 0:
                 self._snapshot(campaign)
             return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
@@ -266,3 +257,27 @@ class Ledger(Application):
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
     return text[:200]
+
+
+def decide_event(play: Play, command: Command, timestamp: Any = None) -> ActionRecorded:
+    """Decides a command on the campaign in ``play`` and returns the sealed event that
+    records it: the player's command, the changes, the seed, the link to the latest
+    action in force, and its hash in the chain. ``verify`` calls this too, with the
+    stored timestamp, and must get the stored event back exactly."""
+    campaign = play.campaign
+    event_class, params = decide(play, command)
+    extra = {"timestamp": timestamp} if timestamp is not None else {}
+    event = event_class(
+        originator_id=campaign.id,
+        originator_version=campaign.version + 1,
+        actor=command.actor,
+        changes=tuple(play.changes),
+        redirects=tuple(play.redirects),
+        refills=tuple(play.refills),
+        command=command.to_record(),
+        rng=play.seed,
+        prev_live=campaign.live_head,
+        **extra,
+        **params,
+    )
+    return sealed(campaign.last_hash, event)

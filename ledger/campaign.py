@@ -13,9 +13,10 @@ from uuid import UUID
 
 from .catalog import Card, Catalog
 from .errors import UnknownCard, UnknownHero, UnknownZone
-from .events import ActionRecorded, CampaignSnapshot, CampaignStarted
+from .events import ActionRecorded, ActionRedone, ActionUndone, CampaignSnapshot, CampaignStarted
 from .fold import Table
 from .formats import Format, ZoneSpec
+from .integrity import GENESIS
 from .vocabulary import Zone
 
 
@@ -42,6 +43,12 @@ class Campaign:
         self.format = format
         self.table = table
         self._zones: tuple[tuple[str, ...], dict[str, ZoneSpec]] | None = None
+        # Log bookkeeping: the latest action still in force (undo follows each
+        # action's prev_live link back from here), the undos a redo may take back
+        # (latest last), and the hash the next action chains to.
+        self.live_head: int | None = None
+        self.redo_stack: list[int] = []
+        self.last_hash: str = GENESIS
 
     @property
     def seq(self) -> int:
@@ -85,8 +92,27 @@ class Campaign:
     def zone_of(self, card_id: str) -> ZoneSpec:
         return self.zones()[self.table.zone_of(card_id)]
 
+    def record(self, event: ActionRecorded) -> None:
+        """Moves the bookkeeping past an action whose changes are already applied."""
+        self.version = event.originator_version
+        self.modified_on = event.timestamp
+        self.last_hash = event.hash or self.last_hash
+        if isinstance(event, ActionUndone):
+            self.live_head = event.live_head
+            self.redo_stack.append(event.seq)
+        elif isinstance(event, ActionRedone):
+            self.live_head = event.targets[0]
+            if self.redo_stack and self.redo_stack[-1] == event.undo:
+                self.redo_stack.pop()
+        elif event.undoable:
+            self.live_head = event.seq
+            self.redo_stack.clear()
+
     def snapshot(self) -> dict:
-        return {"name": self.name, "slug": self.slug, "table": self.table.to_dict()}
+        return {
+            "name": self.name, "slug": self.slug, "table": self.table.to_dict(),
+            "live_head": self.live_head, "redo_stack": list(self.redo_stack), "last_hash": self.last_hash,
+        }
 
 
 CatalogLoader = Callable[[UUID], tuple[Catalog, Format]]
@@ -115,6 +141,7 @@ def make_projector(load_catalog: CatalogLoader):
                     table=Table.new(catalog.ids()),
                 )
                 campaign.table.apply_all(event.changes)
+                campaign.record(event)
             elif isinstance(event, CampaignSnapshot):
                 catalog, fmt = load_catalog(event.originator_id)
                 campaign = Campaign(
@@ -128,10 +155,12 @@ def make_projector(load_catalog: CatalogLoader):
                     format=fmt,
                     table=Table.from_dict(event.state["table"]),
                 )
+                campaign.live_head = event.state.get("live_head")
+                campaign.redo_stack = list(event.state.get("redo_stack", []))
+                campaign.last_hash = event.state.get("last_hash", GENESIS)
             elif isinstance(event, ActionRecorded) and campaign is not None:
                 campaign.table.apply_all(event.changes)
-                campaign.version = event.originator_version
-                campaign.modified_on = event.timestamp
+                campaign.record(event)
         return campaign
 
     return project

@@ -552,6 +552,106 @@ def activate(s: Session, card: str, effect: int | None, hero_id: str | None, tar
                          action_points=action_points, energies=_pairs(energies, "--energy")), (card,))
 
 
+# -- undo, redo, and the record itself ------------------------------------------------
+@cli.command()
+@click.option("--to", "to", type=int, default=None, help="Undo every action after SEQ, in one action.")
+@pass_session
+def undo(s: Session, to: int | None) -> None:
+    """Take back the latest action (or every one after SEQ); it stays in the history.
+
+    \b
+    Example: ledger undo    |    ledger undo --to 12
+    """
+    record(s, c.Undo(actor=s.actor, to=to))
+
+
+@cli.command()
+@pass_session
+def redo(s: Session) -> None:
+    """Apply again what the latest undo took back (while nothing else came after it).
+
+    \b
+    Example: ledger redo
+    """
+    record(s, c.Redo(actor=s.actor))
+
+
+@cli.command()
+@pass_session
+def verify(s: Session) -> None:
+    """Check the whole log: hash chain, and every action decided again under the rules.
+
+    Exits 1 and names the first bad seq if the record was altered.
+
+    \b
+    Example: ledger verify
+    """
+    from .audit import verify as verify_log
+
+    ledger = s.ledger()
+    cid = s.cid()
+    report = verify_log(ledger, cid)
+    if s.as_json:
+        click.echo(json.dumps(report.as_dict()))
+    if not report.ok:
+        click.echo(f"error: the log is not intact: {report.reason} (first bad seq: {report.bad_seq})", err=True)
+        sys.exit(1)
+    if not s.as_json:
+        s.out.print(f"ok: {report.actions} actions of {report.campaign}: hash chain intact, every action "
+                    "replays under the rules", highlight=False)
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False, writable=True))
+@pass_session
+def export(s: Session, file: str | None) -> None:
+    """Write the campaign's log as JSON Lines, one action per line (stdout without FILE).
+
+    \b
+    Example: ledger export campaign.jsonl
+    """
+    from .audit import export as export_log
+
+    ledger = s.ledger()
+    cid = s.cid()
+    if file is None:
+        export_log(ledger, cid, sys.stdout)
+        return
+    target = Path(file)
+    partial = target.with_name(f".{target.name}.partial")
+    with partial.open("w", encoding="utf-8") as out:
+        count = export_log(ledger, cid, out)
+    partial.replace(target)
+    if s.as_json:
+        click.echo(json.dumps({"exported": count, "file": str(target)}))
+    else:
+        s.out.print(f"exported {count} actions to {target}", highlight=False)
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--db", "target", default=None, help="The database to import into (default: the global --db).")
+@pass_session
+def import_(s: Session, file: str, target: str | None) -> None:
+    """Create a campaign from an export, verified first; a tampered file is refused.
+
+    \b
+    Example: ledger import campaign.jsonl --db copy.db
+    """
+    from .audit import import_campaign
+
+    destination = target or s.db
+    report = import_campaign(file, destination)
+    s.db = destination
+    s._ledger = None
+    s.model()
+    if s.as_json:
+        click.echo(json.dumps({"imported": report.actions, "campaign": report.campaign, "db": destination}))
+    else:
+        s.out.print(f"imported {report.actions} actions of {report.campaign} into {destination} (verified)",
+                    highlight=False)
+
+
 # -- reading ---------------------------------------------------------------------
 @cli.command()
 @click.option("--at", "at", default=None, type=int, help="Right after action SEQ (time travel).")

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -16,6 +16,19 @@ Position = Literal["top", "bottom"] | int
 class Command(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     actor: str = MASTER
+
+    def to_record(self) -> dict[str, Any]:
+        """The command as stored in its event: its type and its fields."""
+        return {"type": type(self).__name__, **self.model_dump(mode="json")}
+
+
+def from_record(record: dict[str, Any]) -> Command:
+    """The command a stored event records, ready to be decided again."""
+    fields = dict(record)
+    kind = globals().get(str(fields.pop("type", "")))
+    if not (isinstance(kind, type) and issubclass(kind, Command)):
+        raise ValueError(f"unknown command type {record.get('type')!r}")
+    return kind.model_validate(fields)
 
 
 class AddHero(Command):
@@ -156,3 +169,13 @@ class Activate(Command):
     note: str | None = Field(default=None, max_length=2000)
     action_points: int | None = Field(default=None, ge=0, le=100)
     energies: dict[str, int] = {}
+
+
+class Undo(Command):
+    """Take back the latest action still in force, or every action after ``to``."""
+
+    to: int | None = Field(default=None, ge=1)
+
+
+class Redo(Command):
+    pass

@@ -53,14 +53,26 @@ class Refill(BaseModel):
 
 
 class ActionRecorded(DomainEvent):
-    """Base of every recorded action."""
+    """Base of every recorded action.
+
+    ``command`` is what the player asked (so ``verify`` can decide the action again
+    from the state before it) and ``rng`` the seed of any randomness it used;
+    ``prev_live`` is the latest action still in force before this one (undo walks
+    these links back, never the whole log); ``hash`` chains this action to the one
+    before it (SHA-256 over the previous hash and this event's canonical content).
+    """
 
     action: ClassVar[str] = "action"
+    undoable: ClassVar[bool] = True
 
     actor: str
     changes: tuple[Change, ...] = ()
     redirects: tuple[Redirect, ...] = ()
     refills: tuple[Refill, ...] = ()
+    command: dict[str, Any] | None = None
+    rng: int | None = None
+    prev_live: int | None = None
+    hash: str = ""
 
     @property
     def seq(self) -> int:
@@ -73,6 +85,7 @@ class ActionRecorded(DomainEvent):
 
 class CampaignStarted(ActionRecorded):
     action: ClassVar[str] = "init"
+    undoable: ClassVar[bool] = False
     name: str
     slug: str
     catalog: tuple[Card, ...]
@@ -270,3 +283,21 @@ class CardActivated(ActionRecorded):
 
     def shown_to_all(self) -> tuple[str, ...]:
         return (self.card,)  # an activation is declared at the table
+
+
+class ActionUndone(ActionRecorded):
+    """Actions taken back: their changes inverted, newest first. They stay in the log."""
+
+    action: ClassVar[str] = "undo"
+    undoable: ClassVar[bool] = False
+    targets: tuple[int, ...]
+    live_head: int | None  # the latest action still in force after this undo
+
+
+class ActionRedone(ActionRecorded):
+    """What the latest undo took back, applied again."""
+
+    action: ClassVar[str] = "redo"
+    undoable: ClassVar[bool] = False
+    undo: int
+    targets: tuple[int, ...]

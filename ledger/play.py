@@ -9,23 +9,35 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable
 
 from .campaign import Campaign
 from .changes import CardChanged, Change, Spot, StackReordered
-from .events import Redirect, Refill
+from .events import ActionRecorded, Redirect, Refill
 from .rules import REFILL_LIMIT, discard_pile_for, entry_face, placement
 from .vocabulary import Face, attached_container
 
 
+Lookup = Callable[[int], ActionRecorded]
+
+
+def _no_lookup(seq: int) -> ActionRecorded:
+    raise LookupError(seq)
+
+
 class Play:
-    def __init__(self, campaign: Campaign, actor: str, seed: int | None = None):
+    def __init__(self, campaign: Campaign, actor: str, seed: int | None = None, lookup: Lookup = _no_lookup):
         self.campaign = campaign
         self.table = campaign.table
         self.actor = actor
         self.changes: list[Change] = []
         self.redirects: list[Redirect] = []
         self.refills: list[Refill] = []
-        self.rng = random.Random(seed if seed is not None else secrets.randbits(64))
+        # The seed of all randomness in this action, recorded so that verify can
+        # decide the action again and get the very same result.
+        self.seed = seed if seed is not None else secrets.randbits(63)
+        self.rng = random.Random(self.seed)
+        self.lookup = lookup  # earlier recorded actions, by seq (undo and redo need them)
         # The zone each card of a block being moved was in before this action moved any
         # of them: moving a host first must not hide that its named attachments left too.
         self._origins: dict[str, str] = {}

@@ -73,6 +73,11 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
         else:
             check("§8 location access", f"the effect of {n(event.by)} sets {event.suit} access at {event.location} "
                   f"to {event.level}; it applies during battle too")
+    if isinstance(event, e.ActionUndone):
+        check("undo", f"seq(s) {', '.join(map(str, event.targets))} taken back: their changes were inverted, "
+              "newest first, so the table is exactly as before them; they stay in the history")
+    if isinstance(event, e.ActionRedone):
+        check("redo", f"what undo seq {event.undo} took back was applied again (no other action came between)")
     if isinstance(event, e.BattleStarted):
         check("§8 battle", "during a battle every discard pile's access level is 0, unless an effect changes it")
     if not checks:

@@ -29,7 +29,7 @@ import sqlite_utils
 from ledger.application import Ledger
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
-from ledger.events import ActionRecorded, CampaignStarted
+from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
 from ledger.rules import card_states
 from ledger.vocabulary import PUBLIC, host_of
 
@@ -173,6 +173,10 @@ class ReadModel:
             "seen": json.dumps({card: who for card, who in sorted(seen.items()) if who}), "undone_by": None,
         })
         writer.card_actions.extend({"campaign": campaign.slug, "card": card, "seq": event.seq} for card in touched)
+        if isinstance(event, ActionUndone):
+            writer.undone.append((campaign.slug, event.targets, event.seq))
+        elif isinstance(event, ActionRedone):
+            writer.undone.append((campaign.slug, event.targets, None))
         dirty = writer.dirty(campaign)
         if isinstance(event, CampaignStarted) or any(isinstance(ch, HeroChanged) for ch in event.changes):
             dirty.zones.update(campaign.zones())
@@ -216,6 +220,7 @@ class _Batch:
     def __init__(self) -> None:
         self.history: list[dict[str, Any]] = []
         self.card_actions: list[dict[str, Any]] = []
+        self.undone: list[tuple[str, tuple[int, ...], int | None]] = []  # (campaign, seqs, undone_by)
         self._dirty: dict[UUID, _Dirty] = {}
 
     def dirty(self, campaign: Campaign) -> _Dirty:
@@ -235,6 +240,11 @@ class _Batch:
             db["history"].insert_all(self.history, pk=("campaign", "seq"))
         if self.card_actions:
             db["card_actions"].insert_all(self.card_actions, pk=("campaign", "card", "seq"), ignore=True)
+        for slug, seqs, undone_by in self.undone:  # in log order: a redo clears what an undo set
+            db.execute(
+                f"UPDATE history SET undone_by = ? WHERE campaign = ? AND seq IN ({','.join('?' * len(seqs))})",
+                [undone_by, slug, *seqs],
+            )
 
 
 def card_row(campaign: Campaign, card: str) -> dict[str, Any]:

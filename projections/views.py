@@ -193,6 +193,13 @@ def summary(event: ActionRecorded, hidden: set[str] | frozenset[str] = frozenset
             text += f" on {event.target}"  # type: ignore[attr-defined]
         if event.went_to:  # type: ignore[attr-defined]
             text += f" → {event.went_to}"  # type: ignore[attr-defined]
+    elif a == "undo":
+        seqs = event.targets  # type: ignore[attr-defined]
+        text = f"undo seq {seqs[0]}" if len(seqs) == 1 else f"undo seqs {', '.join(map(str, seqs))}"
+        text += f" (in force now: up to seq {event.live_head or 1})"  # type: ignore[attr-defined]
+    elif a == "redo":
+        seqs = event.targets  # type: ignore[attr-defined]
+        text = f"redo seq{'s' if len(seqs) > 1 else ''} {', '.join(map(str, reversed(seqs)))} (taken back by seq {event.undo})"  # type: ignore[attr-defined]
     else:
         text = a
     for refill in event.refills:
