@@ -83,6 +83,8 @@ def script() -> list[tuple[str, c.Command]]:
          c.Trade(actor="ana", hero="ana", take=("item-helm",), give=("skill-first-aid", "item-axe"))),
         ("A fair trade: axe (4) + potion (5) for the helm (6)",
          c.Trade(actor="ana", hero="ana", take=("item-helm",), give=("item-axe", "item-potion"))),
+        ("The master takes the trade back (an undo is an action too: nothing is deleted)…", c.Undo()),
+        ("…and, on second thought, puts it back", c.Redo()),
         ("A battle starts: every discard pile's access drops to 0", c.StartBattle()),
         ("Refused: no trading during battle", c.Trade(actor="ana", hero="ana", take=("item-shield",), give=("item-helm",))),
         ("…until an event in the scenario reopens the village's item access",
@@ -128,6 +130,11 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
     model = ReadModel(ledger, path)
     model.catch_up()  # the read models (history, cards, zones tables) are ready to query
     model.close()
+    from .audit import verify
+
+    report = verify(ledger, cid)
+    out.print(f"\n[bold]verify[/bold]: {'ok' if report.ok else 'BROKEN'} — {report.actions} actions, hash chain "
+              "intact, every action decided again under the rules gives back what was recorded", highlight=False)
     campaign = ledger.campaign(cid)
     out.print("\n[bold]The same moment as the referee, the public and Ana see it[/bold]", highlight=False)
     render_compared(out, campaign, ["referee", "public", "ana"])
@@ -140,6 +147,8 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
         f"  ledger --db {path} --as ana zones         what Ana's player sees\n"
         f"  ledger --db {path} history --limit 10     the latest actions; --as public hides what the table cannot see\n"
         f"  ledger --db {path} explain 27             why the trade at seq 27 was allowed, with the figures\n"
+        f"  ledger --db {path} undo                   take back the latest action (then: ledger redo)\n"
+        f"  ledger --db {path} verify                 check the whole record\n"
         f"  ledger --db {path} card item-sword        one card: where it is, its states, the actions that touched it\n"
         f"  ledger --db {path} --actor ana draw deck:skill\n"
         f"  ledger --db {path} send item-sword --to table:ana\n",
