@@ -72,7 +72,7 @@ class Ledger(Application):
     name = "ledger"
     is_snapshotting_enabled = True
     env: ClassVar[dict[str, str]] = {
-        "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+        "PERSISTENCE_MODULE": "ledger.store:LedgerSQLiteFactory",
         "MAPPER_TOPIC": get_topic(PydanticMapper),
         "TRANSCODER_TOPIC": get_topic(JSONTranscoder),
     }
@@ -104,7 +104,7 @@ class Ledger(Application):
             )
         if path.exists() and path.is_dir():
             raise StoreError(f"{path} is a directory, not a campaign database file")
-        return cls(env={"SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "10"})
+        return cls(env={"SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "30"})
 
     # -- campaigns ------------------------------------------------------------
     def campaigns(self) -> list[CampaignRegistered]:
@@ -176,7 +176,10 @@ class Ledger(Application):
             return self._guard(lambda: self.repository.get(cid, version=at, projector_func=self.project))
         return self._current(cid)
 
-    def _current(self, cid: UUID) -> Campaign:
+    def _current(self, cid: UUID, fresh: bool = True) -> Campaign:
+        """The campaign now. ``fresh=False`` skips asking the store for newer actions:
+        a command may decide on the copy in memory, since saving it at a version
+        another writer already took fails, and the command is then decided again."""
         campaign = self._live.get(cid)
         if campaign is None:
             try:
@@ -184,7 +187,7 @@ class Ledger(Application):
             except AggregateNotFoundError:
                 raise UnknownCampaign("that campaign has no events in this database") from None
             self._live[cid] = campaign
-        else:
+        elif fresh:
             newer = self._guard(lambda: list(self.events.get(cid, gt=campaign.version)))
             self.project(campaign, newer)
         return campaign
@@ -202,8 +205,8 @@ class Ledger(Application):
     def execute(self, cid: UUID, command: Command) -> Recorded:
         """Load → decide → save. A refusal raises and appends nothing; a save that
         loses a race with another writer is decided again on the newer state."""
-        for _attempt in range(self.SAVE_RETRIES):
-            campaign = self._current(cid)
+        for attempt in range(self.SAVE_RETRIES):
+            campaign = self._current(cid, fresh=attempt > 0)
             play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq))
             try:
                 event = decide_event(play, command)

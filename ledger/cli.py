@@ -652,6 +652,43 @@ def import_(s: Session, file: str, target: str | None) -> None:
                     highlight=False)
 
 
+@cli.command()
+@click.option("--actions", "count", type=int, required=True, help="How many actions to record.")
+@click.option("--seed", type=int, default=0, show_default=True, help="The same seed gives the same campaign.")
+@click.option("--heroes", type=int, default=3, show_default=True, help="Heroes in a new simulated campaign.")
+@pass_session
+def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
+    """Random legal play through the real command path, for trying things at scale.
+
+    Starts a simulated campaign in a new --db file, or continues the campaign there.
+
+    \b
+    Example: ledger --db sim.db simulate --actions 10000 --seed 7
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from .simulate import simulate as play_randomly, start_simulation
+
+    if count < 1:
+        raise BadInput(f"--actions {count}: give a number of actions, at least 1")
+    if not 1 <= heroes <= 12:
+        raise BadInput(f"--heroes {heroes}: between 1 and 12 heroes")
+    ledger = s.ledger(create=True)
+    cid = start_simulation(ledger, heroes, seed) if not ledger.campaigns() else s.cid()
+    with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=Console(stderr=True), disable=s.as_json, transient=True) as bar:
+        task = bar.add_task("actions", total=count)
+        stats = play_randomly(ledger, cid, count, seed, progress=lambda n: bar.update(task, completed=n))
+    s.model()
+    seq = ledger.campaign(cid).seq
+    if s.as_json:
+        click.echo(json.dumps({"recorded": stats.recorded, "refused": stats.refused, "seq": seq,
+                               "by_action": stats.by_action}))
+    else:
+        s.out.print(f"recorded {stats.recorded} random legal actions (and {stats.refused} refused choices "
+                    f"appended nothing); the campaign is at seq {seq}", highlight=False)
+
+
 # -- reading ---------------------------------------------------------------------
 @cli.command()
 @click.option("--at", "at", default=None, type=int, help="Right after action SEQ (time travel).")
