@@ -6,6 +6,9 @@ infrastructure, with two settings of ours on every connection.
   faster, still never corrupt, but the last actions before a power loss may be lost.
 - write transactions begin as writers (``BEGIN IMMEDIATE``), so two processes never
   deadlock upgrading a read lock to a write lock; they wait their turn instead.
+- one connection per process (a pool of one), so a process has a single writing
+  connection and its writes are serialised: the WAL-reset corruption bug of SQLite
+  before 3.51.3 needs several writing connections and cannot happen.
 
 Selected with ``PERSISTENCE_MODULE=ledger.store:LedgerSQLiteFactory``; everything
 else is eventsourcing's, so the recorder API is the same as on PostgreSQL.
@@ -67,7 +70,10 @@ class LedgerSQLiteFactory(SQLiteFactory):
         if mode not in SYNCHRONOUS_MODES:
             raise OSError(f"LEDGER_SYNCHRONOUS={mode}: use FULL or NORMAL")
         old = self.datastore.pool
+        # One connection per process, for reading and writing alike: writes are
+        # serialised on it, and the read models write through it too.
         self.datastore.pool = LedgerConnectionPool(
             synchronous=mode, db_name=old.db_name, lock_timeout=old.lock_timeout,
+            pool_size=1, max_overflow=0, pool_timeout=60.0,
         )
         old.close()

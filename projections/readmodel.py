@@ -19,7 +19,8 @@ fold as the aggregate (``Campaign`` + ``Table.apply``), so they cannot disagree.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -34,7 +35,7 @@ from ledger.rules import card_states
 from ledger.vocabulary import PUBLIC, host_of
 
 from .views import cards_of, summary
-from .witness import visible_cards
+from .witness import marks_for, visible_cards
 
 NAME = "tables"
 BATCH = 1000
@@ -49,10 +50,21 @@ class ReadModel:
 
     def __init__(self, ledger: Ledger, path: str | Path):
         self.ledger = ledger
+        # For reading only: every write goes through ``_writing``.
         self.db = sqlite_utils.Database(str(path), execute_plugins=False)
-        self.db.conn.execute("PRAGMA busy_timeout = 10000")
+        self.db.conn.execute("PRAGMA busy_timeout = 30000")
         self._campaigns: dict[UUID, Campaign] = {}
         self._ensure_tables()
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite_utils.Database]:
+        """One write transaction on the event store's own connection, begun as a
+        writer: a process has a single writing connection and its writes are
+        serialised (so the WAL-reset bug of SQLite < 3.51.3, which needs several
+        writing connections, cannot happen), and rows commit with their position."""
+        with self.ledger.factory.datastore.transaction(commit=True) as cursor:
+            yield sqlite_utils.Database(cursor.sqlite_cursor.connection, execute_plugins=False,
+                                        recursive_triggers=False)
 
     def close(self) -> None:
         self.db.close()
@@ -61,29 +73,29 @@ class ReadModel:
     def _ensure_tables(self) -> None:
         if self.db["projection_position"].exists():
             return
-        with self.db.atomic():
-            self.db["projection_position"].create({"name": str, "position": int}, pk="name", if_not_exists=True)
-            self.db["cards"].create(
+        with self._writing() as db:
+            db["projection_position"].create({"name": str, "position": int}, pk="name", if_not_exists=True)
+            db["cards"].create(
                 {"campaign": str, "id": str, "suit": str, "name": str, "zone": str, "position": int,
                  "face": str, "exhausted": int, "attached_to": str, "states": str},
                 pk=("campaign", "id"), if_not_exists=True,
             )
-            self.db["zones"].create(
+            db["zones"].create(
                 {"campaign": str, "id": str, "kind": str, "owner": str, "visibility": str, "ordered": int,
                  "use": str, "affected": str, "suit": str, "count": int},
                 pk=("campaign", "id"), if_not_exists=True,
             )
-            self.db["history"].create(
+            db["history"].create(
                 {"campaign": str, "seq": int, "action": str, "actor": str, "time": str, "summary": str,
                  "cards": str, "seen": str, "undone_by": int},
                 pk=("campaign", "seq"), if_not_exists=True,
             )
-            self.db["card_actions"].create(
+            db["card_actions"].create(
                 {"campaign": str, "card": str, "seq": int}, pk=("campaign", "card", "seq"), if_not_exists=True,
             )
-            self.db["cards"].create_index(["campaign", "zone"], if_not_exists=True)
-            self.db["history"].create_index(["campaign", "actor"], if_not_exists=True)
-            self.db["projection_position"].insert({"name": NAME, "position": 0}, replace=True)
+            db["cards"].create_index(["campaign", "zone"], if_not_exists=True)
+            db["history"].create_index(["campaign", "actor"], if_not_exists=True)
+            db["projection_position"].insert({"name": NAME, "position": 0}, ignore=True)
 
     def position(self) -> int:
         row = self.db.execute("SELECT position FROM projection_position WHERE name = ?", [NAME]).fetchone()
@@ -111,14 +123,14 @@ class ReadModel:
                     event = self.ledger.mapper.to_domain_event(note)
                     if isinstance(event, ActionRecorded):
                         self._apply(event, writer)
-                with self.db.atomic():
-                    moved = self.db.execute(
+                with self._writing() as db:
+                    moved = db.execute(
                         "UPDATE projection_position SET position = ? WHERE name = ? AND position = ?",
                         [notes[-1].id, NAME, start],
                     ).rowcount
                     if moved != 1:
                         raise _Raced()
-                    writer.write(self.db)
+                    writer.write(db)
                 start = notes[-1].id
                 done += len(notes)
                 if progress is not None:
@@ -139,10 +151,10 @@ class ReadModel:
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Drops every row and applies the whole log again."""
-        with self.db.atomic():
+        with self._writing() as db:
             for table in ("cards", "zones", "history", "card_actions"):
-                self.db.execute(f"DELETE FROM [{table}]")
-            self.db.execute("UPDATE projection_position SET position = 0 WHERE name = ?", [NAME])
+                db.execute(f"DELETE FROM [{table}]")
+            db.execute("UPDATE projection_position SET position = 0 WHERE name = ?", [NAME])
         self._campaigns.clear()
         return self.catch_up(progress)
 
@@ -164,8 +176,10 @@ class ReadModel:
         assert campaign is not None
         self._campaigns[event.originator_id] = campaign
         seen: dict[str, list[str]] = {card: [] for card in touched}
-        for viewer in viewers_of(campaign):
-            for card in visible_cards(event, campaign, viewer, touched):
+        viewers = viewers_of(campaign)
+        marks = marks_for(event, campaign, viewers) if touched else {}
+        for viewer in viewers if touched else ():
+            for card in visible_cards(event, campaign, viewer, touched, marks[viewer]):
                 seen[card].append(viewer)
         writer.history.append({
             "campaign": campaign.slug, "seq": event.seq, "action": event.action, "actor": event.actor,
@@ -191,15 +205,16 @@ class ReadModel:
             elif isinstance(change, StackReordered):
                 containers.add(change.stack)
         dirty.zones.update(c for c in containers if host_of(c) is None)
-        dirty.cards.update(touched)
+        fresh = set(touched)
         for container in containers:  # positions shift for every card of a container
-            dirty.cards.update(table.cards_in(container))
-        todo = list(dirty.cards)  # an attached card's zone and states follow its host
+            fresh.update(table.cards_in(container))
+        todo = list(fresh)  # an attached card's zone and states follow its host
         while todo:
             for attached in table.attached(todo.pop()):
-                if attached not in dirty.cards:
-                    dirty.cards.add(attached)
+                if attached not in fresh:
+                    fresh.add(attached)
                     todo.append(attached)
+        dirty.cards.update(fresh)
 
 
 class _Raced(Exception):
@@ -236,10 +251,18 @@ class _Batch:
             db["cards"].upsert_all(card_rows, pk=("campaign", "id"))
         if zone_rows:
             db["zones"].upsert_all(zone_rows, pk=("campaign", "id"))
+        # Many rows of fixed shape: straight executemany on sqlite-utils' connection.
         if self.history:
-            db["history"].insert_all(self.history, pk=("campaign", "seq"))
+            db.conn.executemany(
+                "INSERT INTO history (campaign, seq, action, actor, time, summary, cards, seen, undone_by) "
+                "VALUES (:campaign, :seq, :action, :actor, :time, :summary, :cards, :seen, :undone_by)",
+                self.history,
+            )
         if self.card_actions:
-            db["card_actions"].insert_all(self.card_actions, pk=("campaign", "card", "seq"), ignore=True)
+            db.conn.executemany(
+                "INSERT OR IGNORE INTO card_actions (campaign, card, seq) VALUES (:campaign, :card, :seq)",
+                self.card_actions,
+            )
         for slug, seqs, undone_by in self.undone:  # in log order: a redo clears what an undo set
             db.execute(
                 f"UPDATE history SET undone_by = ? WHERE campaign = ? AND seq IN ({','.join('?' * len(seqs))})",

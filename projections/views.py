@@ -98,18 +98,20 @@ def _zone_name(campaign: Campaign, container: str) -> str:
 
 
 def cards_of(event: ActionRecorded) -> set[str]:
+    """Every card an action names or changes."""
     cards: set[str] = set()
     for change in event.changes:
         if isinstance(change, CardChanged):
             cards.add(change.card)
         elif isinstance(change, StackReordered):
             cards.update(change.was)
+    fields = type(event).model_fields
     for field in ("cards", "taken", "given"):
-        cards.update(getattr(event, field, ()) or ())
+        if field in fields:
+            cards.update(getattr(event, field) or ())
     for field in ("card", "host", "by"):
-        value = getattr(event, field, None)
-        if value:
-            cards.add(value)
+        if field in fields and getattr(event, field):
+            cards.add(getattr(event, field))
     cards.update(r.card for r in event.redirects)
     return cards
 

@@ -19,22 +19,28 @@ from ledger.visibility import can_identify, sees_everything
 def change_marks(event: ActionRecorded, after: Campaign, viewer: str) -> list[bool]:
     """For each change: could the viewer identify its card at either end of it?
     (Only card changes carry a card; other changes are marked True.)"""
-    if sees_everything(viewer):
-        return [True] * len(event.changes)
+    return marks_for(event, after, [viewer])[viewer]
+
+
+def marks_for(event: ActionRecorded, after: Campaign, viewers: list[str]) -> dict[str, list[bool]]:
+    """``change_marks`` for several viewers in one step back through the action."""
+    marks = {viewer: [True] * len(event.changes) for viewer in viewers}
+    blind = [v for v in viewers if not sees_everything(v)]
+    if not blind or not event.changes:
+        return marks
     table = after.table
-    marks = [True] * len(event.changes)
     shown = set(event.shown_to_all())
     undone = []
     try:
         for i in range(len(event.changes) - 1, -1, -1):
             change = event.changes[i]
-            now_seen = isinstance(change, CardChanged) and (
-                change.card in shown or can_identify(after, viewer, change.card)
-            )
+            card = change.card if isinstance(change, CardChanged) else None
+            now_seen = {v: card in shown or can_identify(after, v, card) for v in blind} if card else {}
             table.apply(change.inverse())
             undone.append(change)
-            if isinstance(change, CardChanged):
-                marks[i] = now_seen or can_identify(after, viewer, change.card)
+            if card:
+                for v in blind:
+                    marks[v][i] = now_seen[v] or can_identify(after, v, card)
     finally:
         for change in reversed(undone):
             table.apply(change)

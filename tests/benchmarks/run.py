@@ -1,0 +1,299 @@
+"""Benchmark: the ledger's costs at 10k, 100k and 1M events, beside the floors that
+SQLite and a plain eventsourcing application set on the same machine, in the same run.
+
+    python tests/benchmarks/run.py                      # 10k, 100k, 1M (builds take a while)
+    python tests/benchmarks/run.py --sizes 10000,100000 # smaller
+
+Campaigns are built once with ``simulate`` (random legal play through the real command
+path; built with LEDGER_SYNCHRONOUS=NORMAL to save time) and kept in --dir for reuse.
+Every measured append runs at the default durability (WAL, synchronous=FULL). Not
+collected by pytest; prints figures and ratios, asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+TARGETS = {
+    "append_ratio": ">= 0.50 of the raw floor",
+    "rebuild_eps": ">= 100,000 events/s",
+    "rebuild_ratio": ">= 0.40 of its floor",
+    "travel_p95_ms": "<= 50 ms",
+    "undo_p50_ms": "<= 20 ms",
+    "cli_ms": "<= 300 ms",
+    "rebuild_rss_mb": "<= 300 MB",
+}
+
+
+def build(path: Path, size: int, smaller: Path | None) -> None:
+    """A simulated campaign whose log holds ``size`` events (actions)."""
+    os.environ["LEDGER_SYNCHRONOUS"] = "NORMAL"
+    from ledger.application import Ledger
+    from ledger.simulate import simulate, start_simulation
+
+    if smaller is not None and smaller.exists():
+        for suffix in ("", "-wal", "-shm"):
+            if Path(f"{smaller}{suffix}").exists():
+                shutil.copy(f"{smaller}{suffix}", f"{path}{suffix}")
+    ledger = Ledger.open(path, create=True)
+    cid = ledger.resolve(None) if ledger.campaigns() else start_simulation(ledger, heroes=3, seed=1)
+    have = ledger.campaign(cid).seq
+    step, t0 = 10_000, time.perf_counter()
+    while have < size:
+        n = min(step, size - have)
+        simulate(ledger, cid, n, seed=have)
+        have = ledger.campaign(cid).seq
+        rate = (have) / max(time.perf_counter() - t0, 1e-9)
+        print(f"  built {have:,} / {size:,} events ({rate:,.0f}/s so far)", file=sys.stderr, flush=True)
+    ledger.close()
+    del os.environ["LEDGER_SYNCHRONOUS"]
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def measure_append(path: Path, work: Path, count: int, chunk: int = 50) -> dict:
+    """Actions/s through the ledger API, raw sqlite3 rows/s and a plain eventsourcing
+    application's events/s, measured in alternating chunks so that the disk's mood
+    (fsync times drift) weighs on all three alike."""
+    from ledger.application import Ledger
+    from ledger.simulate import simulate
+
+    ledger = Ledger.open(path)
+    cid = ledger.resolve(None)
+    sample = [row.state for row in ledger.recorder.select_events(cid, desc=True, limit=200)]
+
+    raw_path = work / "raw-floor.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{raw_path}{suffix}").unlink(missing_ok=True)
+    raw = sqlite3.connect(raw_path, isolation_level=None)
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute("PRAGMA synchronous=FULL")
+    raw.execute("CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT, "
+                "state BLOB, PRIMARY KEY (originator_id, originator_version))")
+    plain_path = work / "plain-es.db"
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{plain_path}{suffix}").unlink(missing_ok=True)
+    plain = Counters(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(plain_path)})
+    counter = Counter()
+    plain.save(counter)
+
+    spent = {"ours": 0.0, "raw": 0.0, "plain": 0.0}
+    done = {"ours": 0, "raw": 0, "plain": 0}
+    while done["ours"] < count:
+        n = min(chunk, count - done["ours"])
+        t0 = time.perf_counter()
+        stats = simulate(ledger, cid, n, seed=done["ours"] + 12345)
+        spent["ours"] += time.perf_counter() - t0
+        done["ours"] += stats.recorded
+        t0 = time.perf_counter()
+        for _ in range(n):
+            done["raw"] += 1
+            raw.execute("BEGIN")
+            raw.execute("INSERT INTO stored_events VALUES (?, ?, ?, ?)",
+                        ("x", done["raw"], "t", sample[done["raw"] % len(sample)]))
+            raw.execute("COMMIT")
+        spent["raw"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        for _ in range(n):
+            counter.increment()
+            plain.save(counter)
+            done["plain"] += 1
+        spent["plain"] += time.perf_counter() - t0
+    ledger.close()
+    raw.close()
+    plain.close()
+    ours, floor, es = (done[k] / spent[k] for k in ("ours", "raw", "plain"))
+    return {"append_aps": ours, "append_floor": floor, "append_ratio": ours / floor, "plain_es_aps": es,
+            "vs_plain": ours / es}
+
+
+from eventsourcing.application import Application  # noqa: E402
+from eventsourcing.domain import Aggregate, event  # noqa: E402
+
+
+class Counter(Aggregate):
+    """The floor's aggregate: one field."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    @event("Incremented")
+    def increment(self) -> None:
+        self.value += 1
+
+
+class Counters(Application):
+    pass
+
+
+REBUILD_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+from ledger.application import Ledger
+from projections.readmodel import ReadModel
+ledger = Ledger.open({path!r})
+model = ReadModel(ledger, {path!r})
+t0 = time.perf_counter()
+n = model.rebuild()
+dt = time.perf_counter() - t0
+print(json.dumps({{"events": n, "seconds": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def measure_rebuild(path: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", REBUILD_CHILD.format(root=str(ROOT), path=str(path))],
+                          capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    eps = result["events"] / result["seconds"]
+    # The floor: raw sqlite3 reading the same stored rows and JSON-decoding them.
+    raw = sqlite3.connect(path)
+    t0 = time.perf_counter()
+    rows = 0
+    for (state,) in raw.execute("SELECT state FROM stored_events ORDER BY rowid"):
+        json.loads(state)
+        rows += 1
+    floor = rows / (time.perf_counter() - t0)
+    raw.close()
+    return {"rebuild_eps": eps, "rebuild_floor": floor, "rebuild_ratio": eps / floor, "rebuild_rss_mb": result["rss_mb"]}
+
+
+def measure_travel(path: Path, probes: int = 200) -> dict:
+    from ledger.application import Ledger
+    from projections.views import zones_view
+
+    ledger = Ledger.open(path)
+    cid = ledger.resolve(None)
+    last = ledger.campaign(cid).seq
+    rng = random.Random(7)
+    times = []
+    for _ in range(probes):
+        seq = rng.randint(1, last)
+        t0 = time.perf_counter()
+        zones_view(ledger.campaign(cid, at=seq), "public")
+        times.append((time.perf_counter() - t0) * 1000)
+    ledger.close()
+    return {"travel_p50_ms": pct(times, 0.5), "travel_p95_ms": pct(times, 0.95)}
+
+
+def measure_undo(path: Path, count: int = 50) -> dict:
+    from ledger import commands as c
+    from ledger.application import Ledger
+
+    ledger = Ledger.open(path)
+    cid = ledger.resolve(None)
+    times = []
+    for _ in range(count):
+        t0 = time.perf_counter()
+        ledger.execute(cid, c.Undo())
+        times.append((time.perf_counter() - t0) * 1000)
+        ledger.execute(cid, c.Redo())
+    ledger.close()
+    return {"undo_p50_ms": pct(times, 0.5), "undo_p95_ms": pct(times, 0.95)}
+
+
+def measure_cli(path: Path, runs: int = 5) -> dict:
+    from ledger.application import Ledger
+
+    ledger = Ledger.open(path)
+    cid = ledger.resolve(None)
+    campaign = ledger.campaign(cid)
+    deck = max((z for z in campaign.zones() if z.startswith("deck:")), key=lambda z: len(campaign.table.cards_in(z)))
+    ledger.close()
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "ledger", "--db", str(path), "--actor", "hero1", "draw", deck],
+                       capture_output=True, text=True, cwd=ROOT)
+        times.append((time.perf_counter() - t0) * 1000)
+        subprocess.run([sys.executable, "-m", "ledger", "--db", str(path), "undo"], capture_output=True, cwd=ROOT)
+    return {"cli_ms": statistics.median(times)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--dir", default="/tmp/ledger-bench")
+    parser.add_argument("--appends", type=int, default=500)
+    parser.add_argument("--json", dest="json_out", default=None, help="Also write the figures to this file.")
+    args = parser.parse_args()
+    work = Path(args.dir)
+    work.mkdir(parents=True, exist_ok=True)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    results: dict[int, dict] = {}
+    smaller = None
+    for size in sizes:
+        base = work / f"campaign-{size}.db"
+        print(f"campaign of {size:,} events", file=sys.stderr, flush=True)
+        build(base, size, smaller)
+        smaller = base
+        trial = work / f"trial-{size}.db"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{trial}{suffix}").unlink(missing_ok=True)
+            if Path(f"{base}{suffix}").exists():
+                shutil.copy(f"{base}{suffix}", f"{trial}{suffix}")
+        figures = {}
+        figures.update(measure_rebuild(trial))  # also leaves the read models caught up
+        figures.update(measure_travel(trial))
+        figures.update(measure_undo(trial))
+        figures.update(measure_cli(trial))
+        figures.update(measure_append(trial, work, args.appends))
+        results[size] = figures
+        print(json.dumps({size: figures}), file=sys.stderr, flush=True)
+    report(results)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(results, indent=2))
+
+
+ROWS = [
+    ("append, actions/s (ledger API, FULL)", "append_aps", "{:,.0f}"),
+    ("append floor: raw sqlite3 rows/s", "append_floor", "{:,.0f}"),
+    ("append / floor", "append_ratio", "{:.2f}"),
+    ("plain eventsourcing app, events/s", "plain_es_aps", "{:,.0f}"),
+    ("append / plain eventsourcing", "vs_plain", "{:.2f}"),
+    ("rebuild, events/s", "rebuild_eps", "{:,.0f}"),
+    ("rebuild floor: read + JSON-decode rows/s", "rebuild_floor", "{:,.0f}"),
+    ("rebuild / floor", "rebuild_ratio", "{:.3f}"),
+    ("rebuild peak RSS, MB", "rebuild_rss_mb", "{:.0f}"),
+    ("time travel p50, ms", "travel_p50_ms", "{:.1f}"),
+    ("time travel p95, ms", "travel_p95_ms", "{:.1f}"),
+    ("undo p50, ms", "undo_p50_ms", "{:.1f}"),
+    ("undo p95, ms", "undo_p95_ms", "{:.1f}"),
+    ("one `ledger draw` process, ms", "cli_ms", "{:.0f}"),
+]
+
+
+def report(results: dict[int, dict]) -> None:
+    sizes = sorted(results)
+    head = "| figure | " + " | ".join(f"{s:,} events" for s in sizes)
+    if len(sizes) > 1:
+        head += f" | {sizes[-1]:,} / {sizes[0]:,}"
+    print(head + " | target |")
+    print("|---" * (len(sizes) + (2 if len(sizes) > 1 else 1) + 1) + "|")
+    for label, key, fmt in ROWS:
+        cells = [fmt.format(results[s][key]) for s in sizes]
+        line = f"| {label} | " + " | ".join(cells)
+        if len(sizes) > 1:
+            first, last = results[sizes[0]][key], results[sizes[-1]][key]
+            line += f" | {last / first:.2f}x" if first else " | –"
+        print(line + f" | {TARGETS.get(key, '')} |")
+    print(f"\nmachine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}")
+
+
+if __name__ == "__main__":
+    main()
