@@ -45,6 +45,9 @@ def _known(play: Play, cards: tuple[str, ...]) -> None:
 
 def _in_campaign(play: Play, cards: tuple[str, ...], doing: str) -> None:
     for card in cards:
+        if not sees_everything(play.actor) and not can_identify(play.campaign, play.actor, card):
+            # Say nothing of where it is, not even "in the box".
+            raise NotAllowed(f"{play.actor} cannot see card {card}; a hero {doing}s only cards they can see")
         rules.must_be_in_campaign(play.campaign, play.actor, card, doing)
 
 

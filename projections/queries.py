@@ -96,11 +96,14 @@ def history_view(
     out = []
     for record, seen, cards in entries:
         hidden = {c for c in cards if not _sees(seen, viewer, c)}
-        text = record["summary"] if sees_everything(viewer) else summary(events[record["seq"]], hidden)
+        unnamed = {c for c, who in json.loads(record["unnamed"] or "{}").items() if viewer in who}
+        text = record["summary"] if sees_everything(viewer) else summary(events[record["seq"]], hidden | unnamed)
+        shown = sorted(c for c in cards if c not in hidden)
         out.append({
             "seq": record["seq"], "action": record["action"], "actor": record["actor"], "time": record["time"],
             "summary": text, "undone_by": record["undone_by"],
-            "cards": [None if c in hidden else c for c in cards],
+            # hidden cards last, so their place among the names says nothing about their ids
+            "cards": shown + [None] * (len(cards) - len(shown)),
         })
     return out
 

@@ -5,7 +5,9 @@ so any SQLite tool (the ``sqlite3`` shell, Datasette) can browse them:
   attached_to and the derived states of RULES.md §7;
 - ``zones``: one row per zone and campaign: its settings and how many cards it holds;
 - ``history``: one row per action: seq, action, actor, time, summary, cards touched,
-  who could see each of them, and ``undone_by``;
+  who saw each of them take part (``seen``), who of those may not be told what became
+  of it (``unnamed``: a depot card seen going into a deck, then drawn unseen), and
+  ``undone_by``;
 - ``card_actions``: which actions touched which card (for ``card`` and ``history --card``);
 - ``projection_position``: the last notification applied.
 
@@ -35,7 +37,7 @@ from ledger.rules import card_states
 from ledger.vocabulary import PUBLIC, host_of
 
 from .views import cards_of, summary
-from .witness import marks_for, visible_cards
+from .witness import marks_for, visible_cards, witnessed_cards
 
 NAME = "tables"
 BATCH = 1000
@@ -87,7 +89,7 @@ class ReadModel:
             )
             db["history"].create(
                 {"campaign": str, "seq": int, "action": str, "actor": str, "time": str, "summary": str,
-                 "cards": str, "seen": str, "undone_by": int},
+                 "cards": str, "seen": str, "unnamed": str, "undone_by": int},
                 pk=("campaign", "seq"), if_not_exists=True,
             )
             db["card_actions"].create(
@@ -175,16 +177,23 @@ class ReadModel:
         campaign = self.ledger.project(before, [event])  # the one fold
         assert campaign is not None
         self._campaigns[event.originator_id] = campaign
+        # Who saw each card take part (the action is in the card's history for them),
+        # and, of those, who may not be told what became of it (see witness.py).
         seen: dict[str, list[str]] = {card: [] for card in touched}
+        unnamed: dict[str, list[str]] = {}
         viewers = viewers_of(campaign)
         marks = marks_for(event, campaign, viewers) if touched else {}
         for viewer in viewers if touched else ():
-            for card in visible_cards(event, campaign, viewer, touched, marks[viewer]):
+            named = visible_cards(event, campaign, viewer, touched, marks[viewer])
+            for card in witnessed_cards(event, campaign, viewer, touched, marks[viewer]):
                 seen[card].append(viewer)
+                if card not in named:
+                    unnamed.setdefault(card, []).append(viewer)
         writer.history.append({
             "campaign": campaign.slug, "seq": event.seq, "action": event.action, "actor": event.actor,
             "time": event.timestamp.isoformat(), "summary": summary(event), "cards": json.dumps(sorted(touched)),
-            "seen": json.dumps({card: who for card, who in sorted(seen.items()) if who}), "undone_by": None,
+            "seen": json.dumps({card: who for card, who in sorted(seen.items()) if who}),
+            "unnamed": json.dumps(unnamed, sort_keys=True), "undone_by": None,
         })
         writer.card_actions.extend({"campaign": campaign.slug, "card": card, "seq": event.seq} for card in touched)
         if isinstance(event, ActionUndone):
@@ -254,8 +263,8 @@ class _Batch:
         # Many rows of fixed shape: straight executemany on sqlite-utils' connection.
         if self.history:
             db.conn.executemany(
-                "INSERT INTO history (campaign, seq, action, actor, time, summary, cards, seen, undone_by) "
-                "VALUES (:campaign, :seq, :action, :actor, :time, :summary, :cards, :seen, :undone_by)",
+                "INSERT INTO history (campaign, seq, action, actor, time, summary, cards, seen, unnamed, undone_by) "
+                "VALUES (:campaign, :seq, :action, :actor, :time, :summary, :cards, :seen, :unnamed, :undone_by)",
                 self.history,
             )
         if self.card_actions:

@@ -60,8 +60,10 @@ def action_view(
         data = _scrub(data, hidden)
         data["changes"] = _moves(event, campaign, viewer, marks, known)
         # A seed and the public order of the depot would let anyone recompute where
-        # hidden cards went; only the referee sees seeds.
-        data.pop("seed", None)
+        # hidden cards went, and the hash of the whole event could be matched against
+        # guesses: only the referee sees seeds, the recorded command and the hash.
+        for key in ("seed", "rng", "hash", "command"):
+            data.pop(key, None)
     data["type"] = type(event).__name__
     data["seq"] = event.seq
     data["action"] = event.action

@@ -49,20 +49,35 @@ def marks_for(event: ActionRecorded, after: Campaign, viewers: list[str]) -> dic
 
 def visible_cards(event: ActionRecorded, after: Campaign, viewer: str, cards: set[str],
                   marks: list[bool] | None = None) -> set[str]:
-    """The cards of an action a viewer may identify in it: a card whose last change
-    the viewer witnessed (they saw it leave or arrive), a card the action shows to
-    everyone, or a card the action names without moving that the viewer can see."""
+    """The cards an action may be *said* to have done something with, to this viewer:
+    a card whose last change the viewer witnessed (they saw where it ended up), a
+    card the action shows to everyone, or a card the action names without moving
+    that the viewer can see. A card seen going into a deck and then drawn unseen is
+    not among them: naming it as drawn would tell which one was drawn."""
+    return _cards(event, after, viewer, cards, marks, last_only=True)
+
+
+def witnessed_cards(event: ActionRecorded, after: Campaign, viewer: str, cards: set[str],
+                    marks: list[bool] | None = None) -> set[str]:
+    """The cards a viewer saw take part in an action at all (any of its changes):
+    the action belongs to those cards' histories for this viewer. Depot cards seen
+    going into a deck are all witnessed alike, whichever of them was then drawn."""
+    return _cards(event, after, viewer, cards, marks, last_only=False)
+
+
+def _cards(event: ActionRecorded, after: Campaign, viewer: str, cards: set[str],
+           marks: list[bool] | None, last_only: bool) -> set[str]:
     if sees_everything(viewer):
         return set(cards)
     marks = marks if marks is not None else change_marks(event, after, viewer)
-    last: dict[str, bool] = {}
+    seen: dict[str, bool] = {}
     for change, mark in zip(event.changes, marks):
         if isinstance(change, CardChanged):
-            last[change.card] = mark
+            seen[change.card] = mark if last_only else (seen.get(change.card, False) or mark)
     visible = set(event.shown_to_all()) & cards
     for card in cards:
-        if card in last:
-            if last[card]:
+        if card in seen:
+            if seen[card]:
                 visible.add(card)
         elif card in after.table.where and can_identify(after, viewer, card):
             visible.add(card)

@@ -1,0 +1,488 @@
+"""Hidden cards stay hidden (RULES.md §9): "a hidden card's identity never reaches a
+viewer who may not see it, in any output".
+
+One campaign is played through the ``ledger`` command with cards hidden in every way
+the game hides them: face-down deck cards, a deck refilled from the face-up depot and
+drawn from in the same action, Ana's hand, Bo's hand, a face-down card on a table, a
+searched card, buried cards, decks shuffled with ``--seed``. Then, for each viewer
+(public, ana, bo), every read command is run, human and ``--json``, and no card id or
+catalog name the viewer may not know may appear:
+
+- ``zones --at k``: the cards the viewer cannot identify right after k
+  (``can_identify(app.campaign(cid, at=k), viewer, card)``);
+- ``history``, ``explain``, ``card``: the cards the viewer could identify at no seq of
+  the campaign and that no action showed to everyone.
+
+The reads run the command's ``main`` in this process (the code ``python -m ledger``
+runs) so that the few thousand reads stay fast; actions and refusals also run through
+a child process where it matters.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from ledger.application import Ledger
+from ledger.catalog import load_catalog, sample_catalog_path
+from ledger.visibility import can_identify
+
+from .conftest import run_ledger
+
+SAMPLE = str(sample_catalog_path())
+CATALOG = load_catalog(sample_catalog_path())
+CATALOG_IDS = CATALOG.ids()
+NAMES = {card.id: card.name for card in CATALOG}
+VIEWERS = ("public", "ana", "bo")
+JOINS = {"public": 1, "ana": 2, "bo": 3}  # a hero is a viewer from the action that adds them
+
+# Card ids are lower-case words joined by '-': an id is found only as a whole token.
+_ID_RE = re.compile(
+    r"(?<![A-Za-z0-9_-])(" + "|".join(re.escape(i) for i in sorted(CATALOG_IDS, key=len, reverse=True))
+    + r")(?![A-Za-z0-9_-])"
+)
+
+
+def _name_re(name: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)")
+
+
+_NAME_RES = {card: _name_re(name) for card, name in NAMES.items()}
+
+# The session, as typed at the table. Comments: what each action hides, and from whom.
+SCRIPT: list[list[str]] = [
+    ["init", "--catalog", SAMPLE, "--name", "Segredos"],                              # 1
+    ["hero", "add", "ana", "--knowledge", "1"],                                       # 2
+    ["hero", "add", "bo"],                                                            # 3
+    ["add", "item-sword", "item-bow", "item-rope", "item-lantern", "--to", "deck:item"],  # 4 face-down deck
+    ["add", "skill-dodge", "skill-stealth", "skill-first-aid", "skill-tracking", "skill-quick-strike",
+     "--to", "deck:skill"],                                                           # 5
+    ["add", "companion-wolf", "companion-falcon", "companion-horse", "companion-raven",
+     "--to", "deck:companion"],                                                       # 6
+    ["add", "item-axe", "item-torch", "item-potion", "--to", "depot"],                # 7 face-up: known to all
+    ["shuffle", "deck:skill", "--seed", "7"],                                         # 8 a seeded shuffle
+    ["--actor", "ana", "draw", "deck:item", "--count", "2"],                          # 9 sword, bow: Ana's hand
+    ["--actor", "bo", "draw", "deck:companion", "--count", "2"],                      # 10 wolf, falcon: Bo's hand
+    ["--actor", "ana", "search", "deck:skill", "--take", "skill-first-aid", "--seed", "3"],  # 11 searched
+    ["--actor", "ana", "send", "item-sword", "--to", "table:ana", "--face", "down"],  # 12 face-down on a table
+    ["--actor", "bo", "send", "companion-falcon", "--to", "table:bo", "--face", "down"],  # 13
+    ["--actor", "bo", "bury", "companion-wolf"],                                      # 14 buried from Bo's hand
+    ["--actor", "ana", "draw", "deck:item", "--count", "3", "--seed", "11"],          # 15 rope, lantern, refill, 1
+    ["--actor", "ana", "reveal", "item-bow"],                                         # 16 everyone sees the bow
+    ["--actor", "ana", "hide", "item-bow"],                                           # 17 …then no longer
+    ["--actor", "bo", "draw", "deck:skill"],                                          # 18 a skill in Bo's hand
+    ["add", "skill-fireball", "--to", "inventory:ana"],                               # 19 from the box to a hand
+    ["--actor", "ana", "activate", "skill-fireball", "--target", "goblin"],           # 20 declared: shown to all
+    ["--actor", "bo", "shuffle", "deck:companion", "--seed", "5"],                    # 21 a hero's seeded shuffle
+    ["--actor", "ana", "discard", "item-rope"],                                       # 22 face-up in the discard
+    ["discard", "--from", "deck:item"],                                               # 23 a refilled card, face-up
+    ["--actor", "ana", "bury", "item-lantern"],                                       # 24 never seen by others
+    ["add", "item-spear", "--to", "inventory:bo"],                                    # 25
+    ["--actor", "bo", "attach", "item-spear", "--to", "companion-falcon"],            # 26 face-up on a hidden host
+    ["--actor", "ana", "draw", "deck:companion", "--to", "inventory:bo"],             # 27 drawn for Bo, unseen by Ana
+    ["add", "item-dagger", "--to", "inventory:ana"],                                  # 28
+    ["--actor", "ana", "attach", "item-dagger", "--to", "item-sword"],                # 29 face-up on Ana's hidden card
+    ["--actor", "bo", "draw", "deck:skill"],                                          # 30 into Bo's hand…
+    ["undo"],                                                                         # 31 …and back on the deck
+]
+REFILL_DRAW = 15
+
+
+# -- running the command in this process ---------------------------------------------------------
+def cli(db: Path, *args: str) -> tuple[int, str, str]:
+    """``ledger --db DB ARGS`` through the command's own ``main``: exit code, stdout, stderr.
+    Wide terminal, so that no id is wrapped across lines in the human tables."""
+    from ledger.cli import main
+
+    opened: list[Ledger] = []
+    real_open = Ledger.open.__func__
+
+    def tracking_open(cls, *a, **kw):
+        ledger = real_open(cls, *a, **kw)
+        opened.append(ledger)
+        return ledger
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with redirect_stdout(out), redirect_stderr(err), mock.patch.dict(os.environ, {"COLUMNS": "1000"}), \
+            mock.patch.object(Ledger, "open", classmethod(tracking_open)):
+        try:
+            main(["--db", str(db), *args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    for ledger in opened:
+        ledger.close()
+    return code, out.getvalue(), err.getvalue()
+
+
+def ok(db: Path, *args: str) -> str:
+    code, out, err = cli(db, *args)
+    assert code == 0, f"ledger {' '.join(args)} exited {code}: {err}"
+    assert "Traceback" not in out + err
+    return out
+
+
+# -- the campaign ----------------------------------------------------------------------------------
+@dataclass
+class Played:
+    db: Path
+    last: int
+    at: dict[int, Any]                      # seq -> campaign right after it
+    events: dict[int, Any]                  # seq -> stored event
+    action_json: dict[int, dict] = field(default_factory=dict)  # seq -> --json output of the action
+    shown_to_all: set[str] = field(default_factory=set)
+
+    def hidden_at(self, viewer: str, k: int) -> set[str]:
+        return {card for card in CATALOG_IDS if not can_identify(self.at[k], viewer, card)}
+
+    def never_known(self, viewer: str) -> set[str]:
+        """Cards the viewer could identify at no seq, and that no action showed to everyone."""
+        hidden = set(CATALOG_IDS)
+        for k in range(1, self.last + 1):
+            hidden &= self.hidden_at(viewer, k)
+        return hidden - self.shown_to_all
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Played:
+    db = tmp_path_factory.mktemp("viewers") / "campaign.db"
+    action_json: dict[int, dict] = {}
+    for seq, args in enumerate(SCRIPT, start=1):
+        out = ok(db, "--json", *args)
+        action_json[seq] = json.loads(out)
+        assert action_json[seq]["seq"] == seq, f"step {seq} {args} recorded as {action_json[seq]['seq']}"
+    app = Ledger.open(db)
+    try:
+        cid = app.resolve(None)
+        last = app.last_seq(cid)
+        assert last == len(SCRIPT)
+        at = {k: app.campaign(cid, at=k) for k in range(1, last + 1)}
+        events = {e.seq: e for e in app.actions(cid)}
+    finally:
+        app.close()
+    shown = set()
+    for event in events.values():
+        shown.update(event.shown_to_all())
+    p = Played(db=db, last=last, at=at, events=events, action_json=action_json, shown_to_all=shown)
+    _check_the_script_hid_what_it_should(p)
+    return p
+
+
+def _check_the_script_hid_what_it_should(p: Played) -> None:
+    """The session really hides cards in each of the ways it means to (else the sweep proves little)."""
+    end = p.at[p.last].table
+    assert end.zone_of("item-sword") == "table:ana" and end.face("item-sword") == "down"
+    assert end.zone_of("companion-falcon") == "table:bo" and end.face("companion-falcon") == "down"
+    assert end.zone_of("skill-first-aid") == "inventory:ana"
+    assert end.zone_of("companion-wolf") == "deck:companion"
+    assert end.zone_of("item-lantern") == "deck:item"
+    assert end.zone_of("skill-fireball") == "deck:skill"
+    assert end.host("item-spear") == "companion-falcon" and end.face("item-spear") == "up"
+    assert end.host("item-dagger") == "item-sword" and end.face("item-sword") == "down"
+    assert p.events[REFILL_DRAW].refills and p.events[REFILL_DRAW].refills[0].count == 3
+    never_public = p.never_known("public")
+    for card in ("item-sword", "item-lantern", "skill-first-aid", "companion-wolf", "companion-falcon",
+                 "skill-dodge", "companion-horse"):
+        assert card in never_public, card
+    assert "item-bow" not in never_public and "skill-fireball" not in never_public
+    assert "skill-first-aid" in p.never_known("bo") and "skill-first-aid" not in p.never_known("ana")
+    assert "companion-wolf" in p.never_known("ana") and "companion-wolf" not in p.never_known("bo")
+
+
+# -- finding leaks -----------------------------------------------------------------------------------
+def leaks(output: str, forbidden: set[str], shown_name_of: str | None = None) -> set[str]:
+    """The forbidden cards whose id or catalog name appears in ``output`` (JSON decoded
+    too, so escaped names are found). ``shown_name_of``: a card whose own name the output
+    may show (``card X`` names X), taken out before names are looked for."""
+    texts = [output]
+    try:
+        texts.append(json.dumps(json.loads(output), ensure_ascii=False))
+    except ValueError:
+        pass
+    found = set()
+    for text in texts:
+        found |= set(_ID_RE.findall(text)) & forbidden
+        if shown_name_of is not None:
+            text = text.replace(NAMES[shown_name_of], " ")
+        found |= {card for card in forbidden if _NAME_RES[card].search(text)}
+    return found
+
+
+def sweep(p: Played, viewer: str, argsets: list[tuple[list[str], set[str], str | None]]) -> list[str]:
+    """Runs each read (human and --json) as the viewer; returns a line per leak."""
+    problems = []
+    for args, forbidden, own in argsets:
+        for form in ([], ["--json"]):
+            full = ["--as", viewer, *form, *args]
+            out = ok(p.db, *full)
+            found = leaks(out, forbidden, own)
+            if found:
+                problems.append(f"ledger {' '.join(full)} shows {sorted(found)}")
+    return problems
+
+
+# -- the sweep: every read, every viewer ----------------------------------------------------------------
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_zones_now_and_at_every_seq_show_no_card_the_viewer_cannot_identify_then(played, viewer):
+    argsets = [(["zones"], played.hidden_at(viewer, played.last), None)]
+    argsets += [(["zones", "--at", str(k)], played.hidden_at(viewer, k), None)
+                for k in range(JOINS[viewer], played.last + 1)]
+    problems = sweep(played, viewer, argsets)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_card_shows_no_card_the_viewer_could_never_identify(played, viewer):
+    never = played.never_known(viewer)
+    argsets = [(["card", card], never - {card}, card) for card in CATALOG_IDS]
+    problems = sweep(played, viewer, argsets)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_card_of_a_card_hidden_from_the_viewer_shows_no_place_or_state(played, viewer):
+    hidden_now = played.hidden_at(viewer, played.last)
+    assert hidden_now
+    for card in sorted(hidden_now):
+        view = json.loads(ok(played.db, "--as", viewer, "--json", "card", card))
+        assert view["zone"] is None and view["position"] is None and view["states"] == [], (card, view)
+        assert view["attached_to"] is None
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_history_whole_and_by_card_shows_no_card_the_viewer_could_never_identify(played, viewer):
+    never = played.never_known(viewer)
+    argsets = [(["history"], never, None)]
+    argsets += [(["history", "--card", card], never, None) for card in CATALOG_IDS]
+    problems = sweep(played, viewer, argsets)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("viewer", VIEWERS)
+def test_explain_of_every_action_shows_no_card_the_viewer_could_never_identify(played, viewer):
+    never = played.never_known(viewer)
+    argsets = [(["explain", str(k)], never, None) for k in range(JOINS[viewer], played.last + 1)]
+    problems = sweep(played, viewer, argsets)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_referee_sees_every_card_the_others_may_not(played):
+    """The sweep's counterpart: the hidden ids really are in the referee's outputs, so
+    the leak search above is looking at the right text."""
+    zones = ok(played.db, "zones")
+    history = ok(played.db, "--json", "history")
+    for card in ("item-sword", "item-lantern", "skill-first-aid", "companion-wolf", "companion-falcon"):
+        assert leaks(zones + history, {card}), card
+    assert leaks(ok(played.db, "--json", "explain", str(REFILL_DRAW)), set(played.events[REFILL_DRAW].cards))
+
+
+# -- actions performed by a hero ---------------------------------------------------------------------
+def seeds_in(value: Any, path: str = "") -> list[str]:
+    """Where a JSON document carries a seed (a ``seed`` or ``rng`` key with a value)."""
+    found = []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key in ("seed", "rng") and inner is not None:
+                found.append(f"{path}.{key}={inner}")
+            found += seeds_in(inner, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, inner in enumerate(value):
+            found += seeds_in(inner, f"{path}[{i}]")
+    return found
+
+
+def test_the_json_of_an_action_by_a_hero_names_no_card_that_hero_cannot_see(played):
+    problems = []
+    for seq, args in enumerate(SCRIPT, start=1):
+        if args[:1] != ["--actor"]:
+            continue
+        hero = args[1]
+        forbidden = (played.hidden_at(hero, seq - 1) & played.hidden_at(hero, seq)) \
+            - set(played.events[seq].shown_to_all())
+        found = leaks(json.dumps(played.action_json[seq]), forbidden)
+        if found:
+            problems.append(f"seq {seq} ({' '.join(args)}) shows {hero} {sorted(found)}")
+    assert not problems, "\n".join(problems)
+
+
+REAL_ACTIONS = [
+    ("bo", ["draw", "deck:skill", "--count", "2"]),                   # cards he will see
+    ("ana", ["draw", "deck:skill", "--to", "inventory:bo"]),          # a card she will not see
+    ("ana", ["search", "deck:skill", "--take", "skill-dodge", "--seed", "1"]),  # a deck she cannot see, reshuffled
+]
+
+
+@pytest.mark.parametrize("hero,args", REAL_ACTIONS, ids=[" ".join(a) for _, a in REAL_ACTIONS])
+def test_a_heros_action_through_the_real_command_names_no_other_hidden_card(played, tmp_path, hero, args):
+    db = tmp_path / "campaign.db"
+    shutil.copy(played.db, db)
+    for suffix in ("-wal", "-shm"):
+        if Path(f"{played.db}{suffix}").exists():
+            shutil.copy(f"{played.db}{suffix}", f"{db}{suffix}")
+    result = run_ledger("--actor", hero, "--json", *args, db=db)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["seq"] == played.last + 1
+    app = Ledger.open(db)
+    try:
+        cid = app.resolve(None)
+        before, after = app.campaign(cid, at=played.last), app.campaign(cid)
+        event = app.event(cid, played.last + 1)
+    finally:
+        app.close()
+    forbidden = {card for card in CATALOG_IDS
+                 if not can_identify(before, hero, card) and not can_identify(after, hero, card)}
+    forbidden -= set(args)  # a card the hero named himself
+    if hero == "ana":  # the stored event itself holds cards she cannot see: they must not reach her
+        assert leaks(event.model_dump_json(), forbidden), "the case must involve cards the hero cannot see"
+    found = leaks(result.stdout, forbidden)
+    assert not found, f"{hero}'s {' '.join(args)} shows {sorted(found)}"
+    if hero == "bo":
+        assert leaks(result.stdout, set(event.cards)) == set(event.cards), "bo should see the cards he drew"
+
+
+def test_seeds_are_shown_to_no_one_but_the_referee(played):
+    """A seed (given with --seed or drawn by the ledger) and the public order of the depot
+    would let anyone recompute where hidden cards went: only the referee sees seeds."""
+    problems = []
+    for seq, args in enumerate(SCRIPT, start=1):
+        if args[:1] == ["--actor"]:
+            found = seeds_in(played.action_json[seq])
+            if found:
+                problems.append(f"the --json output of seq {seq} ({' '.join(args)}) shows {args[1]} {found}")
+    for viewer in VIEWERS:
+        for seq in range(JOINS[viewer], played.last + 1):
+            for form in ([], ["--json"]):
+                out = ok(played.db, "--as", viewer, *form, "explain", str(seq))
+                if re.search(r"seed|\brng\b", out, re.IGNORECASE):
+                    problems.append(f"explain {seq} as {viewer} {' '.join(form)} mentions a seed: {out.strip()[:300]}")
+        history = ok(played.db, "--as", viewer, "--json", "history")
+        if re.search(r"seed|\brng\b", history, re.IGNORECASE):
+            problems.append(f"history as {viewer} mentions a seed")
+    assert not problems, "\n".join(problems)
+    # the referee, who reviews disputes, does see them
+    assert "seed 7" in ok(played.db, "explain", "8")
+
+
+# -- refusals --------------------------------------------------------------------------------------------
+# (actor, arguments, the card whose zone the actor cannot see)
+REFUSALS = [
+    ("bo", ["send", "skill-first-aid", "--to", "inventory:bo"], "skill-first-aid"),
+    ("bo", ["search", "deck:skill", "--take", "skill-first-aid"], "skill-first-aid"),
+    ("bo", ["discard", "item-bow"], "item-bow"),
+    ("bo", ["exhaust", "item-sword"], "item-sword"),
+    ("bo", ["reveal", "item-sword"], "item-sword"),
+    ("bo", ["detach", "item-bow"], "item-bow"),
+    ("bo", ["search", "discard", "--take", "companion-raven"], "companion-raven"),
+    ("ana", ["exile", "companion-falcon"], "companion-falcon"),
+    ("ana", ["activate", "companion-falcon"], "companion-falcon"),
+    ("ana", ["trade", "ana", "--take", "companion-raven", "--give", "item-bow"], "companion-raven"),
+    ("ana", ["attach", "companion-horse", "--to", "item-bow"], "companion-horse"),
+    ("ana", ["search", "deck:skill", "--take", "companion-horse"], "companion-horse"),
+    ("ana", ["send", "item-lantern", "--to", "table:ana"], "item-lantern"),
+    ("ana", ["send", "house-north", "--to", "table:ana"], "house-north"),
+    ("bo", ["activate", "skill-riposte"], "skill-riposte"),
+    ("bo", ["bury", "entity-lich"], "entity-lich"),
+]
+
+
+@pytest.mark.parametrize("actor,args,card", REFUSALS, ids=[f"{a}-{' '.join(x)}" for a, x, _ in REFUSALS])
+def test_a_refusal_for_a_hero_does_not_say_where_a_card_they_cannot_see_is(played, actor, args, card):
+    end = played.at[played.last]
+    assert not can_identify(end, actor, card), "the case must be about a card the hero cannot see"
+    zone = end.table.zone_of(card)
+    assert zone not in args
+    zone_re = re.compile(r"(?<![\w:-])" + re.escape(zone) + r"(?![\w:-])")
+    for form in ([], ["--json"]):
+        code, out, err = cli(played.db, "--actor", actor, *form, *args)
+        assert code == 1, f"{args} was not refused: {out} {err}"
+        lines = err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), err
+        message = err + out
+        assert not zone_re.search(message), f"the refusal tells {actor} that {card} is in {zone}: {lines[0]}"
+    app = Ledger.open(played.db)
+    try:
+        assert app.last_seq(app.resolve(None)) == played.last
+    finally:
+        app.close()
+
+
+def test_a_refusal_through_the_real_command_does_not_say_where_a_hidden_card_is(played):
+    result = run_ledger("--actor", "bo", "search", "deck:skill", "--take", "skill-first-aid", db=played.db)
+    assert result.returncode == 1
+    assert "inventory:ana" not in result.stderr + result.stdout, result.stderr
+
+
+# -- the witness rule ----------------------------------------------------------------------------------
+def test_the_public_summary_of_a_draw_that_refilled_the_deck_names_no_drawn_card(played):
+    drawn = set(played.events[REFILL_DRAW].cards)
+    assert len(drawn) == 3
+    rows = json.loads(ok(played.db, "--as", "public", "--json", "history"))
+    row = next(r for r in rows if r["seq"] == REFILL_DRAW)
+    assert not leaks(row["summary"], drawn), row["summary"]
+    # The depot cards were all seen going into the deck: they may be listed, but alike,
+    # so the list cannot tell which of them was drawn.
+    depot_cards = {"item-axe", "item-torch", "item-potion"}
+    listed = set(row["cards"]) & depot_cards
+    assert listed in (set(), depot_cards), row["cards"]
+    assert not set(row["cards"]) & (drawn - depot_cards), row["cards"]
+    human = ok(played.db, "--as", "public", "history", "--from", str(REFILL_DRAW), "--to", str(REFILL_DRAW))
+    assert str(REFILL_DRAW) in human and not leaks(human, drawn), human
+    explained = ok(played.db, "--as", "public", "--json", "explain", str(REFILL_DRAW))
+    assert not leaks(explained, drawn), explained
+    # the depot cards that went into the deck were face-up: their move may be shown
+    refilled = {ch.card for ch in played.events[REFILL_DRAW].changes
+                if getattr(ch, "card", None) and ch.was.at == "depot"}
+    assert len(refilled) == 3
+    for card in refilled:
+        for entry in json.loads(ok(played.db, "--as", "public", "--json", "history", "--card", card)):
+            if entry["seq"] == REFILL_DRAW:
+                assert not leaks(entry["summary"], drawn), entry
+
+
+def test_the_public_cannot_tell_which_depot_cards_a_refilling_draw_took(played):
+    """Everyone saw the three depot cards go into the deck; nobody but Ana knows which of
+    them she drew. So every public output must treat the three alike at that seq: either
+    each one's history shows the draw, or none does; the row names all or none of them."""
+    event = played.events[REFILL_DRAW]
+    refilled = sorted(ch.card for ch in event.changes if getattr(ch, "card", None) and ch.was.at == "depot")
+    taken = sorted(set(refilled) & set(event.cards))
+    assert taken and len(taken) < len(refilled), "the draw must take some but not all refilled cards"
+    in_card = {card: REFILL_DRAW in json.loads(ok(played.db, "--as", "public", "--json", "card", card))["history"]
+               for card in refilled}
+    in_history = {card: any(r["seq"] == REFILL_DRAW for r in json.loads(
+        ok(played.db, "--as", "public", "--json", "history", "--card", card))) for card in refilled}
+    row = next(r for r in json.loads(ok(played.db, "--as", "public", "--json", "history"))
+               if r["seq"] == REFILL_DRAW)
+    named = {card: card in row["cards"] for card in refilled}
+    assert len(set(in_card.values())) == 1, (
+        f"card --as public lists seq {REFILL_DRAW} for {sorted(c for c, v in in_card.items() if v)} only: "
+        f"the others ({taken}) are the ones Ana drew")
+    assert len(set(in_history.values())) == 1, (
+        f"history --card lists seq {REFILL_DRAW} for {sorted(c for c, v in in_history.items() if v)} only")
+    assert len(set(named.values())) == 1, (
+        f"the history row of seq {REFILL_DRAW} names {sorted(c for c, v in named.items() if v)} and hides "
+        f"the others: {row['cards']}")
+
+
+def test_the_order_of_a_history_row_gives_no_hint_about_its_hidden_cards(played):
+    """Card ids are listed in a fixed order; a hidden card shown as null in the middle of
+    that order would tell where its id sorts among the named ones (between item-potion and
+    item-torch, say). The nulls of a row must not sit between named ids."""
+    problems = []
+    for viewer in VIEWERS:
+        for row in json.loads(ok(played.db, "--as", viewer, "--json", "history")):
+            marks = "".join("n" if card is None else "c" for card in row["cards"])
+            if "cn" in marks and "nc" in marks:
+                problems.append(f"as {viewer}, seq {row['seq']}: {row['cards']}")
+    assert not problems, "\n".join(problems)
