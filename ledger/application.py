@@ -10,8 +10,10 @@ actions so that loading never replays from the start.
 
 from __future__ import annotations
 
+import random
 import re
 import sqlite3
+import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,7 +79,7 @@ class Ledger(Application):
         "TRANSCODER_TOPIC": get_topic(JSONTranscoder),
     }
     SNAPSHOT_INTERVAL = 100
-    SAVE_RETRIES = 5
+    SAVE_PATIENCE = 60.0  # seconds a command keeps retrying after losing races to other writers
 
     def __init__(self, env: dict[str, str] | None = None):
         try:
@@ -104,7 +106,12 @@ class Ledger(Application):
             )
         if path.exists() and path.is_dir():
             raise StoreError(f"{path} is a directory, not a campaign database file")
-        return cls(env={"SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "30"})
+        if path.exists() and (not create or path.stat().st_size > 0):
+            _must_be_campaign_file(path)  # before anything can write to it
+        env = {"SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "30"}
+        if not create:
+            env["CREATE_TABLE"] = "no"
+        return cls(env=env)
 
     # -- campaigns ------------------------------------------------------------
     def campaigns(self) -> list[CampaignRegistered]:
@@ -205,8 +212,15 @@ class Ledger(Application):
     def execute(self, cid: UUID, command: Command) -> Recorded:
         """Load → decide → save. A refusal raises and appends nothing; a save that
         loses a race with another writer is decided again on the newer state."""
-        for attempt in range(self.SAVE_RETRIES):
-            campaign = self._current(cid, fresh=attempt > 0)
+        deadline = time.monotonic() + self.SAVE_PATIENCE
+        attempt = 0
+        while True:
+            if attempt and time.monotonic() > deadline:
+                raise StoreError("other writers kept changing this campaign; try the action again")
+            if attempt:  # a little random patience, so that racing writers fall out of step
+                time.sleep(random.uniform(0, min(0.002 * attempt, 0.05)))
+            attempt += 1
+            campaign = self._current(cid, fresh=attempt > 1)
             play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq))
             try:
                 event = decide_event(play, command)
@@ -225,11 +239,11 @@ class Ledger(Application):
                 raise
             campaign.record(event)
             if campaign.version % self.SNAPSHOT_INTERVAL == 0:
-                self._snapshot(campaign)
+                self.snapshot(campaign)
             return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
-        raise StoreError("other writers kept changing this campaign; try the action again")
 
-    def _snapshot(self, campaign: Campaign) -> None:
+    def snapshot(self, campaign: Campaign) -> None:
+        """Stores the campaign's state at its version (a cache: never the record)."""
         assert self.snapshots is not None
         snapshot = CampaignSnapshot(
             originator_id=campaign.id, originator_version=campaign.version,
@@ -254,7 +268,29 @@ class Ledger(Application):
         except LedgerError:
             raise
         except (PersistenceError, sqlite3.Error) as exc:
+            if "no such table" in str(exc):
+                raise StoreError("this file is an SQLite database but not a campaign database") from None
             raise StoreError(f"the campaign database cannot be used ({_reason(exc)})") from None
+
+
+def _must_be_campaign_file(path: Path) -> None:
+    """Refuses a file that is not a campaign database, before eventsourcing opens it
+    (which would switch it to WAL mode and add tables). The file is probed through
+    SQLite itself, read-only in effect: a plain open()/close() of the file would drop
+    the POSIX locks this process's other SQLite connections hold on it."""
+    try:
+        probe = sqlite3.connect(str(path), timeout=30)
+        try:
+            mode = probe.execute("PRAGMA journal_mode").fetchone()[0]
+            names = {row[0] for row in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            probe.close()
+    except sqlite3.DatabaseError:
+        raise StoreError(f"{path} is not a campaign database (not an SQLite file)") from None
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read {path} ({_reason(exc)})") from None
+    if mode.lower() != "wal" or "stored_events" not in names:
+        raise StoreError(f"{path} is not a campaign database; name another with --db, or start one with init")
 
 
 def _reason(exc: BaseException) -> str:

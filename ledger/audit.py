@@ -59,7 +59,10 @@ def _stored(ledger: Ledger, cid: UUID) -> Iterator[StoredEvent]:
         last = page[-1].originator_version
 
 
-def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = None) -> Report:
+def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = None,
+           take_snapshots: bool = False) -> Report:
+    """Checks the whole log of a campaign (see the module's docstring); with
+    ``take_snapshots`` it also stores the snapshots a replay passes (for imports)."""
     slug = "?"
     campaign: Campaign | None = None
     previous = GENESIS
@@ -88,6 +91,8 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
                 return Report(slug, seq - 1, seq, f"seq {seq} {problem}")
         previous = event.hash
         expected += 1
+        if take_snapshots and seq % ledger.SNAPSHOT_INTERVAL == 0:
+            ledger.snapshot(campaign)
         if progress is not None:
             progress(seq)
     if campaign is None:
@@ -166,6 +171,11 @@ def _read_export(path: Path) -> list[StoredEvent]:
                 raise BadCatalog(f"{path} line {number}: not an exported action") from None
             if cid is not None and this != cid:
                 raise BadCatalog(f"{path} line {number}: a second campaign; an export holds one campaign")
+            if seq != len(events) + 1:
+                raise BadCatalog(
+                    f"{path} line {number}: refused, seq {len(events) + 1} is bad: the line holds seq {seq} "
+                    "(lines must hold seqs 1, 2, 3… in order)"
+                )
             cid = this
             events.append(StoredEvent(originator_id=this, originator_version=seq, topic=topic,
                                       state=json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode()))
@@ -181,28 +191,32 @@ def import_campaign(path: str | Path, target: str | Path) -> Report:
     stored = _read_export(path)
     cid = stored[0].originator_id
     scratch = target.with_name(f".{target.name}.import-{uuid.uuid4().hex[:8]}.db")
+    trial = Ledger.open(scratch, create=True)
     try:
-        trial = Ledger.open(scratch, create=True)
+        trial.recorder.insert_events(stored)
+        report = verify(trial, cid, take_snapshots=True)
+        if not report.ok:
+            raise BadCatalog(f"{path}: refused, seq {report.bad_seq} is bad: {report.reason}")
+        first = trial.event(cid, 1)
+        assert isinstance(first, CampaignStarted)
+        if campaign_uuid(first.slug) != cid:
+            raise BadCatalog(f"{path}: the campaign id does not belong to campaign {first.slug!r}")
+        ledger = Ledger.open(target, create=True)
         try:
-            trial.recorder.insert_events(stored)
-            report = verify(trial, cid)
-            if not report.ok:
-                raise BadCatalog(f"{path}: refused, seq {report.bad_seq} is bad: {report.reason}")
-            first = trial.event(cid, 1)
-            assert isinstance(first, CampaignStarted)
-            if campaign_uuid(first.slug) != cid:
-                raise BadCatalog(f"{path}: the campaign id does not belong to campaign {first.slug!r}")
+            if any(e.slug == first.slug for e in ledger.campaigns()):
+                raise StoreError(f"{target} already holds a campaign {first.slug!r}; import into another file with --db")
+            entry = ledger.campaign_log.trigger_event(slug=first.slug, campaign_id=cid, name=first.name)
+            ledger.recorder.insert_events([*stored, ledger.mapper.to_stored_event(entry)])
+            # The snapshots the verifying replay took, so loading never replays from the start.
+            assert trial.snapshots is not None and ledger.snapshots is not None
+            last = 0
+            while page := trial.snapshots.recorder.select_events(cid, gt=last, limit=PAGE):
+                ledger.snapshots.recorder.insert_events(page)
+                last = page[-1].originator_version
         finally:
-            trial.close()
+            ledger.close()
     finally:
+        trial.close()
         for suffix in ("", "-wal", "-shm"):
             Path(f"{scratch}{suffix}").unlink(missing_ok=True)
-    ledger = Ledger.open(target, create=True)
-    try:
-        if any(e.slug == first.slug for e in ledger.campaigns()):
-            raise StoreError(f"{target} already holds a campaign {first.slug!r}; import into another file with --db")
-        entry = ledger.campaign_log.trigger_event(slug=first.slug, campaign_id=cid, name=first.name)
-        ledger.recorder.insert_events([*stored, ledger.mapper.to_stored_event(entry)])
-    finally:
-        ledger.close()
     return report

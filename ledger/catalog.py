@@ -89,6 +89,8 @@ class Card(BaseModel):
             return ()
         if isinstance(v, str):
             v = [p for p in v.split(";") if p.strip()]
+        if not isinstance(v, (list, tuple)):
+            raise ValueError("a list of effects: activate or auto, each optionally @scope")
         return tuple(Effect.parse(e) if isinstance(e, str) else e for e in v)
 
     @field_validator("task", mode="before")
@@ -169,8 +171,9 @@ def _blank_to_none(raw: dict[str, Any]) -> dict[str, Any]:
 def parse_toml(text: str, source: str = "catalog") -> Catalog:
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise BadCatalog(f"{source}: not valid TOML ({exc})") from None
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
+        reason = str(exc).splitlines()[0][:120] if str(exc) else exc.__class__.__name__
+        raise BadCatalog(f"{source}: not valid TOML ({reason})") from None
     rows = data.get("cards")
     if not isinstance(rows, list) or not rows:
         raise BadCatalog(f"{source}: no [[cards]] tables; each card is a [[cards]] table with id, suit, name, level")
@@ -184,8 +187,18 @@ def parse_toml(text: str, source: str = "catalog") -> Catalog:
 
 
 def parse_csv(text: str, source: str = "catalog") -> Catalog:
-    reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _parse_csv(text.removeprefix("\ufeff"), source)
+    except csv.Error as exc:
+        raise BadCatalog(f"{source}: not valid CSV ({str(exc)[:120]})") from None
+
+
+def _parse_csv(text: str, source: str) -> Catalog:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [h.strip() for h in (reader.fieldnames or [])]
+    if len(set(header)) != len(header):
+        twice = next(h for h in header if header.count(h) > 1)
+        raise BadCatalog(f"{source}: column {twice!r} appears twice in the header")
     missing = [c for c in CSV_COLUMNS if c not in header]
     if missing:
         raise BadCatalog(

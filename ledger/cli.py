@@ -50,6 +50,14 @@ class Session:
             self._ledger = Ledger.open(self.db, create=create)
         return self._ledger
 
+    def close(self) -> None:
+        if self._model is not None:
+            self._model.close()
+            self._model = None
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
+
     def model(self, catch_up: bool = True) -> Any:
         """The read-model tables of this file, caught up with the log."""
         from projections.readmodel import ReadModel
@@ -106,6 +114,7 @@ class Position(click.ParamType):
 
 
 POSITION = Position()
+SEQ = click.IntRange(1, 2**62)  # a seq: an action's number, from 1 (init)
 
 
 def _print_recorded(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> None:
@@ -150,6 +159,7 @@ def cli(ctx: click.Context, db: str, campaign_slug: str | None, actor: str, view
     Try it:   ledger demo
     """
     ctx.obj = Session(db=db, campaign_slug=campaign_slug, actor=actor, viewer=viewer, as_json=as_json)
+    ctx.call_on_close(ctx.obj.close)  # no connection outlives the command
     try:
         _check_actor(actor)
         _check_viewer(viewer)
@@ -554,7 +564,7 @@ def activate(s: Session, card: str, effect: int | None, hero_id: str | None, tar
 
 # -- undo, redo, and the record itself ------------------------------------------------
 @cli.command()
-@click.option("--to", "to", type=int, default=None, help="Undo every action after SEQ, in one action.")
+@click.option("--to", "to", type=SEQ, default=None, help="Undo every action after SEQ, in one action.")
 @pass_session
 def undo(s: Session, to: int | None) -> None:
     """Take back the latest action (or every one after SEQ); it stays in the history.
@@ -642,8 +652,8 @@ def import_(s: Session, file: str, target: str | None) -> None:
 
     destination = target or s.db
     report = import_campaign(file, destination)
+    s.close()
     s.db = destination
-    s._ledger = None
     s.model()
     if s.as_json:
         click.echo(json.dumps({"imported": report.actions, "campaign": report.campaign, "db": destination}))
@@ -691,7 +701,7 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
 
 # -- reading ---------------------------------------------------------------------
 @cli.command()
-@click.option("--at", "at", default=None, type=int, help="Right after action SEQ (time travel).")
+@click.option("--at", "at", default=None, type=SEQ, help="Right after action SEQ (time travel).")
 @pass_session
 def zones(s: Session, at: int | None) -> None:
     """Every zone as the viewer sees it, now or right after action SEQ.
@@ -712,7 +722,7 @@ def zones(s: Session, at: int | None) -> None:
 
 @cli.command()
 @click.argument("card_id", metavar="CARD")
-@click.option("--at", "at", default=None, type=int, help="Right after action SEQ (time travel).")
+@click.option("--at", "at", default=None, type=SEQ, help="Right after action SEQ (time travel).")
 @pass_session
 def card(s: Session, card_id: str, at: int | None) -> None:
     """One card's place and states, and the actions that touched it.
@@ -734,11 +744,11 @@ def card(s: Session, card_id: str, at: int | None) -> None:
 
 
 @cli.command()
-@click.option("--from", "start", type=int, default=None, help="From action SEQ.")
-@click.option("--to", "end", type=int, default=None, help="Up to action SEQ.")
+@click.option("--from", "start", type=SEQ, default=None, help="From action SEQ.")
+@click.option("--to", "end", type=SEQ, default=None, help="Up to action SEQ.")
 @click.option("--card", "card_id", default=None, help="Only actions that touched this card.")
 @click.option("--actor", "actor", default=None, help="Only actions by master or this hero.")
-@click.option("--limit", type=int, default=None, help="Only the latest N actions (default: all).")
+@click.option("--limit", type=click.IntRange(1, 2**62), default=None, help="Only the latest N actions (default: all).")
 @pass_session
 def history(s: Session, start: int | None, end: int | None, card_id: str | None, actor: str | None,
             limit: int | None) -> None:
@@ -766,7 +776,7 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
 
 
 @cli.command()
-@click.argument("seq", type=int)
+@click.argument("seq", type=SEQ)
 @pass_session
 def explain(s: Session, seq: int) -> None:
     """Which rules an action was checked against, with the figures.

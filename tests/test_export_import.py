@@ -1,0 +1,341 @@
+"""``ledger export [FILE]`` and ``ledger import FILE [--db PATH]`` (CLI.md "History, replay, undo").
+
+- export writes JSON Lines: one JSON object per action, with its seq, type and event,
+  readable by a person (card ids in plain text); without FILE, to stdout;
+- a round trip (export, import into another file) gives a campaign that verifies and
+  shows the same zones (referee and public, now and ``--at`` earlier seqs) and history;
+- a tampered export (a value changed, a line deleted, two lines swapped) is refused with
+  exit 1 naming the bad seq; the target gets no campaign and no scratch file is left;
+- the same campaign imported twice into one file is refused;
+- a malformed file gets a one-line error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ledger import commands as c
+from ledger.application import Ledger
+from ledger.catalog import load_catalog, sample_catalog_path
+
+from .conftest import run_ledger
+
+SAMPLE = str(sample_catalog_path())
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory) -> Path:
+    """A campaign with trades, a refill, unseeded shuffles, undos and redos, hidden cards."""
+    db = tmp_path_factory.mktemp("source") / "campaign.db"
+    app = Ledger.open(db, create=True)
+    try:
+        cid = app.start(load_catalog(sample_catalog_path()), name="Exportada").campaign.id
+
+        def do(command):
+            return app.execute(cid, command)
+
+        do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        do(c.AddHero(hero="bo", name="Bo"))
+        do(c.Add(cards=("item-bow", "item-shield", "skill-dodge"), to="discard"))
+        do(c.Add(cards=("item-sword", "item-rope", "item-axe", "skill-stealth", "skill-quick-strike",
+                        "companion-falcon"), to="inventory:ana"))
+        do(c.Add(cards=("companion-wolf",), to="table:ana"))
+        do(c.Add(cards=("skill-meditation", "skill-tracking", "skill-first-aid", "skill-persuade",
+                        "skill-riposte"), to="deck:skill"))
+        do(c.Add(cards=("item-dagger", "item-helm", "item-spear"), to="depot"))
+        do(c.AddLocation(location="village", access={"item": 2, "skill": 1}))
+        do(c.Travel(hero="ana", location="village"))
+        do(c.Shuffle(stack="deck:skill"))
+        do(c.Draw(actor="ana", stack="deck:item", count=2))  # refilled from the depot
+        do(c.Trade(actor="ana", hero="ana", take=("item-bow", "skill-dodge"),
+                   give=("item-sword", "item-rope", "skill-stealth", "skill-quick-strike"),
+                   attach={"item-bow": "companion-wolf"}))
+        do(c.Draw(actor="bo", stack="deck:skill"))
+        do(c.Undo())
+        do(c.Redo())
+        do(c.Send(actor="ana", cards=("item-axe",), to="table:ana"))
+        do(c.Attach(actor="ana", card="companion-falcon", host="item-axe"))
+        do(c.Undo())
+        bottom = app.campaign(cid).table.cards_in("deck:skill")[-1]  # the unseeded shuffle decided which
+        do(c.Search(stack="deck:skill", take=(bottom,), to="inventory:bo"))
+        do(c.Exhaust(cards=("companion-wolf",)))
+        do(c.Undo(to=17))
+        do(c.Shuffle(stack="deck:skill"))
+    finally:
+        app.close()
+    assert run_ledger("verify", db=db).returncode == 0
+    return db
+
+
+@pytest.fixture(scope="module")
+def exported(source, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("export") / "campaign.jsonl"
+    result = run_ledger("export", str(path), db=source)
+    assert result.returncode == 0, result.stderr
+    return path
+
+
+def last_seq(db: Path) -> int:
+    ledger = Ledger.open(db)
+    try:
+        return ledger.last_seq(ledger.resolve(None))
+    finally:
+        ledger.close()
+
+
+def lines_of(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write_lines(path: Path, lines: list[dict]) -> None:
+    path.write_text("".join(json.dumps(x, ensure_ascii=False, separators=(",", ":")) + "\n" for x in lines),
+                    encoding="utf-8")
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, f"expected one error line, got: {stderr!r}"
+    assert lines[0].startswith("error: "), lines[0]
+    assert "Traceback" not in stderr
+    assert "unexpected" not in lines[0], f"a refusal, not a crash: {lines[0]}"
+    return lines[0]
+
+
+def assert_no_campaign_and_no_scratch(target: Path) -> None:
+    if target.exists():
+        result = run_ledger("--json", "campaigns", db=target)
+        assert result.returncode == 0 and json.loads(result.stdout) == [], result.stdout
+    leftovers = [p.name for p in target.parent.iterdir() if p.name.startswith(f".{target.name}")]
+    assert leftovers == [], f"scratch files left next to {target.name}: {leftovers}"
+
+
+# -- export ------------------------------------------------------------------------------
+def test_export_writes_one_json_line_per_action_with_seq_type_and_event(source, exported):
+    text = exported.read_text(encoding="utf-8")
+    raw = text.splitlines()
+    assert all(line.strip() for line in raw)
+    lines = [json.loads(line) for line in raw]
+    assert all(isinstance(line, dict) for line in lines)
+    n = last_seq(source)
+    assert [line["seq"] for line in lines] == list(range(1, n + 1)), "one line per action, in seq order"
+    for line in lines:
+        assert {"seq", "type", "event"} <= set(line)
+        assert isinstance(line["event"], dict)
+    ledger = Ledger.open(source)
+    try:
+        cid = ledger.resolve(None)
+        assert [line["type"] for line in lines] == [type(e).__name__ for e in ledger.actions(cid)]
+    finally:
+        ledger.close()
+    assert lines[0]["type"] == "CampaignStarted"
+    assert {"ActionUndone", "ActionRedone", "TradeCompleted"} <= {line["type"] for line in lines}
+
+
+def test_an_export_is_readable_card_ids_in_plain_text(exported):
+    text = exported.read_text(encoding="utf-8")
+    trade = next(line for line in text.splitlines() if '"TradeCompleted"' in line)
+    for card in ("item-bow", "skill-dodge", "item-sword", "companion-wolf"):
+        assert f'"{card}"' in trade
+    assert "Casa das Marés" in text, "names are written as they are, not escaped"
+
+
+def test_export_without_file_writes_the_same_lines_to_stdout(source, exported):
+    result = run_ledger("export", db=source)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == exported.read_text(encoding="utf-8")
+
+
+# -- round trip ---------------------------------------------------------------------------
+def test_an_imported_export_verifies_and_shows_the_same_zones_and_history(source, exported, tmp_path):
+    other = tmp_path / "other.db"
+    result = run_ledger("import", str(exported), "--db", str(other), db=tmp_path / "unused.db")
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "unused.db").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".other.db")] == []
+    check = run_ledger("verify", db=other)
+    assert check.returncode == 0 and "ok" in check.stdout.lower(), check.stderr
+
+    n = last_seq(source)
+    assert last_seq(other) == n
+    for viewer in ("referee", "public"):
+        for at in (None, 3, n // 2, n - 1):
+            args = ["--as", viewer, "--json", "zones"] + ([] if at is None else ["--at", str(at)])
+            mine, theirs = run_ledger(*args, db=source), run_ledger(*args, db=other)
+            assert mine.returncode == theirs.returncode == 0, (mine.stderr, theirs.stderr)
+            assert json.loads(mine.stdout) == json.loads(theirs.stdout), f"zones differ for {viewer} at {at}"
+        mine = run_ledger("--as", viewer, "--json", "history", db=source)
+        theirs = run_ledger("--as", viewer, "--json", "history", db=other)
+        assert mine.returncode == theirs.returncode == 0
+        assert json.loads(mine.stdout) == json.loads(theirs.stdout), f"history differs for {viewer}"
+        assert any(row["undone_by"] for row in json.loads(theirs.stdout))
+    # and it exports to the very same lines
+    assert run_ledger("export", db=other).stdout == exported.read_text(encoding="utf-8")
+
+
+# -- tampered exports --------------------------------------------------------------------
+def changed_value(lines: list[dict]) -> int:
+    line = next(x for x in lines if x["type"] == "CardsDrawn")
+    line["event"]["changes"][0]["now"]["index"] += 1
+    return line["seq"]
+
+
+def changed_card(lines: list[dict]) -> int:
+    line = next(x for x in lines if x["type"] == "TradeCompleted")
+    text = json.dumps(line["event"]).replace('"item-bow"', '"item-amulet"')
+    line["event"] = json.loads(text)
+    return line["seq"]
+
+
+def deleted_line(lines: list[dict]) -> int:
+    seq = len(lines) // 2
+    del lines[seq - 1]
+    return seq
+
+
+def swapped_lines(lines: list[dict]) -> int:
+    i, j = 6, 11
+    lines[i - 1], lines[j - 1] = lines[j - 1], lines[i - 1]
+    return i
+
+
+def swapped_events(lines: list[dict]) -> int:
+    """Two lines trade their events; each keeps its seq."""
+    i, j = 6, 11
+    lines[i - 1]["event"], lines[j - 1]["event"] = lines[j - 1]["event"], lines[i - 1]["event"]
+    lines[i - 1]["type"], lines[j - 1]["type"] = lines[j - 1]["type"], lines[i - 1]["type"]
+    lines[i - 1]["topic"], lines[j - 1]["topic"] = lines[j - 1]["topic"], lines[i - 1]["topic"]
+    return i
+
+
+def duplicated_line(lines: list[dict]) -> int:
+    """An action recorded twice: line 11 repeats seq 10."""
+    lines.insert(10, json.loads(json.dumps(lines[9])))
+    return 10
+
+
+TAMPERINGS = [changed_value, changed_card, deleted_line, swapped_lines, swapped_events, duplicated_line]
+
+
+@pytest.mark.parametrize("tamper", TAMPERINGS, ids=[t.__name__.replace("_", "-") for t in TAMPERINGS])
+def test_a_tampered_export_is_refused_naming_the_bad_seq_and_the_target_gets_nothing(exported, tmp_path, tamper):
+    lines = lines_of(exported)
+    bad = tamper(lines)
+    tampered = tmp_path / "tampered.jsonl"
+    write_lines(tampered, lines)
+    target = tmp_path / "other.db"
+    result = run_ledger("import", str(tampered), "--db", str(target))
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    line = one_error_line(result.stderr)
+    named = {int(n) for n in re.findall(r"\bseq\b\D{0,3}(\d+)", line)}
+    expected = {bad, bad + 1} if tamper is duplicated_line else {bad}  # the repeated seq, or the one displaced
+    assert named & expected, f"seq {bad} not named: {line}"
+    assert_no_campaign_and_no_scratch(target)
+
+
+def test_a_tampered_export_leaves_a_target_that_holds_another_campaign_as_it_was(exported, tmp_path):
+    target = tmp_path / "other.db"
+    assert run_ledger("init", "--catalog", SAMPLE, "--name", "Outra", db=target).returncode == 0
+    before = run_ledger("--json", "campaigns", db=target).stdout
+    lines = lines_of(exported)
+    bad = changed_value(lines)
+    tampered = tmp_path / "tampered.jsonl"
+    write_lines(tampered, lines)
+    result = run_ledger("import", str(tampered), "--db", str(target))
+    assert result.returncode == 1
+    assert f"seq {bad}" in one_error_line(result.stderr)
+    assert run_ledger("--json", "campaigns", db=target).stdout == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".other.db")] == []
+
+
+def test_importing_the_same_campaign_twice_into_one_file_is_refused(exported, tmp_path):
+    target = tmp_path / "other.db"
+    assert run_ledger("import", str(exported), "--db", str(target)).returncode == 0
+    history = run_ledger("--json", "history", db=target).stdout
+    result = run_ledger("import", str(exported), "--db", str(target))
+    assert result.returncode == 1
+    one_error_line(result.stderr)
+    campaigns = json.loads(run_ledger("--json", "campaigns", db=target).stdout)
+    assert len(campaigns) == 1
+    assert run_ledger("--json", "history", db=target).stdout == history, "the refused import appended something"
+    assert run_ledger("verify", db=target).returncode == 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".other.db")] == []
+
+
+# -- malformed files ----------------------------------------------------------------------
+MALFORMED = {
+    "not-json": "this is not an export\n",
+    "empty": "",
+    "blank-lines": "\n\n",
+    "missing-event": json.dumps({"campaign_id": "3a50d153-850f-5175-b625-2fd7afa49da0", "seq": 1,
+                                 "type": "CampaignStarted", "topic": "ledger.events:CampaignStarted"}) + "\n",
+    "missing-seq": json.dumps({"campaign_id": "3a50d153-850f-5175-b625-2fd7afa49da0", "type": "CampaignStarted",
+                               "topic": "ledger.events:CampaignStarted", "event": {}}) + "\n",
+    "a-list": "[1, 2, 3]\n",
+    "truncated-line": '{"campaign_id": "3a50d153-850f-5175-b625-2fd7afa49da0", "seq": 1, "eve\n',
+}
+
+
+@pytest.mark.parametrize("content", MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_file_gets_a_one_line_error(tmp_path, content):
+    path = tmp_path / "export.jsonl"
+    path.write_text(content, encoding="utf-8")
+    target = tmp_path / "other.db"
+    result = run_ledger("import", str(path), "--db", str(target))
+    assert result.returncode == 1, (result.stdout, result.stderr)
+    assert "export.jsonl" in one_error_line(result.stderr), "the message names the file"
+    assert_no_campaign_and_no_scratch(target)
+
+
+def test_a_missing_export_file_gets_a_one_line_error(tmp_path):
+    result = run_ledger("import", str(tmp_path / "nowhere.jsonl"), "--db", str(tmp_path / "other.db"))
+    assert result.returncode == 1
+    assert "nowhere.jsonl" in one_error_line(result.stderr)
+    assert_no_campaign_and_no_scratch(tmp_path / "other.db")
+
+
+# -- an imported campaign is as cheap to use as the original --------------------------------------
+def test_an_imported_long_campaign_undoes_reading_a_bounded_number_of_events(tmp_path, sample_catalog):
+    """README: undo "costs the same at a million events as at a thousand" -- for an imported
+    campaign too, not only for the file it was exported from."""
+    source = tmp_path / "long.db"
+    app = Ledger.open(source, create=True)
+    try:
+        cid = app.start(sample_catalog, name="Longa").campaign.id
+        app.execute(cid, c.AddHero(hero="ana"))
+        app.execute(cid, c.Add(cards=("item-sword", "item-bow", "item-rope"), to="deck:item"))
+        for i in range(175):
+            app.execute(cid, c.Reveal(cards=("item-sword",)))
+            app.execute(cid, c.Hide(cards=("item-sword",)))
+        last = app.last_seq(cid)
+    finally:
+        app.close()
+    path = tmp_path / "long.jsonl"
+    assert run_ledger("export", str(path), db=source).returncode == 0
+    imported = tmp_path / "imported.db"
+    result = run_ledger("import", str(path), "--db", str(imported))
+    assert result.returncode == 0, result.stderr
+
+    read = {}
+    for db in (source, imported):
+        fresh = Ledger.open(db)
+        try:
+            counts: list[int] = []
+            original = fresh.recorder.select_events
+
+            def counting(*args, _original=original, _counts=counts, **kwargs):
+                rows = _original(*args, **kwargs)
+                _counts.append(len(rows))
+                return rows
+
+            fresh.recorder.select_events = counting  # type: ignore[method-assign]
+            assert fresh.execute(cid, c.Undo()).event.targets == (last,)
+        finally:
+            fresh.close()
+        read[db.name] = sum(counts)
+    bound = Ledger.SNAPSHOT_INTERVAL + 5
+    assert read["long.db"] <= bound
+    assert read["imported.db"] <= bound, f"events read by one undo: {read} (bound {bound}; the log holds {last})"

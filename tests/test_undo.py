@@ -1,0 +1,619 @@
+"""Undo and redo (CLI.md "History, replay, undo"; README "Undo, and a record you can trust").
+
+- an undo is an action: it has its own seq, stays in the history, and the action it took
+  back is marked ``undone_by`` that seq (read model ``history`` and ``ledger --json history``);
+- undo restores exactly the table before the undone action, for every kind of action
+  (a scripted session touching each kind, and random sessions with hypothesis); redo
+  restores exactly the table after it;
+- shuffles, refills, trades and attachments come back card by card;
+- undos walk back one action at a time; ``Undo(to=SEQ)`` takes back everything after SEQ
+  in one action; redo is refused when there is nothing to redo;
+- a hero may take back only their own actions; the master anything;
+- an undo reads a bounded number of stored events, whatever the log's length;
+- nothing stored is ever edited or deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledger import commands as c
+from ledger import events as ev
+from ledger.application import Ledger
+from ledger.audit import verify
+from ledger.catalog import load_catalog, sample_catalog_path
+from ledger.errors import LedgerError, NotAllowed, RuleBroken
+from ledger.events import ActionRedone, ActionUndone
+from projections.readmodel import ReadModel
+
+from .conftest import Game, run_ledger
+from .test_properties import CATALOG_IDS, HEROES, assert_every_card_in_one_place, draw_command
+
+SAMPLE = str(sample_catalog_path())
+
+
+# -- helpers ------------------------------------------------------------------------
+def table_of(game: Game) -> dict[str, Any]:
+    return game.campaign.table.to_dict()
+
+
+def fresh_table(game: Game) -> dict[str, Any]:
+    """The table as a new process would load it from the file."""
+    fresh = Ledger.open(game.app.env.get("SQLITE_DBNAME"))
+    try:
+        return fresh.campaign(game.cid).table.to_dict()
+    finally:
+        fresh.close()
+
+
+def undone_by(app: Ledger, path: Path, slug: str) -> dict[int, int | None]:
+    model = ReadModel(app, path)
+    try:
+        model.catch_up()
+        rows = model.db.execute("SELECT seq, undone_by FROM history WHERE campaign = ? ORDER BY seq", [slug])
+        return dict(rows.fetchall())
+    finally:
+        model.close()
+
+
+def raw_rows(path: Path, cid) -> dict[int, tuple]:
+    """The stored rows of a campaign, straight from the SQLite file: seq -> (rowid, topic, state)."""
+    con = sqlite3.connect(str(path))
+    try:
+        rows = con.execute(
+            "SELECT originator_version, rowid, topic, state FROM stored_events WHERE originator_id IN (?, ?)",
+            [cid.hex, str(cid)],
+        ).fetchall()
+    finally:
+        con.close()
+    return {seq: (rowid, topic, bytes(state)) for seq, rowid, topic, state in rows}
+
+
+def check_undo_then_redo(game: Game, rec, before: dict[str, Any]) -> None:
+    """Undoes the action just recorded (table == before), then redoes it (table == after)."""
+    after = table_of(game)
+    undo = game.do(c.Undo())
+    assert isinstance(undo.event, ActionUndone)
+    assert undo.seq == rec.seq + 1
+    assert undo.event.targets == (rec.seq,)
+    assert table_of(game) == before, f"undoing seq {rec.seq} ({rec.action}) does not give back the table before it"
+    redo = game.do(c.Redo())
+    assert isinstance(redo.event, ActionRedone)
+    assert redo.seq == rec.seq + 2
+    assert table_of(game) == after, f"redoing seq {rec.seq} ({rec.action}) does not give back the table after it"
+
+
+UNDOABLE_ACTIONS = {
+    cls.action for cls in vars(ev).values()
+    if isinstance(cls, type) and issubclass(cls, ev.ActionRecorded) and cls is not ev.ActionRecorded and cls.undoable
+}
+
+
+# -- an undo is an action ---------------------------------------------------------------
+def test_undo_is_an_action_with_its_own_seq_and_the_undone_action_stays_in_the_history(game, db_path):
+    game.add("item-sword", "item-bow", to="deck:item")
+    drawn = game.do(c.Draw(actor="ana", stack="deck:item"))
+    count = game.app.stored_event_count()
+    undo = game.do(c.Undo())
+    assert undo.seq == drawn.seq + 1 == game.app.last_seq(game.cid)
+    assert undo.action == "undo"
+    assert game.app.stored_event_count() == count + 1, "an undo appends exactly one event"
+    seqs = [(e.seq, e.action) for e in game.app.actions(game.cid)]
+    assert (drawn.seq, "draw") in seqs and (undo.seq, "undo") in seqs
+    history = undone_by(game.app, db_path, game.campaign.slug)
+    assert history[drawn.seq] == undo.seq
+    assert history[undo.seq] is None
+    assert all(history[seq] is None for seq in history if seq != drawn.seq)
+
+
+def test_history_json_marks_the_undone_action_with_the_undos_seq_and_redo_clears_it(tmp_path):
+    db = tmp_path / "campaign.db"
+    for args in (
+        ["init", "--catalog", SAMPLE, "--name", "Undo"],
+        ["hero", "add", "ana"],
+        ["add", "item-sword", "item-bow", "--to", "deck:item"],
+        ["--actor", "ana", "draw", "deck:item"],
+        ["undo"],
+    ):
+        result = run_ledger(*args, db=db)
+        assert result.returncode == 0, (args, result.stderr)
+    rows = {row["seq"]: row for row in json.loads(run_ledger("--json", "history", db=db).stdout)}
+    assert [rows[s]["action"] for s in sorted(rows)] == ["init", "hero add", "add", "draw", "undo"]
+    assert rows[4]["undone_by"] == 5
+    assert all(rows[s]["undone_by"] is None for s in (1, 2, 3, 5))
+    assert run_ledger("redo", db=db).returncode == 0
+    rows = {row["seq"]: row for row in json.loads(run_ledger("--json", "history", db=db).stdout)}
+    assert [rows[s]["action"] for s in sorted(rows)] == ["init", "hero add", "add", "draw", "undo", "redo"]
+    assert rows[4]["undone_by"] is None, "a redone action is in force again"
+
+
+# -- undo restores exactly, for every kind of action ----------------------------------------
+def every_kind_script() -> list[c.Command]:
+    """One session that records every kind of undoable action (ana knowledge 1, bo 0)."""
+    return [
+        c.AddHero(hero="cy", name="Cy", knowledge=2),
+        c.SetKnowledge(hero="ana", knowledge=2),
+        c.Add(cards=("item-sword", "item-rope", "item-axe", "item-torch", "companion-falcon"), to="inventory:ana"),
+        c.Add(cards=("companion-wolf",), to="table:ana"),
+        c.Add(cards=("item-bow", "item-shield", "skill-dodge", "companion-horse"), to="discard"),
+        c.Add(cards=("item-dagger", "item-helm", "item-spear", "skill-riposte"), to="depot"),
+        c.Add(cards=("skill-meditation", "skill-tracking", "skill-first-aid", "skill-persuade",
+                     "skill-stealth"), to="deck:skill", position="bottom"),
+        c.Add(cards=("event-festival",), to="scenario"),
+        c.Shuffle(stack="deck:skill", seed=11),
+        c.Shuffle(stack="deck:skill"),  # no seed: the order drawn is recorded
+        c.Draw(actor="ana", stack="deck:item", count=2, seed=5),  # empty deck: refilled from the depot
+        c.Search(stack="deck:skill", take=("skill-tracking",), to="inventory:ana", seed=3),
+        c.Send(actor="ana", cards=("item-axe",), to="table:ana"),
+        c.Reveal(actor="ana", cards=("item-sword",)),
+        c.Hide(actor="ana", cards=("item-sword",)),
+        c.Exhaust(actor="ana", cards=("companion-wolf",)),
+        c.Restore(actor="ana", cards=("companion-wolf",)),
+        c.Attach(actor="ana", card="item-torch", host="item-sword"),
+        c.Attach(actor="ana", card="item-sword", host="companion-wolf"),  # the torch is discarded
+        c.Attach(actor="ana", card="item-torch", host="item-sword"),
+        c.Detach(actor="ana", card="item-sword", to="inventory:ana"),  # the torch is discarded again
+        c.Attach(actor="ana", card="companion-falcon", host="item-axe"),
+        c.Discard(stack="deck:skill", count=1, seed=2),
+        c.Discard(actor="ana", cards=("skill-tracking",)),
+        c.Bury(cards=("skill-dodge",)),
+        c.Exile(cards=("companion-horse",)),
+        c.AddLocation(location="village", access={"item": 2, "skill": 1}),
+        c.Travel(actor="ana", hero="ana", location="village"),
+        # the axe leaves with the falcon attached (discarded); the bow rides the wolf
+        c.Trade(actor="ana", hero="ana", take=("item-bow",), give=("item-axe", "item-rope"),
+                attach={"item-bow": "companion-wolf"}),
+        c.StartBattle(),
+        c.SetAccess(location="village", suit="item", level=1, by="event-festival"),
+        c.SetAccess(location="village", suit="item", level=None),
+        c.EndBattle(),
+        c.Activate(actor="ana", card="item-sword"),
+    ]
+
+
+def test_every_kind_of_action_is_undone_to_the_table_before_it_and_redone_to_the_table_after_it(game):
+    recorded = set()
+    for command in every_kind_script():
+        before = table_of(game)
+        rec = game.do(command)
+        unseeded_shuffle = isinstance(command, c.Shuffle) and command.seed is None  # may, rarely, keep the order
+        assert rec.event.changes or unseeded_shuffle, f"{command!r} changed nothing; the script should change the table"
+        recorded.add(rec.action)
+        check_undo_then_redo(game, rec, before)
+    assert recorded == UNDOABLE_ACTIONS, f"kinds never undone here: {UNDOABLE_ACTIONS - recorded}"
+    live = table_of(game)
+    assert fresh_table(game) == live
+    assert verify(game.app, game.cid).ok
+
+
+# -- property: random sessions -------------------------------------------------------------
+EXTRA = ("location", "travel", "battle", "access", "access", "trade", "trade", "trade", "trade", "activate",
+         "activate")
+ASSET_SUITS = ("item", "skill", "companion", "event")
+
+
+def draw_any_command(data, campaign) -> c.Command:
+    """Mostly the card actions of test_properties; sometimes locations, travel, battle,
+    access effects, trades and activations, drawn from the current state."""
+    if data.draw(st.integers(0, 9), label="extra?") >= 4:
+        return draw_command(data, campaign)
+    table = campaign.table
+    specs = campaign.zones()
+    kind = data.draw(st.sampled_from(EXTRA), label="extra kind")
+    locations = sorted(table.locations)
+    in_campaign = [card for card, at in table.where.items() if at != "box"]
+    if kind == "location" or (kind in ("travel", "access") and not locations):
+        name = data.draw(st.sampled_from(["village", "market", "forest"]))
+        access = data.draw(st.dictionaries(st.sampled_from(ASSET_SUITS), st.integers(0, 3), max_size=4))
+        return c.AddLocation(location=name, access=access)
+    if kind == "travel":
+        hero = data.draw(st.sampled_from(HEROES))
+        return c.Travel(actor=data.draw(st.sampled_from(["master", hero])), hero=hero,
+                        location=data.draw(st.sampled_from(locations)))
+    if kind == "battle":
+        return c.EndBattle() if table.battle else c.StartBattle()
+    if kind == "access":
+        scenario = list(table.cards_in("scenario")) or in_campaign or CATALOG_IDS
+        level = None if data.draw(st.integers(0, 3)) == 0 else data.draw(st.integers(0, 3))
+        return c.SetAccess(location=data.draw(st.sampled_from(locations)),
+                           suit=data.draw(st.sampled_from(ASSET_SUITS)),
+                           level=level, by=None if level is None else data.draw(st.sampled_from(scenario)))
+    if kind == "trade":
+        hero = data.draw(st.sampled_from(HEROES))
+        discard = [x for x in table.cards_in("discard") if x.split("-")[0] in ASSET_SUITS] or CATALOG_IDS
+        take = tuple(data.draw(st.lists(st.sampled_from(discard), min_size=1, max_size=2, unique=True)))
+        suits = {x.split("-")[0] for x in take}
+        own = [card for card in in_campaign
+               if specs[table.zone_of(card)].owner == hero and card not in take and card.split("-")[0] in suits]
+        give = tuple(data.draw(st.lists(st.sampled_from(own), max_size=4, unique=True))) if own else ()
+        companions = [x for x in in_campaign if x.startswith("companion-") and specs[table.zone_of(x)].owner == hero]
+        attach = {}
+        if companions and data.draw(st.booleans()):
+            attach = {take[0]: data.draw(st.sampled_from(companions))}
+        return c.Trade(actor=data.draw(st.sampled_from(["master", hero])), hero=hero, take=take, give=give,
+                       attach=attach)
+    assert kind == "activate"
+    usable = [card for card in in_campaign if specs[table.zone_of(card)].kind in ("hand", "area", "pile")]
+    card = data.draw(st.sampled_from(usable or in_campaign or CATALOG_IDS))
+    owner = specs[table.zone_of(card)].owner
+    return c.Activate(actor=data.draw(st.sampled_from(["master", owner or "master"])), card=card,
+                      effect=data.draw(st.none() | st.integers(1, 2)),
+                      hero=None if data.draw(st.integers(0, 3)) else data.draw(st.sampled_from(HEROES)))
+
+
+def stock(app: Ledger, cid, data) -> None:
+    """Cards in every deck, the depot, the discard pile, the scenario and the heroes' zones."""
+    ids = {suit: [i for i in CATALOG_IDS if i.startswith(suit + "-")] for suit in
+           ("item", "skill", "companion", "event", "class")}
+    n = {suit: data.draw(st.integers(0, 6), label=f"{suit} in deck") for suit in ids}
+    placed = [
+        (ids["item"][:n["item"]], "deck:item"), (ids["skill"][:n["skill"]], "deck:skill"),
+        (ids["companion"][:n["companion"]], "deck:companion"), (ids["event"][:n["event"]], "deck:event"),
+        (ids["class"][:n["class"]], "deck:class"),
+        (ids["item"][6:9] + ids["skill"][6:8], "depot"), (ids["item"][9:12] + ids["skill"][8:10], "discard"),
+        (ids["event"][6:8], "scenario"), (ids["companion"][6:8] + ids["item"][12:14], "inventory:ana"),
+        (ids["companion"][8:9], "table:ana"), (ids["skill"][10:12], "inventory:bo"),
+    ]
+    for cards, to in placed:
+        if cards:
+            app.execute(cid, c.Add(cards=tuple(cards), to=to))
+    app.execute(cid, c.AddLocation(location="bazaar", access=dict.fromkeys(ASSET_SUITS, 3)))
+    for hero in HEROES:
+        app.execute(cid, c.Travel(hero=hero, location="bazaar"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_in_random_sessions_undo_gives_back_the_table_before_each_action_and_redo_the_table_after(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "campaign.db"
+        app = Ledger.open(path, create=True)
+        try:
+            cid = app.start(load_catalog(sample_catalog_path()), name="Undo").campaign.id
+            app.execute(cid, c.AddHero(hero="ana", name="Ana", knowledge=2))
+            app.execute(cid, c.AddHero(hero="bo", name="Bo", knowledge=0))
+            stock(app, cid, data)
+            expected_undone_by: dict[int, int | None] = {}
+            for _ in range(data.draw(st.integers(5, 30), label="steps")):
+                command = draw_any_command(data, app.campaign(cid))
+                before = app.campaign(cid).table.to_dict()
+                try:
+                    rec = app.execute(cid, command)
+                except LedgerError:
+                    assert app.campaign(cid).table.to_dict() == before
+                    continue
+                after = app.campaign(cid).table.to_dict()
+                undo = app.execute(cid, c.Undo(actor=command.actor))
+                assert undo.event.targets == (rec.seq,)
+                assert app.campaign(cid).table.to_dict() == before, (
+                    f"undoing {command!r} (seq {rec.seq}) does not give back the table before it")
+                assert_every_card_in_one_place(app.campaign(cid).table)
+                if data.draw(st.integers(0, 3), label="leave undone?") == 0:
+                    expected_undone_by[rec.seq] = undo.seq  # play on from the state before it
+                    continue
+                app.execute(cid, c.Redo(actor=command.actor))
+                assert app.campaign(cid).table.to_dict() == after, (
+                    f"redoing {command!r} (seq {rec.seq}) does not give back the table after it")
+                expected_undone_by[rec.seq] = None
+            live = app.campaign(cid).table.to_dict()
+            fresh = Ledger.open(path)
+            try:
+                assert fresh.campaign(cid).table.to_dict() == live, "a fresh load disagrees after undos and redos"
+            finally:
+                fresh.close()
+            report = verify(app, cid)
+            assert report.ok, report
+            history = undone_by(app, path, app.campaign(cid).slug)
+            for seq, by in expected_undone_by.items():
+                assert history[seq] == by, f"history of seq {seq}: undone_by {history[seq]}, expected {by}"
+        finally:
+            app.close()
+
+
+# -- specific cases --------------------------------------------------------------------------
+def test_undoing_a_shuffle_brings_back_the_previous_order(game):
+    cards = ("skill-dodge", "skill-stealth", "skill-tracking", "skill-meditation", "skill-riposte", "skill-persuade")
+    game.add(*cards, to="deck:skill")
+    order = game.cards("deck:skill")
+    rec = game.do(c.Shuffle(stack="deck:skill", seed=1))
+    assert game.cards("deck:skill") != order, "the seed should change the order"
+    game.do(c.Undo())
+    assert game.cards("deck:skill") == order
+    assert fresh_table(game)["stacks"]["deck:skill"] == order
+    # an unseeded shuffle too
+    before = table_of(game)
+    for _ in range(5):
+        rec = game.do(c.Shuffle(stack="deck:skill"))
+        if rec.event.changes:
+            break
+    game.do(c.Undo())
+    assert table_of(game) == before
+
+
+def test_undoing_a_draw_that_refilled_the_deck_restores_the_deck_and_the_depot(game):
+    game.add("item-sword", to="deck:item")
+    game.add("item-bow", "item-rope", "item-axe", "skill-dodge", "item-helm", to="depot")
+    before = table_of(game)
+    depot = game.cards("depot")
+    rec = game.do(c.Draw(actor="ana", stack="deck:item", count=3, seed=9))
+    assert rec.event.refills, "the deck ran out and was refilled from the depot"
+    assert game.cards("depot") == ["skill-dodge"]
+    game.do(c.Undo())
+    assert game.cards("deck:item") == ["item-sword"]
+    assert game.cards("depot") == depot
+    assert game.cards("inventory:ana") == []
+    assert all(game.table.face(card) == "up" for card in depot), "the depot lies face-up again"
+    assert table_of(game) == before
+    assert fresh_table(game) == before
+
+
+def test_undoing_a_trade_restores_every_card_and_attachment(game):
+    game.do(c.AddLocation(location="village", access={"item": 2, "skill": 1}))
+    game.do(c.Travel(hero="ana", location="village"))
+    game.add("item-bow", "skill-dodge", "item-shield", to="discard")
+    game.add("item-sword", "item-rope", "item-axe", "skill-stealth", "skill-quick-strike", "companion-falcon",
+             to="inventory:ana")
+    game.add("companion-wolf", to="table:ana")
+    game.do(c.Send(cards=("item-axe",), to="table:ana"))
+    game.do(c.Attach(card="companion-falcon", host="item-axe"))  # leaves with the axe
+    game.do(c.Attach(card="item-rope", host="companion-wolf"))  # given while attached
+    game.do(c.Exhaust(cards=("companion-wolf",)))
+    before = table_of(game)
+    rec = game.do(c.Trade(hero="ana", take=("item-bow", "skill-dodge"),
+                          give=("item-axe", "item-rope", "skill-stealth", "skill-quick-strike"),
+                          attach={"item-bow": "companion-wolf"}))
+    assert game.zone("companion-falcon") == "discard" and game.table.host("item-bow") == "companion-wolf"
+    game.do(c.Undo())
+    assert table_of(game) == before
+    assert game.table.host("companion-falcon") == "item-axe"
+    assert game.table.host("item-rope") == "companion-wolf"
+    assert game.table.host("item-bow") is None and game.zone("item-bow") == "discard"
+    assert game.zone("skill-dodge") == "discard"
+    assert game.zone("skill-stealth") == game.zone("skill-quick-strike") == "inventory:ana"
+    assert "companion-wolf" in game.table.exhausted
+    assert fresh_table(game) == before
+    game.do(c.Redo())
+    assert game.table.host("item-bow") == "companion-wolf" and game.zone("companion-falcon") == "discard"
+    assert rec.seq in live_seqs(game)
+
+
+def live_seqs(game: Game) -> set[int]:
+    """Seqs of the live chain (actions in force), following prev_live from the head."""
+    seq, live = game.campaign.live_head, set()
+    while seq is not None:
+        live.add(seq)
+        seq = game.app.event(game.cid, seq).prev_live
+    return live
+
+
+def test_undoing_an_attach_brings_back_the_attachments_it_discarded(game):
+    game.add("item-sword", "item-torch", "item-rope", to="inventory:ana")
+    game.add("companion-wolf", to="table:ana")
+    game.do(c.Attach(actor="ana", card="item-torch", host="item-sword"))
+    game.do(c.Attach(actor="ana", card="item-rope", host="item-torch"))  # a chain: rope on torch on sword
+    before = table_of(game)
+    game.do(c.Attach(actor="ana", card="item-sword", host="companion-wolf"))
+    assert game.zone("item-torch") == "discard" and game.table.host("item-torch") is None
+    game.do(c.Undo())
+    assert table_of(game) == before
+    assert game.table.host("item-torch") == "item-sword" and game.table.host("item-rope") == "item-torch"
+
+
+def test_undoing_a_detach_brings_back_the_card_and_the_attachments_it_discarded(game):
+    game.add("item-sword", "item-torch", to="inventory:ana")
+    game.add("companion-wolf", to="table:ana")
+    game.do(c.Attach(actor="ana", card="item-sword", host="companion-wolf"))
+    game.do(c.Attach(actor="ana", card="item-torch", host="item-sword"))
+    before = table_of(game)
+    game.do(c.Detach(actor="ana", card="item-sword", to="inventory:ana"))
+    assert game.zone("item-torch") == "discard"
+    game.do(c.Undo())
+    assert table_of(game) == before
+    assert game.table.host("item-sword") == "companion-wolf" and game.table.host("item-torch") == "item-sword"
+
+
+def test_repeated_undos_walk_back_one_action_at_a_time_skipping_what_is_undone(game):
+    game.add("item-sword", "item-bow", "item-rope", "item-axe", to="deck:item")
+    states = [table_of(game)]
+    seqs = []
+    for command in (
+        c.Shuffle(stack="deck:item", seed=4),
+        c.Draw(actor="ana", stack="deck:item"),
+        c.Draw(actor="bo", stack="deck:item"),
+        c.Discard(cards=("item-sword", "item-bow")),
+    ):
+        seqs.append(game.do(command).seq)
+        states.append(table_of(game))
+    for i in range(len(seqs) - 1, -1, -1):
+        rec = game.do(c.Undo())
+        assert rec.event.targets == (seqs[i],), "each undo takes back the latest action still in force"
+        assert table_of(game) == states[i]
+    # an undone action is never undone twice: the next undo takes back the add before them
+    add_seq = seqs[0] - 1
+    rec = game.do(c.Undo())
+    assert rec.event.targets == (add_seq,)
+    assert game.cards("deck:item") == []
+
+
+def test_after_an_undo_and_a_new_action_undo_takes_back_the_new_one_then_the_one_before_the_undone(game):
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    first = game.do(c.Draw(actor="ana", stack="deck:item")).seq
+    second = game.do(c.Draw(actor="ana", stack="deck:item")).seq
+    game.do(c.Undo())
+    third = game.do(c.Draw(actor="bo", stack="deck:item")).seq
+    assert game.do(c.Undo()).event.targets == (third,)
+    assert game.do(c.Undo()).event.targets == (first,), f"seq {second} is already undone"
+    assert game.cards("deck:item") == ["item-sword", "item-bow", "item-rope"]
+
+
+def test_undo_to_seq_reverts_every_action_after_it_in_one_action(game, db_path):
+    game.add("item-sword", "item-bow", "item-rope", "item-torch", to="deck:item")  # knowledge 0
+    mark = game.app.last_seq(game.cid)
+    at_mark = table_of(game)
+    later = [
+        game.do(c.Shuffle(stack="deck:item", seed=8)).seq,
+        game.do(c.Draw(actor="ana", stack="deck:item", count=2)).seq,
+    ]
+    top = game.cards("deck:item")[0]
+    later += [
+        game.do(c.Send(cards=(top,), to="table:bo")).seq,
+        game.do(c.Exhaust(cards=(top,))).seq,
+    ]
+    count = game.app.stored_event_count()
+    rec = game.do(c.Undo(to=mark))
+    assert game.app.stored_event_count() == count + 1, "one action, however many it takes back"
+    assert sorted(rec.event.targets) == later
+    assert table_of(game) == at_mark
+    assert fresh_table(game) == at_mark
+    history = undone_by(game.app, db_path, game.campaign.slug)
+    assert all(history[seq] == rec.seq for seq in later)
+    assert history[mark] is None
+    # redo puts all of them back
+    game.do(c.Redo())
+    assert table_of(game) == game.app.campaign(game.cid, at=later[-1]).table.to_dict()
+    history = undone_by(game.app, db_path, game.campaign.slug)
+    assert all(history[seq] is None for seq in later)
+
+
+def test_redo_after_undo_gives_back_the_table_before_the_undo(game):
+    game.add("item-sword", "item-bow", to="deck:item")
+    game.do(c.Draw(actor="ana", stack="deck:item"))
+    before_undo = table_of(game)
+    undo = game.do(c.Undo())
+    redo = game.do(c.Redo())
+    assert redo.seq == undo.seq + 1 and redo.action == "redo"
+    assert redo.event.undo == undo.seq
+    assert table_of(game) == before_undo
+    assert fresh_table(game) == before_undo
+
+
+def test_two_undos_then_two_redos_give_back_each_state_in_turn(game):
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    s0 = table_of(game)
+    game.do(c.Draw(actor="ana", stack="deck:item"))
+    s1 = table_of(game)
+    game.do(c.Send(cards=("item-bow",), to="discard"))
+    s2 = table_of(game)
+    game.do(c.Undo())
+    assert table_of(game) == s1
+    game.do(c.Undo())
+    assert table_of(game) == s0
+    game.do(c.Redo())
+    assert table_of(game) == s1
+    game.do(c.Redo())
+    assert table_of(game) == s2
+    assert fresh_table(game) == s2
+    game.refuse(c.Redo(), RuleBroken)  # both were redone: nothing left to redo
+
+
+def test_redo_is_refused_after_a_new_action(game):
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.do(c.Draw(actor="ana", stack="deck:item"))
+    game.do(c.Undo())
+    game.do(c.Shuffle(stack="deck:item", seed=3))
+    game.refuse(c.Redo(), RuleBroken)
+
+
+def test_redo_is_refused_when_nothing_was_undone(game):
+    game.add("item-sword", to="deck:item")
+    game.refuse(c.Redo(), RuleBroken)
+
+
+def test_undo_is_refused_on_a_fresh_campaign(app, sample_catalog):
+    rec = app.start(sample_catalog, name="Fresh")
+    Game(app, rec.campaign.id).refuse(c.Undo(), RuleBroken)
+    Game(app, rec.campaign.id).refuse(c.Undo(to=1), RuleBroken)
+
+
+def test_undo_is_refused_once_every_action_is_undone(game):
+    game.do(c.Undo())
+    game.do(c.Undo())  # both hero adds taken back
+    game.refuse(c.Undo(), RuleBroken)
+
+
+def test_a_hero_may_undo_only_their_own_actions_and_the_master_anything(game):
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    mark = game.app.last_seq(game.cid)
+    ana = game.do(c.Draw(actor="ana", stack="deck:item"))
+    game.refuse(c.Undo(actor="bo"), NotAllowed)
+    assert game.do(c.Undo(actor="ana")).event.targets == (ana.seq,)
+    game.refuse(c.Redo(actor="bo"), NotAllowed)
+    game.do(c.Redo(actor="ana"))
+    bo = game.do(c.Draw(actor="bo", stack="deck:item"))
+    game.refuse(c.Undo(actor="ana"), NotAllowed)
+    game.refuse(c.Undo(actor="bo", to=mark), NotAllowed)  # ana's draw is among them
+    assert game.do(c.Undo()).event.targets == (bo.seq,)  # the master undoes bo's
+    assert game.do(c.Undo()).event.targets == (ana.seq,)  # and ana's
+    game.refuse(c.Undo(actor="ana"), NotAllowed)  # the master's add is next
+
+
+# -- cost and immutability ---------------------------------------------------------------------
+def count_rows_read(ledger: Ledger) -> list[int]:
+    counts: list[int] = []
+    original = ledger.recorder.select_events
+
+    def counting(*args, **kwargs):
+        rows = original(*args, **kwargs)
+        counts.append(len(rows))
+        return rows
+
+    ledger.recorder.select_events = counting  # type: ignore[method-assign]
+    return counts
+
+
+@pytest.mark.parametrize("filler", ["shuffles", "reveal-hide"])
+def test_undo_reads_a_bounded_number_of_events_however_long_the_log(tmp_path, sample_catalog, filler):
+    read = {}
+    for n in (5, 350):
+        path = tmp_path / f"{n}.db"
+        app = Ledger.open(path, create=True)
+        cid = app.start(sample_catalog, name="Long").campaign.id
+        app.execute(cid, c.AddHero(hero="ana"))
+        app.execute(cid, c.Add(cards=("item-sword", "item-bow", "item-rope", "item-axe"), to="deck:item"))
+        for i in range(n):
+            if filler == "shuffles":
+                app.execute(cid, c.Shuffle(stack="deck:item", seed=2 * i))
+                app.execute(cid, c.Shuffle(stack="deck:item", seed=2 * i + 1))
+            else:
+                app.execute(cid, c.Reveal(cards=("item-sword",)))
+                app.execute(cid, c.Hide(cards=("item-sword",)))
+        last = app.last_seq(cid)
+        expected = app.campaign(cid, at=last - 1).table.to_dict()
+        app.close()
+
+        fresh = Ledger.open(path)
+        try:
+            counts = count_rows_read(fresh)
+            rec = fresh.execute(cid, c.Undo())
+            assert rec.event.targets == (last,)
+            assert fresh.campaign(cid).table.to_dict() == expected
+        finally:
+            fresh.close()
+        read[n] = sum(counts)
+    bound = Ledger.SNAPSHOT_INTERVAL + 5
+    assert read[5] <= bound and read[350] <= bound, f"events read by one undo: {read} (bound {bound})"
+
+
+def test_undo_and_redo_never_edit_or_delete_a_stored_row(game, db_path):
+    game.add("item-sword", "item-bow", "item-rope", "item-axe", to="deck:item")
+    game.do(c.Shuffle(stack="deck:item", seed=6))
+    game.do(c.Draw(actor="ana", stack="deck:item", count=2))
+    game.do(c.Send(cards=("item-sword",), to="discard"))
+    before = raw_rows(db_path, game.cid)
+    n = max(before)
+    assert sorted(before) == list(range(1, n + 1))
+    game.do(c.Undo())
+    game.do(c.Undo(to=3))
+    game.do(c.Redo())
+    after = raw_rows(db_path, game.cid)
+    assert sorted(after) == list(range(1, n + 4)), "undo and redo append; they never remove"
+    for seq in range(1, n + 1):
+        assert after[seq] == before[seq], f"stored row of seq {seq} was changed"
