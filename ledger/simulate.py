@@ -64,16 +64,17 @@ def simulate(ledger: Ledger, cid: UUID, actions: int, seed: int = 0,
     rng = random.Random(seed)
     stats = Stats()
     attempts = 0
+    campaign = ledger.campaign(cid)
     while stats.recorded < actions:
         attempts += 1
         if attempts > actions * 20 + 1000:
             raise LedgerError("the simulation found no legal action to take")
-        campaign = ledger.campaign(cid)
         kind, command = _choose(campaign, rng)
         if command is None:
             continue
         try:
-            ledger.execute(cid, command)
+            # the campaign a command returns is the live one: no need to load it again
+            campaign = ledger.execute(cid, command).campaign
         except LedgerError:
             stats.refused += 1
             continue
