@@ -134,6 +134,8 @@ def add_hero(play: Play, cmd: c.AddHero) -> Decided:
 @handles(c.SetKnowledge)
 def set_knowledge(play: Play, cmd: c.SetKnowledge) -> Decided:
     hero = play.campaign.check_hero(cmd.hero)
+    if not sees_everything(play.actor) and play.actor != hero:
+        raise NotAllowed(f"{play.actor} may not change {hero}'s knowledge (the master or {hero} may)")
     was = play.table.heroes[hero]
     if was.knowledge == cmd.knowledge:
         raise RuleBroken(f"hero {hero}'s knowledge is already {cmd.knowledge}")

@@ -107,7 +107,7 @@ class Ledger(Application):
         if path.exists() and path.is_dir():
             raise StoreError(f"{path} is a directory, not a campaign database file")
         if path.exists() and (not create or path.stat().st_size > 0):
-            _must_be_campaign_file(path)  # before anything can write to it
+            _must_be_campaign_file(path, new_ok=create)  # before anything can write to it
         env = {"SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "30"}
         if not create:
             env["CREATE_TABLE"] = "no"
@@ -273,7 +273,7 @@ class Ledger(Application):
             raise StoreError(f"the campaign database cannot be used ({_reason(exc)})") from None
 
 
-def _must_be_campaign_file(path: Path) -> None:
+def _must_be_campaign_file(path: Path, new_ok: bool = False) -> None:
     """Refuses a file that is not a campaign database, before eventsourcing opens it
     (which would switch it to WAL mode and add tables). The file is probed through
     SQLite itself, read-only in effect: a plain open()/close() of the file would drop
@@ -289,6 +289,8 @@ def _must_be_campaign_file(path: Path) -> None:
         raise StoreError(f"{path} is not a campaign database (not an SQLite file)") from None
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read {path} ({_reason(exc)})") from None
+    if new_ok and not names:
+        return  # an empty database (say, a file whose creation was interrupted): init may use it
     if mode.lower() != "wal" or "stored_events" not in names:
         raise StoreError(f"{path} is not a campaign database; name another with --db, or start one with init")
 

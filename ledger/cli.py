@@ -677,14 +677,22 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from .simulate import simulate as play_randomly, start_simulation
+    from .simulate import SIMULATION_SLUG, finish_setup, simulate as play_randomly, start_simulation
 
     if count < 1:
         raise BadInput(f"--actions {count}: give a number of actions, at least 1")
     if not 1 <= heroes <= 12:
         raise BadInput(f"--heroes {heroes}: between 1 and 12 heroes")
     ledger = s.ledger(create=True)
-    cid = start_simulation(ledger, heroes, seed) if not ledger.campaigns() else s.cid()
+    if not ledger.campaigns():
+        cid = start_simulation(ledger, heroes, seed)
+    else:
+        cid = s.cid()
+        campaign = ledger.campaign(cid)
+        if campaign.slug == SIMULATION_SLUG:
+            finish_setup(ledger, cid, heroes, seed)  # a setup cut short (say, by a crash) is completed
+        elif not campaign.table.heroes:
+            raise BadInput("simulate needs a campaign with heroes; add some with hero add, or use a new --db file")
     with Progress(TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                   console=Console(stderr=True), disable=s.as_json, transient=True) as bar:
         task = bar.add_task("actions", total=count)

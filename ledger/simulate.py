@@ -37,24 +37,38 @@ class Stats:
     by_action: dict[str, int] = field(default_factory=dict)
 
 
+SIMULATION_SLUG = "simulation"
+
+
 def start_simulation(ledger: Ledger, heroes: int = 3, seed: int = 0, catalog: Catalog | None = None,
-                     slug: str = "simulation") -> UUID:
+                     slug: str = SIMULATION_SLUG) -> UUID:
     """A campaign ready for random play: heroes, locations, every card in a deck."""
-    rng = random.Random(seed)
     rec = ledger.start(catalog or load_catalog(sample_catalog_path()), name="Simulated campaign", slug=slug)
-    cid = rec.campaign.id
+    return finish_setup(ledger, rec.campaign.id, heroes, seed)
+
+
+def finish_setup(ledger: Ledger, cid: UUID, heroes: int = 3, seed: int = 0) -> UUID:
+    """Records whatever part of a simulated campaign's setup is missing (all of it for a
+    new campaign; the rest of it for one whose setup was interrupted)."""
+    rng = random.Random(seed)
     for i in range(heroes):
-        ledger.execute(cid, c.AddHero(hero=f"hero{i + 1}", knowledge=rng.randint(0, 3)))
+        knowledge = rng.randint(0, 3)
+        if f"hero{i + 1}" not in ledger.campaign(cid).table.heroes:
+            ledger.execute(cid, c.AddHero(hero=f"hero{i + 1}", knowledge=knowledge))
     for name, access in LOCATIONS.items():
-        ledger.execute(cid, c.AddLocation(location=name, access=access))
-    campaign = ledger.campaign(cid)
+        if name not in ledger.campaign(cid).table.locations:
+            ledger.execute(cid, c.AddLocation(location=name, access=access))
     for suit in Suit:
-        cards = tuple(card.id for card in campaign.catalog if card.suit == suit)
-        if cards:
-            ledger.execute(cid, c.Add(cards=cards, to=f"deck:{suit}"))
-            ledger.execute(cid, c.Shuffle(stack=f"deck:{suit}", seed=rng.randrange(2**31)))
-    for i in range(heroes):
-        ledger.execute(cid, c.Travel(actor=f"hero{i + 1}", hero=f"hero{i + 1}", location="village"))
+        campaign = ledger.campaign(cid)
+        boxed = tuple(x for x in campaign.table.cards_in("box") if campaign.card(x).suit == suit)
+        shuffle_seed = rng.randrange(2**31)
+        if boxed:
+            ledger.execute(cid, c.Add(cards=boxed, to=f"deck:{suit}"))
+            if len(ledger.campaign(cid).table.cards_in(f"deck:{suit}")) > 1:
+                ledger.execute(cid, c.Shuffle(stack=f"deck:{suit}", seed=shuffle_seed))
+    for hero, info in ledger.campaign(cid).table.heroes.items():
+        if info.location is None:
+            ledger.execute(cid, c.Travel(actor=hero, hero=hero, location="village"))
     return cid
 
 
@@ -98,6 +112,8 @@ def _choose(campaign: Campaign, rng: random.Random) -> tuple[str, c.Command | No
     kind = rng.choices(KINDS, CUMULATIVE)[0]
     table = campaign.table
     heroes = list(table.heroes)
+    if not heroes:
+        return kind, None
     hero = rng.choice(heroes)
     hand = table.cards_in(f"inventory:{hero}")
     mat = table.cards_in(f"table:{hero}")

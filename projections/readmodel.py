@@ -173,6 +173,7 @@ class ReadModel:
 
     def _apply(self, event: ActionRecorded, writer: _Batch) -> None:
         before = self._campaign_before(event)
+        before_zones = set(before.zones()) if before is not None else set()
         touched = cards_of(event)
         campaign = self.ledger.project(before, [event])  # the one fold
         assert campaign is not None
@@ -203,6 +204,8 @@ class ReadModel:
         dirty = writer.dirty(campaign)
         if isinstance(event, CampaignStarted) or any(isinstance(ch, HeroChanged) for ch in event.changes):
             dirty.zones.update(campaign.zones())
+            if before is not None:
+                dirty.zones.update(before_zones)  # a hero who left takes their zones along
         if isinstance(event, CampaignStarted):
             dirty.cards.update(campaign.catalog.ids())
             return
@@ -256,6 +259,11 @@ class _Batch:
         card_rows = [card_row(d.campaign, card) for d in self._dirty.values() for card in d.cards]
         zone_rows = [zone_row(d.campaign, zone) for d in self._dirty.values() for zone in d.zones
                      if zone in d.campaign.zones()]
+        for d in self._dirty.values():
+            gone = [zone for zone in d.zones if zone not in d.campaign.zones()]
+            if gone:
+                db.execute(f"DELETE FROM zones WHERE campaign = ? AND id IN ({','.join('?' * len(gone))})",
+                           [d.campaign.slug, *gone])
         if card_rows:
             db["cards"].upsert_all(card_rows, pk=("campaign", "id"))
         if zone_rows:
