@@ -114,7 +114,31 @@ class Position(click.ParamType):
 
 
 POSITION = Position()
-SEQ = click.IntRange(1, 2**62)  # a seq: an action's number, from 1 (init)
+
+
+class Count(click.ParamType):
+    """A whole number from 1: a seq (an action's number, 1 = init) or a count. A bad one
+    is refused like any bad input (exit 1), not as a usage error."""
+
+    name = "N"
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(value)
+            except ValueError:
+                raise BadInput(f"{value!r} is not {self.what}; it is a whole number from 1") from None
+        if not 1 <= number <= 2**62:
+            raise BadInput(f"{number} is not {self.what}; it is a whole number from 1")
+        return number
+
+
+SEQ = Count("a seq (seqs count actions from 1, the init)")
 
 
 def _print_recorded(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> None:
@@ -756,7 +780,7 @@ def card(s: Session, card_id: str, at: int | None) -> None:
 @click.option("--to", "end", type=SEQ, default=None, help="Up to action SEQ.")
 @click.option("--card", "card_id", default=None, help="Only actions that touched this card.")
 @click.option("--actor", "actor", default=None, help="Only actions by master or this hero.")
-@click.option("--limit", type=click.IntRange(1, 2**62), default=None, help="Only the latest N actions (default: all).")
+@click.option("--limit", type=Count("a number of actions"), default=None, help="Only the latest N actions (default: all).")
 @pass_session
 def history(s: Session, start: int | None, end: int | None, card_id: str | None, actor: str | None,
             limit: int | None) -> None:
