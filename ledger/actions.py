@@ -432,21 +432,23 @@ def travel(play: Play, cmd: c.Travel) -> Decided:
     return e.HeroTravelled, {"hero": hero, "location": cmd.location}
 
 
+def _battle(play: Play, on: bool) -> None:
+    _master_only(play, "start a battle" if on else "end a battle")
+    if play.table.battle == on:
+        raise RuleBroken("a battle is already on; end it with battle end" if on
+                         else "no battle is on; start one with battle start")
+    play.apply(BattleChanged(was=not on, now=on))
+
+
 @handles(c.StartBattle)
 def start_battle(play: Play, cmd: c.StartBattle) -> Decided:
-    _master_only(play, "start a battle")
-    if play.table.battle:
-        raise RuleBroken("a battle is already on; end it with battle end")
-    play.apply(BattleChanged(was=False, now=True))
+    _battle(play, True)
     return e.BattleStarted, {}
 
 
 @handles(c.EndBattle)
 def end_battle(play: Play, cmd: c.EndBattle) -> Decided:
-    _master_only(play, "end a battle")
-    if not play.table.battle:
-        raise RuleBroken("no battle is on; start one with battle start")
-    play.apply(BattleChanged(was=True, now=False))
+    _battle(play, False)
     return e.BattleEnded, {}
 
 
