@@ -120,7 +120,10 @@ class Play:
         if suit is None or "depot" not in self.campaign.zones():
             return 0
         catalog = self.campaign.catalog
-        eligible = [c for c in self.table.cards_in("depot") if catalog[c].suit == suit]
+        # Cards this very action has already moved (say, drawn into the depot) are not
+        # shuffled back in: a card is drawn once per action.
+        moved = {ch.card for ch in self.changes if isinstance(ch, CardChanged)}
+        eligible = [c for c in self.table.cards_in("depot") if catalog[c].suit == suit and c not in moved]
         if not eligible:
             return 0
         self.rng.shuffle(eligible)

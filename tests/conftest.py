@@ -17,6 +17,10 @@ from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.errors import LedgerError
 
 
+# Soak scripts (tests/soak/) and benchmarks (tests/benchmarks/) are run by hand.
+collect_ignore_glob = ["soak/*", "benchmarks/*"]
+
+
 class Game:
     """A started campaign on a real database file."""
 
