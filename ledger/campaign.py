@@ -12,7 +12,7 @@ from datetime import datetime
 from uuid import UUID
 
 from .catalog import Card, Catalog
-from .errors import UnknownCard, UnknownHero, UnknownZone
+from .errors import UnknownHero, UnknownZone
 from .events import ActionRecorded, ActionRedone, ActionUndone, CampaignSnapshot, CampaignStarted
 from .fold import Table
 from .formats import Format, ZoneSpec

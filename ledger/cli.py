@@ -6,7 +6,6 @@ Everything it does, Python can do through ``ledger.application.Ledger``.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 from dataclasses import dataclass, field
@@ -18,7 +17,6 @@ from uuid import UUID
 import click
 from pydantic import ValidationError
 from rich.console import Console
-from rich.table import Table as RichTable
 
 from . import commands as c
 from .application import Ledger, Recorded, campaign_names
