@@ -64,6 +64,11 @@ class ZoneSpec(BaseModel):
     suit: Suit | None
 
     @property
+    def role(self) -> str:
+        """What the zone is in the game: the first part of its id (deck, discard, table…)."""
+        return self.id.split(":", 1)[0]
+
+    @property
     def is_stack(self) -> bool:
         """Decks and piles: a card entering takes the stack's orientation."""
         return self.kind in ("deck", "pile")

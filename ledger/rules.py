@@ -12,18 +12,13 @@ from .catalog import Card
 from .errors import CardNotThere, NotAllowed, RuleBroken
 from .formats import VALUE_UNITS, ZoneSpec
 from .visibility import sees_everything, where_for
-from .vocabulary import Face, Zone
+from .vocabulary import Face
 
 # Where a sheet card may be (RULES.md §5), by the role a zone id names. The box and
 # limbo are outside play, so a sheet card may rest there too (Decision).
 SHEET_CARD_ZONES = frozenset({"table", "deck", "discard", "extra", "box", "limbo"})
 
 REFILL_LIMIT = 100  # RULES.md §4: up to 100 cards of the suit from the depot
-
-
-def role(zone: ZoneSpec) -> str:
-    """What a zone is in the game: the first part of its id (deck, discard, table…)."""
-    return Zone.parse(zone.id).kind
 
 
 # -- §5 where cards may be ----------------------------------------------------
@@ -49,7 +44,7 @@ def _resolve(campaign: Campaign, template: str, card: str, fallback: str) -> str
 def sheet_card_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str | None:
     """A sheet card may only be on a table, in a deck, in a discard pile, attached or
     in an extra zone; sent anywhere else it goes to the discard pile instead."""
-    if card.suit.is_sheet and role(zone) not in SHEET_CARD_ZONES:
+    if card.suit.is_sheet and zone.role not in SHEET_CARD_ZONES:
         return discard_pile_for(campaign, card.id)
     return None
 
@@ -57,7 +52,7 @@ def sheet_card_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str 
 def asset_knowledge_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str | None:
     """An asset card goes on a hero's table only if the hero's knowledge meets its
     requirement; otherwise it goes to that hero's inventory instead."""
-    if card.suit.is_asset and role(zone) == "table" and zone.owner is not None:
+    if card.suit.is_asset and zone.role == "table" and zone.owner is not None:
         hero = campaign.table.heroes.get(zone.owner)
         if hero is not None and hero.knowledge < (card.knowledge or 0):
             return f"inventory:{zone.owner}"
@@ -187,7 +182,7 @@ def card_states(campaign: Campaign, card: str) -> list[str]:
     if zone.is_stack:
         # The stack's `use` says when its face-up cards' effects count.
         stack_effect = data.has_effect(scope="anywhere") or (
-            role(zone) == "discard" and data.has_effect(scope="discard")
+            zone.role == "discard" and data.has_effect(scope="discard")
         )
         counts = zone.use == "always" or (zone.use == "stack-scope" and stack_effect)
         states.append("active" if up and counts else "inactive")
