@@ -153,8 +153,5 @@ class Table:
         table.battle = bool(data.get("battle", False))
         return table
 
-    def copy(self) -> Table:
-        return Table.from_dict(self.to_dict())
-
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Table) and self.to_dict() == other.to_dict()

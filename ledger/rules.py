@@ -150,9 +150,6 @@ def may_exhaust(campaign: Campaign, actor: str, card: str) -> None:
         )
 
 
-STATES = ("revealed", "hidden", "restored", "exhausted", "attached", "exiled", "active", "inactive")
-
-
 def card_states(campaign: Campaign, card: str) -> list[str]:
     """RULES.md §7: a card's states, derived from where and how it lies.
 
