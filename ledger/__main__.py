@@ -1,5 +1,5 @@
 """``python -m ledger`` runs the ``ledger`` command."""
 
-from .cli import main
+from .interface.cli import main
 
 main()

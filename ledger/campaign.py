@@ -17,7 +17,7 @@ from .events import ActionRecorded, ActionRedone, ActionUndone, CampaignSnapshot
 from .fold import Table
 from .formats import Format, ZoneSpec
 from .integrity import GENESIS
-from .vocabulary import Zone
+from .vocabulary import Role, Zone
 
 
 class Campaign:
@@ -66,7 +66,7 @@ class Campaign:
         spec = self.zones().get(zone_id)
         if spec is None:
             zone = Zone.parse(zone_id)
-            if zone.kind in ("table", "inventory", "extra") and zone.args:
+            if zone.role in (Role.TABLE, Role.INVENTORY, Role.EXTRA) and zone.args:
                 raise UnknownHero(
                     f"{zone_id} is not a zone: there is no hero {zone.args[0]!r} "
                     f"(heroes: {', '.join(self.table.heroes) or 'none yet; add one with hero add'})"

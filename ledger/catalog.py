@@ -18,21 +18,16 @@ import re
 import tomllib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import BadCatalog, UnknownCard, first_problem
-from .vocabulary import Suit
+from .vocabulary import EffectKind, EffectScope, Suit, Task
 
 CARD_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 RESERVED_CARD_IDS = frozenset({"box", "discard", "depot", "scenario", "limbo", "master", "referee", "public"})
 
-EffectKind = Literal["activate", "auto"]
-# card: the card's own effect; attachment: works while attached ("Do Anexo");
-# anywhere / discard: stack effects that count from any stack / from a discard pile.
-EffectScope = Literal["card", "attachment", "anywhere", "discard"]
-Task = Literal["discard", "bury"]
 
 
 class Effect(BaseModel):

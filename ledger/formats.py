@@ -11,17 +11,12 @@ from __future__ import annotations
 import tomllib
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .errors import BadCatalog
-from .vocabulary import Suit, Zone
+from .vocabulary import Affected, Face, Suit, Use, Visibility, Zone, ZoneKind
 
-ZoneKind = Literal["deck", "pile", "hand", "area", "limbo", "box"]
-Visibility = Literal["face-up", "face-down", "face-down-controller-may-look"]
-Use = Literal["never", "stack-scope", "always"]
-Affected = Literal["none", "owner", "all"]
 
 
 class StackSpec(BaseModel):
@@ -83,7 +78,7 @@ class ZoneSpec(BaseModel):
         return self.kind in ("hand", "area")
 
     @property
-    def entry_face(self) -> Literal["up", "down"]:
+    def entry_face(self) -> Face:
         return "up" if self.visibility == "face-up" else "down"
 
 

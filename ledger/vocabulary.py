@@ -1,6 +1,9 @@
-"""The game's small vocabulary: suits, faces, zone ids, hero ids and viewers.
+"""The game's small vocabulary: suits, faces, zone roles and ids, effects, hero ids
+and viewers.
 
-Every other module speaks these names (RULES.md §1); nothing else defines them.
+Every other module speaks these names (RULES.md §1); nothing else defines them. A
+zone id is built with ``Zone``'s constructors (``Zone.inventory("ana")``), never
+with an f-string, and parsed with ``Zone.parse``.
 """
 
 from __future__ import annotations
@@ -8,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import ClassVar, Literal
 
 from .errors import UnknownZone, BadInput
 
@@ -34,21 +37,46 @@ class Suit(StrEnum):
 
 
 SHEET_SUITS = frozenset({Suit.HOUSE, Suit.CLASS, Suit.ENTITY})
-ASSET_SUITS = frozenset({Suit.ITEM, Suit.SKILL, Suit.COMPANION, Suit.EVENT})
 
 Face = Literal["up", "down"]
-FACES: tuple[Face, ...] = ("up", "down")
 
-MASTER = "master"
-REFEREE = "referee"
-PUBLIC = "public"
+# -- who acts and who looks ----------------------------------------------------
+MASTER = "master"  # the actor who runs the campaign
+REFEREE = "referee"  # the viewer who sees everything
+PUBLIC = "public"  # the viewer who sees what everyone at the table sees
 RESERVED_NAMES = frozenset({MASTER, REFEREE, PUBLIC})
+
+# -- zones ---------------------------------------------------------------------
+class Role(StrEnum):
+    """What a zone is in the game: the first part of its id (``deck`` of ``deck:item``)."""
+
+    BOX = "box"
+    DECK = "deck"
+    DISCARD = "discard"
+    DEPOT = "depot"
+    TABLE = "table"
+    INVENTORY = "inventory"
+    EXTRA = "extra"
+    SCENARIO = "scenario"
+    LIMBO = "limbo"
+
+
+# How a zone behaves (a format's ``kind`` of stack): a deck or pile is a stack, a
+# hand is an inventory, an area a table, extra zone or the scenario.
+ZoneKind = Literal["deck", "pile", "hand", "area", "limbo", "box"]
+Visibility = Literal["face-up", "face-down", "face-down-controller-may-look"]
+Use = Literal["never", "stack-scope", "always"]  # when a stack's face-up cards' effects count
+Affected = Literal["none", "owner", "all"]  # who receives those effects
+
+# -- card effects (RULES.md §6, §7) ----------------------------------------------
+EffectKind = Literal["activate", "auto"]
+# card: the card's own effect; attachment: works while attached ("Do Anexo");
+# anywhere / discard: stack effects that count from any stack / from a discard pile.
+EffectScope = Literal["card", "attachment", "anywhere", "discard"]
+Task = Literal["discard", "bury"]
 
 _HERO_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 _ZONE_PART = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-
-# The zone kinds a player names; a format may add stacks of these kinds.
-ZONE_KINDS = ("box", "deck", "discard", "depot", "table", "inventory", "extra", "scenario", "limbo")
 
 
 def check_hero_id(hero: str) -> str:
@@ -80,10 +108,40 @@ def check_suit(suit: str) -> Suit:
 
 @dataclass(frozen=True, order=True)
 class Zone:
-    """A zone id such as ``deck:item`` or ``inventory:ana``; parse and str round-trip."""
+    """A zone id such as ``deck:item`` or ``inventory:ana``; parse and str round-trip.
 
-    kind: str
+    The constructors below give the ids of the zones every campaign has, as the
+    strings the table is keyed by: ``Zone.inventory("ana") == "inventory:ana"``."""
+
+    role: str
     args: tuple[str, ...] = ()
+
+    BOX: ClassVar[str] = Role.BOX.value
+    DISCARD: ClassVar[str] = Role.DISCARD.value
+    DEPOT: ClassVar[str] = Role.DEPOT.value
+    SCENARIO: ClassVar[str] = Role.SCENARIO.value
+    LIMBO: ClassVar[str] = Role.LIMBO.value
+
+    @staticmethod
+    def deck(suit: str) -> str:
+        return f"{Role.DECK}:{suit}"
+
+    @staticmethod
+    def table(hero: str) -> str:
+        return f"{Role.TABLE}:{hero}"
+
+    @staticmethod
+    def inventory(hero: str) -> str:
+        return f"{Role.INVENTORY}:{hero}"
+
+    @staticmethod
+    def extra(hero: str) -> str:
+        return f"{Role.EXTRA}:{hero}"
+
+    @staticmethod
+    def hero_zones(hero: str) -> tuple[str, str, str]:
+        """The zones a hero brings to the table: their table, inventory and extra zone."""
+        return Zone.table(hero), Zone.inventory(hero), Zone.extra(hero)
 
     @classmethod
     def parse(cls, text: str) -> Zone:
@@ -96,7 +154,7 @@ class Zone:
         return cls(parts[0], tuple(parts[1:]))
 
     def __str__(self) -> str:
-        return ":".join((self.kind, *self.args))
+        return ":".join((self.role, *self.args))
 
     def __repr__(self) -> str:
         return f"Zone.parse({str(self)!r})"
@@ -108,6 +166,7 @@ ATTACHED_PREFIX = "on:"
 
 
 def attached_container(host: str) -> str:
+    """The container of the cards attached to ``host`` (``on:<host>``)."""
     return ATTACHED_PREFIX + host
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from ledger.catalog import Catalog, Effect, load_catalog, parse_csv, sample_catalog_path
 from ledger.errors import BadCatalog
-from ledger.vocabulary import ASSET_SUITS, SHEET_SUITS, Suit
+from ledger.vocabulary import SHEET_SUITS, Suit
 
 from .conftest import run_ledger
 
@@ -115,7 +115,7 @@ def test_sample_catalog_has_levels_one_to_three_in_every_suit(sample):
 
 
 def test_sample_catalog_asset_cards_have_value_and_knowledge(sample):
-    assets = [card for card in sample if card.suit in ASSET_SUITS]
+    assets = [card for card in sample if card.suit.is_asset]
     assert assets
     for card in assets:
         assert isinstance(card.value, int) and card.value >= 0, card.id

@@ -1,7 +1,7 @@
 """Concurrent writers on one SQLite campaign file (issue item 3), with real processes.
 
 Each writer is a child ``python -c`` process that runs the real ``ledger`` command
-(``ledger.cli.main``, the code path of ``python -m ledger``) in a loop, one command
+(``ledger.interface.cli.main``, the code path of ``python -m ledger``) in a loop, one command
 after another, and prints one JSON line per command: its exit status, the seq it
 recorded (``--json``), and what it wrote to stdout/stderr. The children wait for a
 "go" file so that they really start together.
@@ -58,7 +58,7 @@ import contextlib, io, json, os, sys, time, traceback
 os.environ["COLUMNS"] = "200"
 from eventsourcing.persistence import IntegrityError
 from ledger.application import Ledger
-from ledger.cli import main
+from ledger.interface.cli import main
 
 db, go, stop, plan_path = sys.argv[1:5]
 with open(plan_path) as f:

@@ -63,7 +63,7 @@ CLI_EVERY = 4  # every fourth child is the real `ledger simulate` command
 CHILD_SCRIPT = r"""
 import sys
 from ledger.application import Ledger
-from ledger.simulate import simulate, start_simulation
+from ledger.interface.simulate import simulate, start_simulation
 from projections.readmodel import ReadModel
 
 path, seed = sys.argv[1], int(sys.argv[2])
@@ -372,7 +372,7 @@ def test_the_crash_checks_see_a_lost_action_and_a_half_written_read_model(tmp_pa
 DYING_SETUP_SCRIPT = r"""
 import os, signal, sys
 from ledger.application import Ledger
-from ledger.simulate import start_simulation
+from ledger.interface.simulate import start_simulation
 
 path, die_after = sys.argv[1], int(sys.argv[2])
 
@@ -402,7 +402,7 @@ def test_a_simulation_killed_while_it_sets_up_its_campaign_can_be_continued(tmp_
     right after one of them, it leaves a campaign half set up; ``ledger simulate`` on
     that file must then continue the campaign (or refuse with a clear message), never
     fail with an internal error, and the log must verify."""
-    from ledger.simulate import start_simulation
+    from ledger.interface.simulate import start_simulation
 
     reference = Ledger.open(tmp_path / "reference.db", create=True)
     try:

@@ -6,7 +6,7 @@
     ``parse_csv`` and ``load_catalog`` either return a valid ``Catalog`` or raise
     ``BadCatalog`` with a one-line message; never any other exception.
 (b) The command line: random argument lists for the playing and reading commands,
-    built from valid and invalid tokens, run in-process through ``ledger.cli.main``
+    built from valid and invalid tokens, run in-process through ``ledger.interface.cli.main``
     against a fresh copy of a prepared campaign file. Every case exits 0, 1 or 2;
     on 1 or 2 stderr is exactly one ``error: `` line; never a traceback; a refusal
     appends nothing; an accepted action still verifies.
@@ -37,7 +37,7 @@ from ledger import commands as c
 from ledger.application import Ledger
 from ledger.audit import verify
 from ledger.catalog import CARD_ID, CSV_COLUMNS, Catalog, load_catalog, parse_csv, parse_toml, sample_catalog_path
-from ledger.cli import main
+from ledger.interface.cli import main
 from ledger.errors import BadCatalog
 from ledger.vocabulary import Suit
 from projections.readmodel import ReadModel

@@ -71,7 +71,7 @@ REDIRECT, REFILL, TRADE, BATTLE_TRADE, FROM_HAND, FROM_TABLE, UNDONE, UNDO = 9, 
 
 def cli(db: Path, *args: str) -> tuple[int, str, str]:
     """``ledger --db DB ARGS`` through the command's own ``main``, in this process."""
-    from ledger.cli import main
+    from ledger.interface.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     code = 0

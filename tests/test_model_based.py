@@ -72,7 +72,7 @@ from ledger.campaign import Campaign
 from ledger.errors import LedgerError, StoreError
 from ledger.events import ActionRedone, ActionUndone
 from ledger.fold import Table
-from ledger.simulate import _choose as choose_simulated_action
+from ledger.interface.simulate import _choose as choose_simulated_action
 from ledger.visibility import can_identify
 from projections.queries import history_view
 from projections.readmodel import ReadModel, card_row, zone_row

@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
-from ledger.demo import script as demo_script
+from ledger.interface.demo import script as demo_script
 from ledger.errors import LedgerError
 from projections import readmodel
 from projections.readmodel import ReadModel, card_row, zone_row
@@ -104,7 +104,7 @@ def scripted_session(app: Ledger, cid, after_each=None) -> None:
 
 def cli(db: Path, *args: str) -> tuple[int, str, str]:
     """The ledger command run in this process (same code path as ``python -m ledger``)."""
-    from ledger.cli import main
+    from ledger.interface.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     code = 0

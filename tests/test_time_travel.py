@@ -184,7 +184,7 @@ def test_time_travel_starts_from_the_nearest_snapshot_and_never_reads_more_than_
 # -- the command ----------------------------------------------------------------------------------------
 def cli(db: Path, *args: str) -> tuple[int, str, str]:
     """``ledger --db DB ARGS`` through the command's own ``main``, in this process."""
-    from ledger.cli import main
+    from ledger.interface.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     code = 0

@@ -102,7 +102,7 @@ REFILL_DRAW = 15
 def cli(db: Path, *args: str) -> tuple[int, str, str]:
     """``ledger --db DB ARGS`` through the command's own ``main``: exit code, stdout, stderr.
     Wide terminal, so that no id is wrapped across lines in the human tables."""
-    from ledger.cli import main
+    from ledger.interface.cli import main
 
     opened: list[Ledger] = []
     real_open = Ledger.open.__func__

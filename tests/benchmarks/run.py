@@ -42,7 +42,7 @@ def build(path: Path, size: int, smaller: Path | None) -> None:
     """A simulated campaign whose log holds ``size`` events (actions)."""
     os.environ["LEDGER_SYNCHRONOUS"] = "NORMAL"
     from ledger.application import Ledger
-    from ledger.simulate import simulate, start_simulation
+    from ledger.interface.simulate import simulate, start_simulation
 
     if smaller is not None and smaller.exists():
         for suffix in ("", "-wal", "-shm"):
@@ -72,7 +72,7 @@ def measure_append(path: Path, work: Path, count: int, chunk: int = 50) -> dict:
     application's events/s, measured in alternating chunks so that the disk's mood
     (fsync times drift) weighs on all three alike."""
     from ledger.application import Ledger
-    from ledger.simulate import simulate
+    from ledger.interface.simulate import simulate
 
     ledger = Ledger.open(path)
     cid = ledger.resolve(None)

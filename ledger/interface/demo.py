@@ -7,10 +7,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import commands as c
-from .application import Ledger
-from .catalog import load_catalog, sample_catalog_path
-from .errors import LedgerError, StoreError
+from .. import commands as c
+from ..application import Ledger
+from ..catalog import load_catalog, sample_catalog_path
+from ..errors import LedgerError, StoreError
 
 DEMO_SLUG = "demo"
 
@@ -130,7 +130,7 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
     model = ReadModel(ledger, path)
     model.catch_up()  # the read models (history, cards, zones tables) are ready to query
     model.close()
-    from .audit import verify
+    from ..audit import verify
 
     report = verify(ledger, cid)
     out.print(f"\n[bold]verify[/bold]: {'ok' if report.ok else 'BROKEN'} — {report.actions} actions, hash chain "

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from uuid import UUID
 
-from . import commands as c
-from .application import Ledger
-from .campaign import Campaign
-from .catalog import Catalog, load_catalog, sample_catalog_path
-from .errors import LedgerError
-from .vocabulary import MASTER, Suit
+from .. import commands as c
+from ..application import Ledger
+from ..campaign import Campaign
+from ..catalog import Catalog, load_catalog, sample_catalog_path
+from ..errors import LedgerError
+from ..vocabulary import MASTER, Role, Suit, Zone
 
 LOCATIONS = {
     "village": {"item": 2, "skill": 2, "companion": 1, "event": 1},
@@ -63,9 +63,9 @@ def finish_setup(ledger: Ledger, cid: UUID, heroes: int = 3, seed: int = 0) -> U
         boxed = tuple(x for x in campaign.table.cards_in("box") if campaign.card(x).suit == suit)
         shuffle_seed = rng.randrange(2**31)
         if boxed:
-            ledger.execute(cid, c.Add(cards=boxed, to=f"deck:{suit}"))
-            if len(ledger.campaign(cid).table.cards_in(f"deck:{suit}")) > 1:
-                ledger.execute(cid, c.Shuffle(stack=f"deck:{suit}", seed=shuffle_seed))
+            ledger.execute(cid, c.Add(cards=boxed, to=Zone.deck(suit)))
+            if len(ledger.campaign(cid).table.cards_in(Zone.deck(suit))) > 1:
+                ledger.execute(cid, c.Shuffle(stack=Zone.deck(suit), seed=shuffle_seed))
     for hero, info in ledger.campaign(cid).table.heroes.items():
         if info.location is None:
             ledger.execute(cid, c.Travel(actor=hero, hero=hero, location="village"))
@@ -115,39 +115,39 @@ def _choose(campaign: Campaign, rng: random.Random) -> tuple[str, c.Command | No
     if not heroes:
         return kind, None
     hero = rng.choice(heroes)
-    hand = table.cards_in(f"inventory:{hero}")
-    mat = table.cards_in(f"table:{hero}")
+    hand = table.cards_in(Zone.inventory(hero))
+    mat = table.cards_in(Zone.table(hero))
     seed = rng.randrange(2**31)
 
     def pick(cards: list[str]) -> str | None:
         return rng.choice(cards) if cards else None
 
     if kind == "draw":
-        decks = [z for z in campaign.zones() if z.startswith("deck:")]
+        decks = [z for z in campaign.zones() if Zone.parse(z).role == Role.DECK]
         return kind, c.Draw(actor=hero, stack=rng.choice(decks), count=rng.choice((1, 1, 1, 2)), seed=seed)
     if kind == "send":
         card = pick(hand)
-        return kind, card and c.Send(actor=hero, cards=(card,), to=rng.choice((f"table:{hero}", f"extra:{hero}")))
+        return kind, card and c.Send(actor=hero, cards=(card,), to=rng.choice((Zone.table(hero), Zone.extra(hero))))
     if kind == "discard":
         card = pick(hand + mat)
         return kind, card and c.Discard(actor=hero, cards=(card,))
     if kind == "bury":
-        card = pick(table.cards_in("discard"))
+        card = pick(table.cards_in(Zone.DISCARD))
         return kind, card and c.Bury(cards=(card,))
     if kind == "exile":
-        card = pick(table.cards_in("discard"))
+        card = pick(table.cards_in(Zone.DISCARD))
         return kind, card and c.Exile(cards=(card,))
     if kind == "unexile":
-        card = pick(table.cards_in("limbo"))
-        return kind, card and c.Send(cards=(card,), to="depot")
+        card = pick(table.cards_in(Zone.LIMBO))
+        return kind, card and c.Send(cards=(card,), to=Zone.DEPOT)
     if kind == "depot":
-        card = pick(table.cards_in("discard"))
-        return kind, card and c.Send(cards=(card,), to="depot")
+        card = pick(table.cards_in(Zone.DISCARD))
+        return kind, card and c.Send(cards=(card,), to=Zone.DEPOT)
     if kind == "shuffle":
-        decks = [z for z in campaign.zones() if z.startswith("deck:") and len(table.cards_in(z)) > 1]
+        decks = [z for z in campaign.zones() if Zone.parse(z).role == Role.DECK and len(table.cards_in(z)) > 1]
         return kind, decks and c.Shuffle(stack=rng.choice(decks), seed=seed) or None
     if kind == "search":
-        decks = [z for z in campaign.zones() if z.startswith("deck:") and table.cards_in(z)]
+        decks = [z for z in campaign.zones() if Zone.parse(z).role == Role.DECK and table.cards_in(z)]
         if not decks:
             return kind, None
         deck = rng.choice(decks)
@@ -184,7 +184,7 @@ def _trade(campaign: Campaign, hero: str, rng: random.Random) -> c.Command | Non
     if location is None or table.battle:
         return None
     access = table.locations[location].access
-    options = [x for x in table.cards_in("discard")
+    options = [x for x in table.cards_in(Zone.DISCARD)
                if campaign.card(x).suit.is_asset and 0 < campaign.card(x).level <= access.get(str(campaign.card(x).suit), 0)]
     if not options:
         return None
@@ -192,7 +192,7 @@ def _trade(campaign: Campaign, hero: str, rng: random.Random) -> c.Command | Non
     vtype = campaign.format.value_type(campaign.card(take).suit)
     need = campaign.card(take).value or 0
     give: list[str] = []
-    owned = table.cards_in(f"inventory:{hero}") + table.cards_in(f"table:{hero}")
+    owned = table.cards_in(Zone.inventory(hero)) + table.cards_in(Zone.table(hero))
     for card in rng.sample(owned, len(owned)):
         if need <= 0:
             break

@@ -18,13 +18,13 @@ import click
 from pydantic import ValidationError
 from rich.console import Console
 
-from . import commands as c
-from .application import Ledger, Recorded, campaign_names
-from .campaign import Campaign
-from .catalog import load_catalog
-from .errors import BadInput, LedgerError, first_problem
-from .formats import load_format
-from .vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
+from .. import commands as c
+from ..application import Ledger, Recorded, campaign_names
+from ..campaign import Campaign
+from ..catalog import load_catalog
+from ..errors import BadInput, LedgerError, first_problem
+from ..formats import load_format
+from ..vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
 
 try:
     __version__ = version("campaign-ledger")
@@ -618,7 +618,7 @@ def verify(s: Session) -> None:
     \b
     Example: ledger verify
     """
-    from .audit import verify as verify_log
+    from ..audit import verify as verify_log
 
     ledger = s.ledger()
     cid = s.cid()
@@ -642,7 +642,7 @@ def export(s: Session, file: str | None) -> None:
     \b
     Example: ledger export campaign.jsonl
     """
-    from .audit import export as export_log
+    from ..audit import export as export_log
 
     ledger = s.ledger()
     cid = s.cid()
@@ -670,7 +670,7 @@ def import_(s: Session, file: str, target: str | None) -> None:
     \b
     Example: ledger import campaign.jsonl --db copy.db
     """
-    from .audit import import_campaign
+    from ..audit import import_campaign
 
     destination = target or s.db
     report = import_campaign(file, destination)
