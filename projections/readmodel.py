@@ -104,7 +104,8 @@ class ReadModel:
         return row[0] if row else 0
 
     # -- following the log --------------------------------------------------------
-    def catch_up(self, progress: Callable[[int, int], None] | None = None, batch: int = BATCH) -> int:
+    def catch_up(self, progress: Callable[[int, int], None] | None = None, batch: int = BATCH,
+                 recorded: Any = None) -> int:
         """Applies every notification after the stored position; returns how many.
 
         Each batch moves the position first (only if no one else moved it since we
@@ -142,11 +143,13 @@ class ReadModel:
             raise
         return done
 
-    def safe_catch_up(self) -> int:
-        """``catch_up``, tolerating another process catching up at the same time."""
+    def safe_catch_up(self, recorded: Any = None) -> int:
+        """``catch_up``, tolerating another process catching up at the same time.
+        ``recorded``: the action this process just recorded (``Recorded``), whose
+        event and campaign the write path already holds, so they are not read again."""
         for _ in range(5):
             try:
-                return self.catch_up()
+                return self.catch_up(recorded=recorded)
             except _Raced:
                 continue
         return 0

@@ -56,14 +56,15 @@ class Session:
             self._ledger.close()
             self._ledger = None
 
-    def model(self, catch_up: bool = True) -> Any:
-        """The read-model tables of this file, caught up with the log."""
+    def model(self, catch_up: bool = True, recorded: Recorded | None = None) -> Any:
+        """The read-model tables of this file, caught up with the log (``recorded``:
+        the action just recorded, handed over so that it is not read back)."""
         from projections.readmodel import ReadModel
 
         if self._model is None:
             self._model = ReadModel(self.ledger(), self.db)
         if catch_up:
-            self._model.safe_catch_up()
+            self._model.safe_catch_up(recorded)
         return self._model
 
     def cid(self) -> UUID:
@@ -151,7 +152,7 @@ def _print_recorded(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> N
 
 def record(s: Session, command: c.Command, named: tuple[str, ...] = ()) -> None:
     rec = s.run(command)
-    s.model()  # every action leaves the read models caught up
+    s.model(recorded=rec)  # every action leaves the read models caught up
     _print_recorded(s, rec, named)
 
 
