@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from functools import singledispatch
 from uuid import UUID
 
 from .catalog import Card, Catalog
 from .errors import UnknownHero, UnknownZone
-from .events import ActionRecorded, ActionRedone, ActionUndone, CampaignSnapshot, CampaignStarted
+from .events import ActionRecorded, CampaignSnapshot, CampaignStarted
 from .fold import Table
 from .formats import Format, ZoneSpec
 from .integrity import GENESIS
@@ -97,16 +98,15 @@ class Campaign:
         self.version = event.originator_version
         self.modified_on = event.timestamp
         self.last_hash = event.hash or self.last_hash
-        if isinstance(event, ActionUndone):
-            self.live_head = event.live_head
-            self.redo_stack.append(event.seq)
-        elif isinstance(event, ActionRedone):
-            self.live_head = event.targets[0]
-            if self.redo_stack and self.redo_stack[-1] == event.undo:
-                self.redo_stack.pop()
-        elif event.undoable:
-            self.live_head = event.seq
-            self.redo_stack.clear()
+        event.keep_books(self)
+
+    def copy(self) -> Campaign:
+        """An independent copy (the catalog and format, which never change, shared):
+        a reader may step it back and forth without touching the live campaign."""
+        twin = Campaign(self.id, self.version, self.created_on, self.modified_on, self.name, self.slug,
+                        self.catalog, self.format, self.table.copy())
+        twin.live_head, twin.redo_stack, twin.last_hash = self.live_head, list(self.redo_stack), self.last_hash
+        return twin
 
     def snapshot(self) -> dict:
         return {
@@ -118,6 +118,47 @@ class Campaign:
 CatalogLoader = Callable[[UUID], tuple[Catalog, Format]]
 
 
+@singledispatch
+def _fold_event(event: object, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign | None:
+    """One stored event folded into the campaign (unknown kinds change nothing)."""
+    return campaign
+
+
+@_fold_event.register
+def _(event: CampaignStarted, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign:
+    catalog = Catalog(event.catalog)
+    started = Campaign(
+        id=event.originator_id, version=event.originator_version, created_on=event.timestamp,
+        modified_on=event.timestamp, name=event.name, slug=event.slug, catalog=catalog,
+        format=event.format, table=Table.new(catalog.ids()),
+    )
+    started.table.apply_all(event.changes)
+    started.record(event)
+    return started
+
+
+@_fold_event.register
+def _(event: CampaignSnapshot, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign:
+    catalog, fmt = load_catalog(event.originator_id)
+    restored = Campaign(
+        id=event.originator_id, version=event.originator_version, created_on=event.timestamp,
+        modified_on=event.timestamp, name=event.state["name"], slug=event.state["slug"],
+        catalog=catalog, format=fmt, table=Table.from_dict(event.state["table"]),
+    )
+    restored.live_head = event.state.get("live_head")
+    restored.redo_stack = list(event.state.get("redo_stack", []))
+    restored.last_hash = event.state.get("last_hash", GENESIS)
+    return restored
+
+
+@_fold_event.register
+def _(event: ActionRecorded, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign | None:
+    if campaign is not None:
+        campaign.table.apply_all(event.changes)
+        campaign.record(event)
+    return campaign
+
+
 def make_projector(load_catalog: CatalogLoader):
     """The projector eventsourcing's repository calls: snapshot or start, then the fold.
 
@@ -127,40 +168,7 @@ def make_projector(load_catalog: CatalogLoader):
 
     def project(campaign: Campaign | None, events: Iterable[object]) -> Campaign | None:
         for event in events:
-            if isinstance(event, CampaignStarted):
-                catalog = Catalog(event.catalog)
-                campaign = Campaign(
-                    id=event.originator_id,
-                    version=event.originator_version,
-                    created_on=event.timestamp,
-                    modified_on=event.timestamp,
-                    name=event.name,
-                    slug=event.slug,
-                    catalog=catalog,
-                    format=event.format,
-                    table=Table.new(catalog.ids()),
-                )
-                campaign.table.apply_all(event.changes)
-                campaign.record(event)
-            elif isinstance(event, CampaignSnapshot):
-                catalog, fmt = load_catalog(event.originator_id)
-                campaign = Campaign(
-                    id=event.originator_id,
-                    version=event.originator_version,
-                    created_on=event.timestamp,
-                    modified_on=event.timestamp,
-                    name=event.state["name"],
-                    slug=event.state["slug"],
-                    catalog=catalog,
-                    format=fmt,
-                    table=Table.from_dict(event.state["table"]),
-                )
-                campaign.live_head = event.state.get("live_head")
-                campaign.redo_stack = list(event.state.get("redo_stack", []))
-                campaign.last_hash = event.state.get("last_hash", GENESIS)
-            elif isinstance(event, ActionRecorded) and campaign is not None:
-                campaign.table.apply_all(event.changes)
-                campaign.record(event)
+            campaign = _fold_event(event, campaign, load_catalog)
         return campaign
 
     return project

@@ -19,6 +19,14 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class Primitive(Frozen):
+    """A change of the table that can be inverted exactly."""
+
+    def cards(self) -> tuple[str, ...]:
+        """The cards this change moves, turns or reorders."""
+        return ()
+
+
 class Spot(Frozen):
     """Where a card is and how it lies: container (a zone id, or ``on:<host>`` for
     an attachment), index in it (0 = top of a deck), face, and whether exhausted."""
@@ -29,7 +37,7 @@ class Spot(Frozen):
     exhausted: bool = False
 
 
-class CardChanged(Frozen):
+class CardChanged(Primitive):
     """A card moved, turned, or was exhausted/restored: one card, before and after."""
 
     kind: Literal["card"] = "card"
@@ -40,8 +48,11 @@ class CardChanged(Frozen):
     def inverse(self) -> CardChanged:
         return CardChanged(card=self.card, was=self.now, now=self.was)
 
+    def cards(self) -> tuple[str, ...]:
+        return (self.card,)
 
-class StackReordered(Frozen):
+
+class StackReordered(Primitive):
     """A stack's order changed (a shuffle): the whole order before and after, top first."""
 
     kind: Literal["order"] = "order"
@@ -52,6 +63,9 @@ class StackReordered(Frozen):
     def inverse(self) -> StackReordered:
         return StackReordered(stack=self.stack, was=self.now, now=self.was)
 
+    def cards(self) -> tuple[str, ...]:
+        return self.was
+
 
 class Hero(Frozen):
     """A hero at the table: display name, knowledge level, and location (if any)."""
@@ -61,7 +75,7 @@ class Hero(Frozen):
     location: str | None = None
 
 
-class HeroChanged(Frozen):
+class HeroChanged(Primitive):
     """A hero joined (was None), left (now None), or changed knowledge or location."""
 
     kind: Literal["hero"] = "hero"
@@ -88,7 +102,7 @@ class Location(Frozen):
     effects: dict[str, AccessEffect] = {}
 
 
-class LocationChanged(Frozen):
+class LocationChanged(Primitive):
     """A location was added (was None) or its access effects changed."""
 
     kind: Literal["location"] = "location"
@@ -100,7 +114,7 @@ class LocationChanged(Frozen):
         return LocationChanged(location=self.location, was=self.now, now=self.was)
 
 
-class BattleChanged(Frozen):
+class BattleChanged(Primitive):
     """A battle started (now True) or ended (now False)."""
 
     kind: Literal["battle"] = "battle"

@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from .vocabulary import MASTER, Face
 
@@ -18,26 +18,19 @@ class Command(BaseModel):
     actor: str = MASTER
 
     def to_record(self) -> dict[str, Any]:
-        """The command as stored in its event: its type and its fields."""
-        return {"type": type(self).__name__, **self.model_dump(mode="json")}
-
-
-def from_record(record: dict[str, Any]) -> Command:
-    """The command a stored event records, ready to be decided again."""
-    fields = dict(record)
-    kind = globals().get(str(fields.pop("type", "")))
-    if not (isinstance(kind, type) and issubclass(kind, Command)):
-        raise ValueError(f"unknown command type {record.get('type')!r}")
-    return kind.model_validate(fields)
+        """The command as stored in its event: its ``type`` and its fields."""
+        return self.model_dump(mode="json")
 
 
 class AddHero(Command):
+    type: Literal["AddHero"] = "AddHero"
     hero: str
     name: str | None = None
     knowledge: int = Field(default=0, ge=0, le=100)
 
 
 class SetKnowledge(Command):
+    type: Literal["SetKnowledge"] = "SetKnowledge"
     hero: str
     knowledge: int = Field(ge=0, le=100)
 
@@ -57,11 +50,13 @@ class Cards(Command):
 
 
 class Add(Cards):
+    type: Literal["Add"] = "Add"
     to: str
     position: Position = "top"
 
 
 class Draw(Command):
+    type: Literal["Draw"] = "Draw"
     stack: str
     count: int = Field(default=1, ge=1, le=10_000)
     to: str | None = None
@@ -69,12 +64,14 @@ class Draw(Command):
 
 
 class Send(Cards):
+    type: Literal["Send"] = "Send"
     to: str
     position: Position | None = None
     face: Face | None = None
 
 
 class Discard(Command):
+    type: Literal["Discard"] = "Discard"
     cards: tuple[str, ...] = ()
     stack: str | None = None  # discard from the top of this deck instead
     count: int = Field(default=1, ge=1, le=10_000)
@@ -82,19 +79,22 @@ class Discard(Command):
 
 
 class Bury(Cards):
+    type: Literal["Bury"] = "Bury"
     to: str | None = None
 
 
 class Exile(Cards):
-    pass
+    type: Literal["Exile"] = "Exile"
 
 
 class Shuffle(Command):
+    type: Literal["Shuffle"] = "Shuffle"
     stack: str
     seed: int | None = None
 
 
 class Search(Command):
+    type: Literal["Search"] = "Search"
     stack: str
     take: tuple[str, ...] = ()
     to: str | None = None
@@ -102,52 +102,57 @@ class Search(Command):
 
 
 class Reveal(Cards):
-    pass
+    type: Literal["Reveal"] = "Reveal"
 
 
 class Hide(Cards):
-    pass
+    type: Literal["Hide"] = "Hide"
 
 
 class Exhaust(Cards):
-    pass
+    type: Literal["Exhaust"] = "Exhaust"
 
 
 class Restore(Cards):
-    pass
+    type: Literal["Restore"] = "Restore"
 
 
 class Attach(Command):
+    type: Literal["Attach"] = "Attach"
     card: str
     host: str
 
 
 class Detach(Command):
+    type: Literal["Detach"] = "Detach"
     card: str
     to: str | None = None
 
 
 class AddLocation(Command):
+    type: Literal["AddLocation"] = "AddLocation"
     location: str
     access: dict[str, int] = {}
 
 
 class Travel(Command):
+    type: Literal["Travel"] = "Travel"
     hero: str
     location: str
 
 
 class StartBattle(Command):
-    pass
+    type: Literal["StartBattle"] = "StartBattle"
 
 
 class EndBattle(Command):
-    pass
+    type: Literal["EndBattle"] = "EndBattle"
 
 
 class SetAccess(Command):
     """An effect changes a location's access level for a suit (``level`` None clears it)."""
 
+    type: Literal["SetAccess"] = "SetAccess"
     location: str
     suit: str
     level: int | None = Field(default=None, ge=0, le=3)
@@ -155,6 +160,7 @@ class SetAccess(Command):
 
 
 class Trade(Command):
+    type: Literal["Trade"] = "Trade"
     hero: str
     take: tuple[str, ...] = Field(min_length=1)
     give: tuple[str, ...] = ()
@@ -162,6 +168,7 @@ class Trade(Command):
 
 
 class Activate(Command):
+    type: Literal["Activate"] = "Activate"
     card: str
     effect: int | None = Field(default=None, ge=1)
     hero: str | None = None  # who activates, when the master records it
@@ -174,8 +181,26 @@ class Activate(Command):
 class Undo(Command):
     """Take back the latest action still in force, or every action after ``to``."""
 
+    type: Literal["Undo"] = "Undo"
     to: int | None = Field(default=None, ge=1)
 
 
 class Redo(Command):
-    pass
+    type: Literal["Redo"] = "Redo"
+
+
+AnyCommand = Annotated[
+    Union[
+        AddHero, SetKnowledge, Add, Draw, Send, Discard, Bury, Exile, Shuffle, Search, Reveal, Hide,
+        Exhaust, Restore, Attach, Detach, AddLocation, Travel, StartBattle, EndBattle, SetAccess,
+        Trade, Activate, Undo, Redo,
+    ],
+    Field(discriminator="type"),
+]
+_DECODER: TypeAdapter[Command] = TypeAdapter(AnyCommand)
+
+
+def from_record(record: dict[str, Any]) -> Command:
+    """The command a stored event records, ready to be decided again (its ``type``
+    picks the model: a discriminated union, so nothing else can be named)."""
+    return _DECODER.validate_python(record)

@@ -10,7 +10,7 @@ facts a later ``explain`` needs (redirects, refills).
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +19,14 @@ from .catalog import Card
 from .changes import Change
 from .formats import Format
 from .vocabulary import Face
+
+
+class LogBooks(Protocol):
+    """What the log's bookkeeping tracks (the campaign holds it): the latest action
+    still in force, and the undos a redo may take back (latest last)."""
+
+    live_head: int | None
+    redo_stack: list[int]
 
 
 def _now() -> datetime:
@@ -78,9 +86,28 @@ class ActionRecorded(DomainEvent):
     def seq(self) -> int:
         return self.originator_version
 
+    def named_cards(self) -> tuple[str, ...]:
+        """The cards the action's parameters name (each event type says which)."""
+        return ()
+
+    def cards_touched(self) -> set[str]:
+        """Every card the action names or changes (its place in card histories)."""
+        cards = set(self.named_cards())
+        for change in self.changes:
+            cards.update(change.cards())
+        cards.update(r.card for r in self.redirects)
+        return cards
+
     def shown_to_all(self) -> tuple[str, ...]:
         """Cards this action shows to everyone at the table, wherever they end up."""
         return ()
+
+    def keep_books(self, books: LogBooks) -> None:
+        """Moves the log's bookkeeping past this action: an action that may be
+        undone becomes the latest in force and ends any chance to redo."""
+        if self.undoable:
+            books.live_head = self.seq
+            books.redo_stack.clear()
 
 
 class CampaignStarted(ActionRecorded):
@@ -109,6 +136,9 @@ class CardsAdded(ActionRecorded):
     to: str
     position: str
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
+
 
 class CardsDrawn(ActionRecorded):
     action: ClassVar[str] = "draw"
@@ -118,6 +148,9 @@ class CardsDrawn(ActionRecorded):
     cards: tuple[str, ...] = ()
     seed: int | None = None
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
+
 
 class CardsSent(ActionRecorded):
     action: ClassVar[str] = "send"
@@ -126,6 +159,9 @@ class CardsSent(ActionRecorded):
     position: str
     face: Face | None = None
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
+
 
 class CardsDiscarded(ActionRecorded):
     action: ClassVar[str] = "discard"
@@ -133,16 +169,25 @@ class CardsDiscarded(ActionRecorded):
     stack: str | None = None
     seed: int | None = None
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
+
 
 class CardsBuried(ActionRecorded):
     action: ClassVar[str] = "bury"
     cards: tuple[str, ...]
     to: str | None = None
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
+
 
 class CardsExiled(ActionRecorded):
     action: ClassVar[str] = "exile"
     cards: tuple[str, ...]
+
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
 
 
 class StackShuffled(ActionRecorded):
@@ -159,25 +204,40 @@ class StackSearched(ActionRecorded):
     reshuffled: bool
     seed: int | None = None
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.taken
+
 
 class CardsRevealed(ActionRecorded):
     action: ClassVar[str] = "reveal"
     cards: tuple[str, ...]
+
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
 
 
 class CardsHidden(ActionRecorded):
     action: ClassVar[str] = "hide"
     cards: tuple[str, ...]
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
+
 
 class CardsExhausted(ActionRecorded):
     action: ClassVar[str] = "exhaust"
     cards: tuple[str, ...]
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
+
 
 class CardsRestored(ActionRecorded):
     action: ClassVar[str] = "restore"
     cards: tuple[str, ...]
+
+    def named_cards(self) -> tuple[str, ...]:
+        return self.cards
 
 
 class CardAttached(ActionRecorded):
@@ -185,12 +245,18 @@ class CardAttached(ActionRecorded):
     card: str
     host: str
 
+    def named_cards(self) -> tuple[str, ...]:
+        return (self.card, self.host)
+
 
 class CardDetached(ActionRecorded):
     action: ClassVar[str] = "detach"
     card: str
     host: str
     to: str
+
+    def named_cards(self) -> tuple[str, ...]:
+        return (self.card, self.host)
 
 
 class CampaignSnapshot(DomainEvent):
@@ -236,6 +302,9 @@ class AccessChanged(ActionRecorded):
     level: int | None
     by: str | None
 
+    def named_cards(self) -> tuple[str, ...]:
+        return (self.by,) if self.by else ()
+
 
 class Settlement(BaseModel):
     """One value type of a trade: the suits involved and the sums given and taken."""
@@ -267,6 +336,9 @@ class TradeCompleted(ActionRecorded):
     access: tuple[AccessUsed, ...]
     settlement: tuple[Settlement, ...]
 
+    def named_cards(self) -> tuple[str, ...]:
+        return self.taken + self.given
+
 
 class CardActivated(ActionRecorded):
     action: ClassVar[str] = "activate"
@@ -281,6 +353,9 @@ class CardActivated(ActionRecorded):
     action_points: int | None = None
     energies: dict[str, int] = {}
 
+    def named_cards(self) -> tuple[str, ...]:
+        return (self.card,)
+
     def shown_to_all(self) -> tuple[str, ...]:
         return (self.card,)  # an activation is declared at the table
 
@@ -293,6 +368,10 @@ class ActionUndone(ActionRecorded):
     targets: tuple[int, ...]
     live_head: int | None  # the latest action still in force after this undo
 
+    def keep_books(self, books: LogBooks) -> None:
+        books.live_head = self.live_head
+        books.redo_stack.append(self.seq)
+
 
 class ActionRedone(ActionRecorded):
     """What the latest undo took back, applied again."""
@@ -301,3 +380,8 @@ class ActionRedone(ActionRecorded):
     undoable: ClassVar[bool] = False
     undo: int
     targets: tuple[int, ...]
+
+    def keep_books(self, books: LogBooks) -> None:
+        books.live_head = self.targets[0]
+        if books.redo_stack and books.redo_stack[-1] == self.undo:
+            books.redo_stack.pop()

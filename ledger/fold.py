@@ -48,24 +48,21 @@ class Table:
         table.where = dict.fromkeys(box, "box")
         return table
 
+    def copy(self) -> Table:
+        """An independent copy (a reader may step it back and forth freely)."""
+        twin = Table()
+        twin.stacks = {k: list(v) for k, v in self.stacks.items()}
+        twin.where = dict(self.where)
+        twin.face_up = set(self.face_up)
+        twin.exhausted = set(self.exhausted)
+        twin.heroes = dict(self.heroes)
+        twin.locations = dict(self.locations)
+        twin.battle = self.battle
+        return twin
+
     # -- applying -------------------------------------------------------------
     def apply(self, change: Change) -> None:
-        if isinstance(change, CardChanged):
-            self._card(change)
-        elif isinstance(change, StackReordered):
-            self._order(change)
-        elif isinstance(change, HeroChanged):
-            if change.now is None:
-                self.heroes.pop(change.hero, None)
-            else:
-                self.heroes[change.hero] = change.now
-        elif isinstance(change, LocationChanged):
-            if change.now is None:
-                self.locations.pop(change.location, None)
-            else:
-                self.locations[change.location] = change.now
-        elif isinstance(change, BattleChanged):
-            self.battle = change.now
+        _APPLY[type(change)](self, change)
 
     def apply_all(self, changes: Iterable[Change]) -> None:
         for change in changes:
@@ -98,6 +95,21 @@ class Table:
             self.stacks[c.stack] = list(c.now)
         else:
             self.stacks.pop(c.stack, None)
+
+    def _hero(self, c: HeroChanged) -> None:
+        if c.now is None:
+            self.heroes.pop(c.hero, None)
+        else:
+            self.heroes[c.hero] = c.now
+
+    def _location(self, c: LocationChanged) -> None:
+        if c.now is None:
+            self.locations.pop(c.location, None)
+        else:
+            self.locations[c.location] = c.now
+
+    def _battle(self, c: BattleChanged) -> None:
+        self.battle = c.now
 
     # -- reading --------------------------------------------------------------
     def cards_in(self, container: str) -> list[str]:
@@ -155,3 +167,13 @@ class Table:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Table) and self.to_dict() == other.to_dict()
+
+
+# One way to apply each kind of change (the fold's dispatch).
+_APPLY = {
+    CardChanged: Table._card,
+    StackReordered: Table._order,
+    HeroChanged: Table._hero,
+    LocationChanged: Table._location,
+    BattleChanged: Table._battle,
+}

@@ -2,30 +2,37 @@
 
 Everything comes from the stored event (a trade records its sums, location, access
 levels and battle state; a draw its refills; a placement its redirects) and, for the
-figures an event does not carry, from the campaign right before the action.
+figures an event does not carry, from the campaign right before the action. The
+checks common to every action (refills, redirects, attachments left behind) come
+first; then each event type adds its own (``functools.singledispatch``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import singledispatch
 from typing import Any
 
 from ledger import events as e
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
-from ledger.rules import rule_text
+from ledger.rules import REFILL_LIMIT, rule_text
 from ledger.visibility import sees_everything
 from ledger.vocabulary import host_of
 
-from .views import cards_of, summary
+from .summaries import HIDDEN_NAME, summary
 from .witness import visible_cards
+
+Check = Callable[[str, str], None]
+Name = Callable[[str | None], str]
 
 
 def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, viewer: str) -> dict[str, Any]:
-    cards = cards_of(event)
+    cards = event.cards_touched()
     hidden = set() if sees_everything(viewer) else cards - visible_cards(event, after, viewer, cards)
 
     def n(card: str | None) -> str:
-        return "a hidden card" if card is None or card in hidden else card
+        return HIDDEN_NAME if card is None or card in hidden else card
 
     checks: list[dict[str, str]] = []
 
@@ -34,52 +41,17 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
 
     for refill in event.refills:
         check("§4 empty deck", f"{refill.deck} was empty: refilled with {refill.count} card(s) of its suit from "
-              f"the {refill.source} (up to 100), shuffled face-down, in this same action")
+              f"the {refill.source} (up to {REFILL_LIMIT}), shuffled face-down, in this same action")
     for redirect in event.redirects:
         check(f"§5 {redirect.rule}", f"{n(redirect.card)} was sent to {redirect.asked} but went to "
               f"{redirect.actual}: {rule_text(redirect.rule)}")
-    named = set(getattr(event, "cards", ()) or ()) | set(getattr(event, "taken", ()) or ()) \
-        | set(getattr(event, "given", ()) or ())
+    named = set(event.named_cards())
     for change in event.changes:
         if isinstance(change, CardChanged) and host_of(change.was.at) and change.card not in named \
                 and host_of(change.now.at) is None and change.now.at != change.was.at:
             check("§5 attachments follow no host", f"{n(change.card)} was attached to "
                   f"{n(host_of(change.was.at))}, which left its zone: it went to {change.now.at} in the same action")
-
-    if isinstance(event, e.CardsDrawn | e.CardsDiscarded) and getattr(event, "stack", None):
-        check("§3 decks", f"{event.stack} is a deck: cards come from its top")
-    if isinstance(event, e.StackShuffled):
-        order = next((c for c in event.changes if isinstance(c, StackReordered)), None)
-        size = len(order.now) if order else 0
-        check("§3 decks keep their order", f"{event.stack} was shuffled: the new order of its {size} cards is "
-              "recorded, so replay never shuffles again"
-              + (f" (seed {event.seed})" if event.seed is not None and sees_everything(viewer) else ""))
-    if isinstance(event, e.StackSearched) and event.reshuffled:
-        check("§4 search", f"{event.stack} is face-down, so it was reshuffled after the search, in the same action")
-    if isinstance(event, e.CardsBuried):
-        check("§5 bury", "buried cards go face-down to the bottom of their suit's campaign deck"
-              + (f" ({event.to} was named)" if event.to else ""))
-    if isinstance(event, e.CardsExiled):
-        check("§5 exile", "exiled cards go to limbo")
-    if isinstance(event, e.CardsDiscarded) and not getattr(event, "stack", None):
-        check("§5 discard", "discarded cards go face-up to their format's discard pile")
-    if isinstance(event, e.TradeCompleted):
-        _explain_trade(event, check, n)
-    if isinstance(event, e.CardActivated):
-        _explain_activation(event, before, check, n)
-    if isinstance(event, e.AccessChanged):
-        if event.level is None:
-            check("§8 location access", f"the effect on {event.suit} access at {event.location} was cleared")
-        else:
-            check("§8 location access", f"the effect of {n(event.by)} sets {event.suit} access at {event.location} "
-                  f"to {event.level}; it applies during battle too")
-    if isinstance(event, e.ActionUndone):
-        check("undo", f"seq(s) {', '.join(map(str, event.targets))} taken back: their changes were inverted, "
-              "newest first, so the table is exactly as before them; they stay in the history")
-    if isinstance(event, e.ActionRedone):
-        check("redo", f"what undo seq {event.undo} took back was applied again (no other action came between)")
-    if isinstance(event, e.BattleStarted):
-        check("§8 battle", "during a battle every discard pile's access level is 0, unless an effect changes it")
+    _checks(event, before, viewer, check, n)
     if not checks:
         check("rules", "no rule beyond the action's own checks (cards where they must be, the actor allowed)")
     return {
@@ -88,7 +60,77 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
     }
 
 
-def _explain_trade(event: e.TradeCompleted, check, n) -> None:
+@singledispatch
+def _checks(event: e.ActionRecorded, before: Campaign | None, viewer: str, check: Check, n: Name) -> None:
+    """The rules one event type was checked against (none beyond the common ones)."""
+
+
+@_checks.register
+def _(event: e.CardsDrawn, before, viewer, check: Check, n: Name) -> None:
+    check("§3 decks", f"{event.stack} is a deck: cards come from its top")
+
+
+@_checks.register
+def _(event: e.CardsDiscarded, before, viewer, check: Check, n: Name) -> None:
+    if event.stack:
+        check("§3 decks", f"{event.stack} is a deck: cards come from its top")
+    else:
+        check("§5 discard", "discarded cards go face-up to their format's discard pile")
+
+
+@_checks.register
+def _(event: e.StackShuffled, before, viewer, check: Check, n: Name) -> None:
+    order = next((c for c in event.changes if isinstance(c, StackReordered)), None)
+    size = len(order.now) if order else 0
+    check("§3 decks keep their order", f"{event.stack} was shuffled: the new order of its {size} cards is "
+          "recorded, so replay never shuffles again"
+          + (f" (seed {event.seed})" if event.seed is not None and sees_everything(viewer) else ""))
+
+
+@_checks.register
+def _(event: e.StackSearched, before, viewer, check: Check, n: Name) -> None:
+    if event.reshuffled:
+        check("§4 search", f"{event.stack} is face-down, so it was reshuffled after the search, in the same action")
+
+
+@_checks.register
+def _(event: e.CardsBuried, before, viewer, check: Check, n: Name) -> None:
+    check("§5 bury", "buried cards go face-down to the bottom of their suit's campaign deck"
+          + (f" ({event.to} was named)" if event.to else ""))
+
+
+@_checks.register
+def _(event: e.CardsExiled, before, viewer, check: Check, n: Name) -> None:
+    check("§5 exile", "exiled cards go to limbo")
+
+
+@_checks.register
+def _(event: e.AccessChanged, before, viewer, check: Check, n: Name) -> None:
+    if event.level is None:
+        check("§8 location access", f"the effect on {event.suit} access at {event.location} was cleared")
+    else:
+        check("§8 location access", f"the effect of {n(event.by)} sets {event.suit} access at {event.location} "
+              f"to {event.level}; it applies during battle too")
+
+
+@_checks.register
+def _(event: e.ActionUndone, before, viewer, check: Check, n: Name) -> None:
+    check("undo", f"seq(s) {', '.join(map(str, event.targets))} taken back: their changes were inverted, "
+          "newest first, so the table is exactly as before them; they stay in the history")
+
+
+@_checks.register
+def _(event: e.ActionRedone, before, viewer, check: Check, n: Name) -> None:
+    check("redo", f"what undo seq {event.undo} took back was applied again (no other action came between)")
+
+
+@_checks.register
+def _(event: e.BattleStarted, before, viewer, check: Check, n: Name) -> None:
+    check("§8 battle", "during a battle every discard pile's access level is 0, unless an effect changes it")
+
+
+@_checks.register
+def _(event: e.TradeCompleted, before, viewer, check: Check, n: Name) -> None:
     check("§8 full action", f"{event.hero} spent a full action to trade with the discard pile at {event.location}"
           + (" during a battle" if event.battle else ""))
     for used in event.access:
@@ -107,7 +149,8 @@ def _explain_trade(event: e.TradeCompleted, check, n) -> None:
         check("§8 taken cards", f"{', '.join(n(c) for c in rest)} went to {event.hero}'s inventory")
 
 
-def _explain_activation(event: e.CardActivated, before: Campaign | None, check, n) -> None:
+@_checks.register
+def _(event: e.CardActivated, before, viewer, check: Check, n: Name) -> None:
     check("§6 activation", f"{event.hero or 'the master'} activated effect {event.effect} ({event.effect_kind}) "
           f"of {n(event.card)} from {event.source}")
     if before is not None and event.hero and event.hero in before.table.heroes:

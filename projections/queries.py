@@ -11,21 +11,21 @@ import json
 from typing import Any
 from uuid import UUID
 
-from ledger.application import Ledger
 from ledger.campaign import Campaign
 from ledger.events import ActionRecorded
 from ledger.rules import card_states
 from ledger.visibility import can_identify, sees_everything
 
 from .readmodel import ReadModel
-from .views import summary
+from .source import EventLog
+from .summaries import summary
 
 
 def _sees(row_seen: dict[str, list[str]], viewer: str, card: str) -> bool:
     return sees_everything(viewer) or viewer in row_seen.get(card, ())
 
 
-def card_view(ledger: Ledger, model: ReadModel, campaign: Campaign, viewer: str, card: str) -> dict[str, Any]:
+def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: str, card: str) -> dict[str, Any]:
     """``ledger card CARD``: its place and states, and the actions that touched it
     (those the viewer saw). A card the viewer cannot identify now shows no place."""
     data = campaign.card(card)
@@ -61,7 +61,7 @@ def _shown(campaign: Campaign, viewer: str, card: str | None) -> str | None:
 
 
 def history_view(
-    ledger: Ledger, model: ReadModel, cid: UUID, slug: str, viewer: str, *,
+    ledger: EventLog, model: ReadModel, cid: UUID, slug: str, viewer: str, *,
     start: int | None = None, end: int | None = None, card: str | None = None, actor: str | None = None,
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
@@ -108,7 +108,7 @@ def history_view(
     return out
 
 
-def _events(ledger: Ledger, cid: UUID, seqs: list[int]) -> dict[int, ActionRecorded]:
+def _events(ledger: EventLog, cid: UUID, seqs: list[int]) -> dict[int, ActionRecorded]:
     if not seqs:
         return {}
     low, high = min(seqs), max(seqs)

@@ -29,14 +29,14 @@ from uuid import UUID
 
 import sqlite_utils
 
-from ledger.application import Ledger
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
 from ledger.rules import card_states
-from ledger.vocabulary import PUBLIC, host_of
+from ledger.vocabulary import PUBLIC, Zone, host_of
 
-from .views import cards_of, summary
+from .source import EventLog, Recorded
+from .summaries import summary
 from .witness import marks_for, visible_cards, witnessed_cards
 
 NAME = "tables"
@@ -50,7 +50,7 @@ def viewers_of(campaign: Campaign) -> list[str]:
 class ReadModel:
     """Writes and reads the read-model tables of one database file."""
 
-    def __init__(self, ledger: Ledger, path: str | Path):
+    def __init__(self, ledger: EventLog, path: str | Path):
         self.ledger = ledger
         # For reading only: every write goes through ``_writing``.
         self.db = sqlite_utils.Database(str(path), execute_plugins=False)
@@ -105,13 +105,15 @@ class ReadModel:
 
     # -- following the log --------------------------------------------------------
     def catch_up(self, progress: Callable[[int, int], None] | None = None, batch: int = BATCH,
-                 recorded: Any = None) -> int:
+                 recorded: Recorded | None = None) -> int:
         """Applies every notification after the stored position; returns how many.
 
         Each batch moves the position first (only if no one else moved it since we
         read it) and writes its rows in the same transaction, so rows and position
         commit together or not at all, and a batch another process already applied
-        is dropped (``_Raced``), never applied twice."""
+        is dropped (``_Raced``), never applied twice. The action this process has
+        just recorded (``recorded``) is taken as the write path holds it — its event
+        and the campaign right after it — instead of being decoded and folded again."""
         recorder = self.ledger.recorder
         start = self.position()
         end = recorder.max_notification_id() or 0
@@ -123,6 +125,10 @@ class ReadModel:
                     break
                 writer = _Batch()
                 for note in notes:
+                    if _is(recorded, note):
+                        assert recorded is not None
+                        self._apply(recorded.event, writer, after=recorded.campaign)
+                        continue
                     event = self.ledger.mapper.to_domain_event(note)
                     if isinstance(event, ActionRecorded):
                         self._apply(event, writer)
@@ -143,7 +149,7 @@ class ReadModel:
             raise
         return done
 
-    def safe_catch_up(self, recorded: Any = None) -> int:
+    def safe_catch_up(self, recorded: Recorded | None = None) -> int:
         """``catch_up``, tolerating another process catching up at the same time.
         ``recorded``: the action this process just recorded (``Recorded``), whose
         event and campaign the write path already holds, so they are not read again."""
@@ -174,13 +180,17 @@ class ReadModel:
             self._campaigns[cid] = campaign
         return campaign
 
-    def _apply(self, event: ActionRecorded, writer: _Batch) -> None:
-        before = self._campaign_before(event)
-        before_zones = set(before.zones()) if before is not None else set()
-        touched = cards_of(event)
-        campaign = self.ledger.project(before, [event])  # the one fold
-        assert campaign is not None
-        self._campaigns[event.originator_id] = campaign
+    def _apply(self, event: ActionRecorded, writer: _Batch, after: Campaign | None = None) -> None:
+        """The rows of one action. ``after``: the campaign right after it, as the
+        write path holds it (read only; it stays the write path's)."""
+        if after is None:
+            campaign = self.ledger.project(self._campaign_before(event), [event])  # the one fold
+            assert campaign is not None
+            self._campaigns[event.originator_id] = campaign
+        else:
+            campaign = after
+            self._campaigns.pop(event.originator_id, None)  # not ours to fold further
+        touched = event.cards_touched()
         # Who saw each card take part (the action is in the card's history for them),
         # and, of those, who may not be told what became of it (see witness.py).
         seen: dict[str, list[str]] = {card: [] for card in touched}
@@ -205,10 +215,11 @@ class ReadModel:
         elif isinstance(event, ActionRedone):
             writer.undone.append((campaign.slug, event.targets, None))
         dirty = writer.dirty(campaign)
-        if isinstance(event, CampaignStarted) or any(isinstance(ch, HeroChanged) for ch in event.changes):
+        if isinstance(event, CampaignStarted):
             dirty.zones.update(campaign.zones())
-            if before is not None:
-                dirty.zones.update(before_zones)  # a hero who left takes their zones along
+        for change in event.changes:
+            if isinstance(change, HeroChanged):  # a hero who joins or leaves brings or takes their zones
+                dirty.zones.update(campaign.format.zones((change.hero,)))
         if isinstance(event, CampaignStarted):
             dirty.cards.update(campaign.catalog.ids())
             return
@@ -230,6 +241,13 @@ class ReadModel:
                     fresh.add(attached)
                     todo.append(attached)
         dirty.cards.update(fresh)
+
+
+def _is(recorded: Recorded | None, note: Any) -> bool:
+    """Is this notification the action the write path just recorded (and still holds
+    the campaign right after)?"""
+    return (recorded is not None and note.originator_id == recorded.event.originator_id
+            and note.originator_version == recorded.seq == recorded.campaign.version)
 
 
 class _Raced(Exception):

@@ -3,9 +3,10 @@
 Looking only at the table before and after an action is not enough: when an empty
 deck is refilled from the face-up depot and then drawn from, everyone saw the depot
 cards go into the deck, but nobody but the drawer knows which of them were drawn.
-So we step back through the action's changes (applying their inverses to the table
-after it, then forward again, which the fold makes exact) and ask at each change
-whether the viewer could identify the card at either end of it.
+So we step back through the action's changes (applying their inverses to a copy of
+the table after it, which the fold makes exact) and ask at each change whether the
+viewer could identify the card at either end of it. The live campaign is never
+stepped: readers may share it with the write path.
 """
 
 from __future__ import annotations
@@ -28,22 +29,18 @@ def marks_for(event: ActionRecorded, after: Campaign, viewers: list[str]) -> dic
     blind = [v for v in viewers if not sees_everything(v)]
     if not blind or not event.changes:
         return marks
-    table = after.table
+    if not any(isinstance(change, CardChanged) for change in event.changes):
+        return marks
+    scratch = after.copy()
     shown = set(event.shown_to_all())
-    undone = []
-    try:
-        for i in range(len(event.changes) - 1, -1, -1):
-            change = event.changes[i]
-            card = change.card if isinstance(change, CardChanged) else None
-            now_seen = {v: card in shown or can_identify(after, v, card) for v in blind} if card else {}
-            table.apply(change.inverse())
-            undone.append(change)
-            if card:
-                for v in blind:
-                    marks[v][i] = now_seen[v] or can_identify(after, v, card)
-    finally:
-        for change in reversed(undone):
-            table.apply(change)
+    for i in range(len(event.changes) - 1, -1, -1):
+        change = event.changes[i]
+        card = change.card if isinstance(change, CardChanged) else None
+        now_seen = {v: card in shown or can_identify(scratch, v, card) for v in blind} if card else {}
+        scratch.table.apply(change.inverse())
+        if card:
+            for v in blind:
+                marks[v][i] = now_seen[v] or can_identify(scratch, v, card)
     return marks
 
 
