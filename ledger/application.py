@@ -34,7 +34,8 @@ from .formats import Format, standard_format
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
 from .integrity import GENESIS, sealed
-from .vocabulary import MASTER
+from .vocabulary import MASTER, PUBLIC
+from .witness import newly_identified
 
 NAMESPACE = uuid5(NAMESPACE_URL, "https://campaign-ledger.invalid/")
 CAMPAIGNS_LOG_ID = uuid5(NAMESPACE, "campaigns")
@@ -321,4 +322,7 @@ def decide_event(play: Play, command: Command, timestamp: Any = None) -> ActionR
         **extra,
         **params,
     )
+    identified = newly_identified(event.changes, event.shown_to_all(), campaign, [PUBLIC, *campaign.table.heroes])
+    if identified:
+        event = event.model_copy(update={"identified": identified})
     return sealed(campaign.last_hash, event)

@@ -27,7 +27,7 @@ from .campaign import Campaign
 from .commands import from_record
 from .errors import BadCatalog, LedgerError, StoreError
 from .events import ActionRecorded, CampaignStarted
-from .integrity import GENESIS, chain_hash
+from .integrity import GENESIS, LATER_FIELDS, chain_hash, sealed
 from .play import Play
 
 PAGE = 1000
@@ -118,12 +118,21 @@ def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded
     except LedgerError as exc:
         play.rollback()
         return f"breaks the rules when checked again: {exc}"
-    if again != event:
+    if _as_recorded_then(again, event, campaign.last_hash) != event:
         play.rollback()
         campaign.table.apply_all(event.changes)  # keep going consistently for the message
         return "does not replay to what was recorded"
     campaign.record(event)
     return None
+
+
+def _as_recorded_then(again: ActionRecorded, stored: ActionRecorded, previous: str) -> ActionRecorded:
+    """The action decided again, without the facts a ledger of the stored action's
+    time did not record yet (``LATER_FIELDS`` the stored event leaves empty), sealed
+    again after the previous action's hash."""
+    empty = {name: type(stored).model_fields[name].get_default() for name in LATER_FIELDS
+             if name in type(stored).model_fields and not getattr(stored, name) and getattr(again, name)}
+    return sealed(previous, again.model_copy(update=empty)) if empty else again
 
 
 def _latest_snapshot(ledger: Ledger, cid: UUID) -> int | None:

@@ -66,7 +66,8 @@ class ActionRecorded(DomainEvent):
     ``command`` is what the player asked (so ``verify`` can decide the action again
     from the state before it) and ``rng`` the seed of any randomness it used;
     ``prev_live`` is the latest action still in force before this one (undo walks
-    these links back, never the whole log); ``hash`` chains this action to the one
+    these links back, never the whole log); ``identified`` says who was shown which
+    hidden cards; ``hash`` chains this action to the one
     before it (SHA-256 over the previous hash and this event's canonical content).
     """
 
@@ -80,6 +81,9 @@ class ActionRecorded(DomainEvent):
     command: dict[str, Any] | None = None
     rng: int | None = None
     prev_live: int | None = None
+    # Which viewers (public, heroes) this action let identify which hidden cards:
+    # a fact about the action, decided when it is recorded (fair-play undo).
+    identified: dict[str, tuple[str, ...]] = {}
     hash: str = ""
 
     @property

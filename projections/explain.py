@@ -21,7 +21,7 @@ from ledger.visibility import sees_everything
 from ledger.vocabulary import host_of
 
 from .summaries import HIDDEN_NAME, summary
-from .witness import visible_cards
+from ledger.witness import visible_cards
 
 Check = Callable[[str, str], None]
 Name = Callable[[str | None], str]

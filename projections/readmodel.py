@@ -37,7 +37,7 @@ from ledger.vocabulary import PUBLIC, Zone, host_of
 
 from .source import EventLog, Recorded
 from .summaries import summary
-from .witness import marks_for, visible_cards, witnessed_cards
+from ledger.witness import marks_for, visible_cards, witnessed_cards
 
 NAME = "tables"
 BATCH = 1000

@@ -14,7 +14,7 @@ from ledger.visibility import can_identify, sees_everything
 from ledger.vocabulary import host_of
 
 from .summaries import summary
-from .witness import change_marks, visible_cards
+from ledger.witness import change_marks, visible_cards
 
 HIDDEN: dict[str, Any] = {"id": None, "face": "down"}
 
@@ -65,6 +65,8 @@ def action_view(
         # guesses: only the referee sees seeds, the recorded command and the hash.
         for key in ("seed", "rng", "hash", "command"):
             data.pop(key, None)
+        # Who was shown which hidden card: each viewer learns only their own share.
+        data["identified"] = {k: v for k, v in data.get("identified", {}).items() if k == viewer}
     data["type"] = type(event).__name__
     data["seq"] = event.seq
     data["action"] = event.action

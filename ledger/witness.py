@@ -11,10 +11,10 @@ stepped: readers may share it with the write path.
 
 from __future__ import annotations
 
-from ledger.campaign import Campaign
-from ledger.changes import CardChanged
-from ledger.events import ActionRecorded
-from ledger.visibility import can_identify, sees_everything
+from .campaign import Campaign
+from .changes import CardChanged, Change
+from .events import ActionRecorded
+from .visibility import can_identify, sees_everything
 
 
 def change_marks(event: ActionRecorded, after: Campaign, viewer: str) -> list[bool]:
@@ -42,6 +42,37 @@ def marks_for(event: ActionRecorded, after: Campaign, viewers: list[str]) -> dic
             for v in blind:
                 marks[v][i] = now_seen[v] or can_identify(scratch, v, card)
     return marks
+
+
+def newly_identified(changes: tuple[Change, ...], shown: tuple[str, ...], after: Campaign,
+                     viewers: list[str]) -> dict[str, tuple[str, ...]]:
+    """For each viewer, the hidden cards an action let them identify: cards they could
+    not identify before it, but could at either end of one of its changes (or because
+    the action shows them to everyone). A fact about the action, recorded in it: an
+    undo must not give such cards back to where their order or place is secret
+    (RULES.md §9; fair play)."""
+    blind = [v for v in viewers if not sees_everything(v)]
+    cards = {change.card for change in changes if isinstance(change, CardChanged)} | set(shown)
+    if not blind or not cards:
+        return {}
+    scratch = after.copy()
+    saw: dict[str, set[str]] = {v: {c for c in shown if c in scratch.table.where} for v in blind}
+    for card in cards:
+        for v in blind:
+            if can_identify(scratch, v, card):
+                saw[v].add(card)
+    for change in reversed(changes):
+        scratch.table.apply(change.inverse())
+        if isinstance(change, CardChanged):
+            for v in blind:
+                if can_identify(scratch, v, change.card):
+                    saw[v].add(change.card)
+    found = {}
+    for v in blind:
+        new = sorted(c for c in saw[v] if not can_identify(scratch, v, c))
+        if new:
+            found[v] = tuple(new)
+    return found
 
 
 def visible_cards(event: ActionRecorded, after: Campaign, viewer: str, cards: set[str],

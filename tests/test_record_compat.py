@@ -1,0 +1,38 @@
+"""Campaigns recorded by an earlier version of the ledger stay valid: facts added to
+events later (``identified``, shuffle commitments) are left out of the hash while
+empty, and ``verify`` does not ask an old action for facts it could not record."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger.application import Ledger
+from ledger.audit import import_campaign, verify
+
+OLD_EXPORT = Path(__file__).parent / "data" / "demo_v0_1.jsonl"  # `ledger demo`, exported by v0.1
+
+
+def test_a_campaign_exported_by_the_first_version_imports_and_verifies(tmp_path):
+    report = import_campaign(OLD_EXPORT, tmp_path / "old.db")
+    assert report.ok and report.actions == 36
+    app = Ledger.open(tmp_path / "old.db")
+    try:
+        cid = app.resolve(None)
+        assert verify(app, cid).ok
+        assert all(not event.identified for event in app.actions(cid))
+    finally:
+        app.close()
+
+
+def test_an_old_campaign_goes_on_with_new_actions_that_record_who_saw_what(tmp_path):
+    from ledger import commands as c
+
+    import_campaign(OLD_EXPORT, tmp_path / "old.db")
+    app = Ledger.open(tmp_path / "old.db")
+    try:
+        cid = app.resolve(None)
+        done = app.execute(cid, c.Draw(actor="bo", stack="deck:skill"))
+        assert done.event.identified == {"bo": done.event.cards}
+        assert verify(app, cid).ok
+    finally:
+        app.close()
