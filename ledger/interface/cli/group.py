@@ -1,0 +1,129 @@
+"""The ``ledger`` group: its global options, ``--version``, and the one place where a
+failure becomes an ``error:`` line (exit 1, or 2 for a usage error), however the
+group is run: by ``main`` (the installed command, ``python -m ledger``) or directly,
+as ``click.testing.CliRunner().invoke(cli, args)`` does.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import click
+
+from ...errors import LedgerError, first_problem
+from ...vocabulary import MASTER, REFEREE
+from .session import Session, check_actor, check_viewer, error_line, fail
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class LedgerGroup(click.Group):
+    """A click group whose ``main`` never lets a traceback reach the user: refusals and
+    bad input print one ``error:`` line on stderr (and the error object on stdout with
+    ``--json``) and exit 1; usage errors exit 2; a bare ``ledger`` shows the help."""
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        """Errors are always turned into their line and exit status; ``standalone_mode``
+        only decides whether success exits (status 0, or ``ctx.exit``'s) or returns."""
+        argv = list(args) if args is not None else sys.argv[1:]
+        as_json = "--json" in argv
+        try:
+            result = super().main(args=argv, prog_name=prog_name or "ledger", complete_var=complete_var,
+                                  standalone_mode=False, **extra)
+        except click.exceptions.NoArgsIsHelpError as exc:  # bare `ledger` or `ledger hero`: show help
+            click.echo(exc.ctx.get_help() if exc.ctx else "see ledger --help")
+            sys.exit(0)
+        except click.Abort:
+            click.echo("error: aborted", err=True)
+            sys.exit(1)
+        except click.UsageError as exc:
+            usage_error(exc)
+        except KeyboardInterrupt:
+            click.echo("error: interrupted; nothing half-recorded (each action is saved whole or not at all)",
+                       err=True)
+            sys.exit(1)
+        except Exception as exc:  # never a traceback at the table
+            code, message = refusal(exc)
+            fail(message, code, as_json)
+        if standalone_mode:  # click returns ctx.exit's status (--help, --version) as an int
+            sys.exit(result if isinstance(result, int) else 0)
+        return result
+
+
+def usage_error(exc: click.UsageError) -> NoReturn:
+    """A usage error: one line, with the help to read, and exit 2."""
+    hint = ""
+    if exc.ctx:
+        hint = f" (see ledger {exc.ctx.command_path.removeprefix('ledger').strip()} --help)".replace("  ", " ")
+    click.echo(error_line(f"{exc.format_message()}{hint}"), err=True)
+    sys.exit(2)
+
+
+def refusal(exc: Exception) -> tuple[str, str]:
+    """A failure as ``(code, message)`` for its ``error:`` line and ``--json`` object."""
+    import sqlite3
+
+    from pydantic import ValidationError
+
+    if isinstance(exc, click.ClickException):
+        return "bad-input", exc.format_message()
+    if isinstance(exc, LedgerError):
+        return exc.code, str(exc)
+    if isinstance(exc, ValidationError):
+        return "bad-input", first_problem(exc)
+    if isinstance(exc, sqlite3.Error):
+        return "store", f"the campaign database cannot be used ({exc})"
+    return "internal", f"unexpected failure ({exc.__class__.__name__}: {str(exc)[:200]}); please report it"
+
+
+def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the package's version (looked up only when asked), SQLite's and Python's."""
+    if not value or ctx.resilient_parsing:
+        return
+    import sqlite3
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("campaign-ledger")
+    except PackageNotFoundError:  # running from a checkout
+        number = "0.0.0"
+    click.echo(f"ledger {number} (SQLite {sqlite3.sqlite_version}, Python {sys.version.split()[0]})",
+               color=ctx.color)
+    ctx.exit()
+
+
+@click.group(name="ledger", cls=LedgerGroup, context_settings=CONTEXT)
+@click.option("--db", "db", envvar="LEDGER_DB", default="campaign.db", show_default=True,
+              help="The campaign database file ($LEDGER_DB).")
+@click.option("--campaign", "campaign_slug", default=None, help="Which campaign, when the file holds several.")
+@click.option("--actor", default=MASTER, show_default=True, help="Who acts: master or a hero id.")
+@click.option("--as", "viewer", default=REFEREE, show_default=True, help="Whose view a read shows: referee, public or a hero id.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=show_version,
+              help="Show the version and exit.")
+@click.pass_context
+def cli(ctx: click.Context, db: str, campaign_slug: str | None, actor: str, viewer: str, as_json: bool) -> None:
+    """Campaign ledger: every card action of a campaign, recorded and checked.
+
+    \b
+    Start:    ledger init --catalog cards.toml --name "Campanha"
+    Play:     ledger --actor ana draw deck:item
+    Look:     ledger zones
+    Try it:   ledger demo
+    """
+    ctx.obj = Session(db=db, campaign_slug=campaign_slug, actor=actor, viewer=viewer, as_json=as_json)
+    ctx.call_on_close(ctx.obj.close)  # no connection outlives the command
+    try:
+        check_actor(actor)
+        check_viewer(viewer)
+    except LedgerError as exc:
+        fail(str(exc), exc.code, as_json)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The ``ledger`` command (``python -m ledger``, the installed script); returns on
+    success, exits 1 or 2 with one ``error:`` line otherwise."""
+    cli.main(args=argv, prog_name="ledger", standalone_mode=False)

@@ -1,0 +1,98 @@
+"""Reading the campaign (CLI.md "History, replay, undo"): ``zones``, ``card``, ``history``
+and ``explain``, each as the ``--as`` viewer may see it, now or at an earlier seq."""
+
+from __future__ import annotations
+
+import click
+
+from ...errors import BadInput
+from .group import cli
+from .session import SEQ, Count, Session, pass_session
+
+
+@cli.command()
+@click.option("--at", "at", default=None, type=SEQ, help="Right after action SEQ (time travel).")
+@pass_session
+def zones(s: Session, at: int | None) -> None:
+    """Every zone as the viewer sees it, now or right after action SEQ.
+
+    \b
+    Example: ledger --as public zones --at 12
+    """
+    from projections.render import render_zones
+    from projections.views import zones_view
+
+    campaign = s.ledger().campaign(s.cid(), at=at)
+    view = zones_view(campaign, s.viewing(campaign))
+    s.emit(view, human=lambda out: render_zones(out, view, campaign))
+
+
+@cli.command()
+@click.argument("card_id", metavar="CARD")
+@click.option("--at", "at", default=None, type=SEQ, help="Right after action SEQ (time travel).")
+@pass_session
+def card(s: Session, card_id: str, at: int | None) -> None:
+    """One card's place and states, and the actions that touched it.
+
+    \b
+    Example: ledger --as ana card item-sword --at 12
+    """
+    from projections.queries import card_view
+    from projections.render import render_card
+
+    ledger = s.ledger()
+    campaign = ledger.campaign(s.cid(), at=at)
+    campaign.card(card_id)
+    view = card_view(ledger, s.model(), campaign, s.viewing(campaign), card_id)
+    s.emit(view, human=lambda out: render_card(out, view))
+
+
+@cli.command()
+@click.option("--from", "start", type=SEQ, default=None, help="From action SEQ.")
+@click.option("--to", "end", type=SEQ, default=None, help="Up to action SEQ.")
+@click.option("--card", "card_id", default=None, help="Only actions that touched this card.")
+@click.option("--actor", "actor", default=None, help="Only actions by master or this hero.")
+@click.option("--limit", type=Count("a number of actions"), default=None, help="Only the latest N actions (default: all).")
+@pass_session
+def history(s: Session, start: int | None, end: int | None, card_id: str | None, actor: str | None,
+            limit: int | None) -> None:
+    """The campaign's actions: what happened, when, to which card, by whom.
+
+    \b
+    Example: ledger --as public history --card item-sword --from 10
+    """
+    from projections.queries import history_view
+    from projections.render import render_history
+
+    ledger = s.ledger()
+    cid = s.cid()
+    campaign = ledger.campaign(cid)
+    if card_id is not None:
+        campaign.card(card_id)
+    if limit is not None and limit < 1:
+        raise BadInput(f"--limit {limit}: give a number of actions, at least 1")
+    rows = history_view(ledger, s.model(), cid, campaign.slug, s.viewing(campaign), start=start, end=end,
+                        card=card_id, actor=actor, limit=limit)
+    s.emit(rows, human=lambda out: render_history(out, rows, campaign, s.viewer))
+
+
+@cli.command()
+@click.argument("seq", type=SEQ)
+@pass_session
+def explain(s: Session, seq: int) -> None:
+    """Which rules an action was checked against, with the figures.
+
+    \b
+    Example: ledger explain 27
+    """
+    from projections.explain import explain as explain_action
+    from projections.render import render_explain
+
+    ledger = s.ledger()
+    cid = s.cid()
+    after = ledger.campaign(cid, at=seq)
+    viewer = s.viewing(after)
+    event = ledger.event(cid, seq)
+    before = ledger.campaign(cid, at=seq - 1) if seq > 1 else None
+    view = explain_action(event, before, after, viewer)
+    s.emit(view, human=lambda out: render_explain(out, view))

@@ -1,0 +1,225 @@
+"""What every command shares: the ``Session`` (the global options, the open ledger and
+read model, and the one place output is written), ``fail`` for a refusal, the
+argument types, and ``record`` (run one command, print what was recorded).
+
+Heavy modules (the domain, rich, ``projections``) are imported where they are used,
+so that ``ledger --help`` does not load them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
+from uuid import UUID
+
+import click
+
+from ...errors import BadInput
+from ...vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ...application import Ledger, Recorded
+    from ...campaign import Campaign
+    from ...commands import Command
+
+Human: TypeAlias = "str | Callable[[Console], None] | None"
+"""How a result reads without ``--json``: a line of rich markup, or a function that
+prints to the console, or nothing."""
+
+
+@dataclass
+class Session:
+    """The global options of one ``ledger`` run and what it opened."""
+
+    db: str
+    campaign_slug: str | None
+    actor: str
+    viewer: str
+    as_json: bool
+    _out: Console | None = None
+    _ledger: Ledger | None = None
+    _model: Any = None
+
+    @property
+    def out(self) -> Console:
+        """The human-output console (stdout), made on first use."""
+        if self._out is None:
+            from rich.console import Console
+
+            self._out = Console(soft_wrap=True)
+        return self._out
+
+    def emit(self, data: Any, human: Human = None) -> None:
+        """Write a command's result: ``data`` as one JSON line with ``--json``, else its
+        ``human`` form. The only place a command's output format is chosen."""
+        if self.as_json:
+            click.echo(json.dumps(data))
+        elif isinstance(human, str):
+            self.out.print(human, highlight=False)
+        elif human is not None:
+            human(self.out)
+
+    @contextmanager
+    def progress(self, label: str, unit: str, total: int) -> Iterator[Callable[[int], None]]:
+        """A transient progress bar on stderr (none with ``--json``); yields ``update(done)``."""
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=Console(stderr=True), disable=self.as_json, transient=True) as bar:
+            task = bar.add_task(unit, total=total)
+            yield lambda done: bar.update(task, completed=done)
+
+    def ledger(self, create: bool = False) -> Ledger:
+        if self._ledger is None:
+            from ...application import Ledger
+
+            self._ledger = Ledger.open(self.db, create=create)
+        return self._ledger
+
+    def close(self) -> None:
+        if self._model is not None:
+            self._model.close()
+            self._model = None
+        if self._ledger is not None:
+            self._ledger.close()
+            self._ledger = None
+
+    def model(self, catch_up: bool = True, recorded: Recorded | None = None) -> Any:
+        """The read-model tables of this file, caught up with the log (``recorded``:
+        the action just recorded, handed over so that it is not read back)."""
+        from projections.readmodel import ReadModel
+
+        if self._model is None:
+            self._model = ReadModel(self.ledger(), self.db)
+        if catch_up:
+            self._model.safe_catch_up(recorded)
+        return self._model
+
+    def cid(self) -> UUID:
+        return self.ledger().resolve(self.campaign_slug)
+
+    def viewing(self, campaign: Campaign) -> str:
+        """The viewer, checked: referee, public, or a hero of this campaign."""
+        if self.viewer not in (REFEREE, PUBLIC):
+            campaign.check_hero(self.viewer)
+        return self.viewer
+
+    def run(self, command: Command) -> Recorded:
+        return self.ledger().execute(self.cid(), command)
+
+
+pass_session = click.pass_obj
+
+
+# What str.splitlines() breaks a line at; a typed argument may hold any of them.
+_LINE_BREAKS = {ord(ch): repr(ch)[1:-1] for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def error_line(message: str) -> str:
+    """``error: MESSAGE`` kept to one line: line breaks inside it are written escaped."""
+    return f"error: {message.translate(_LINE_BREAKS)}"
+
+
+def fail(message: str, code: str = "refused", as_json: bool = False) -> NoReturn:
+    """A refusal: the error object on stdout with ``--json``, one ``error:`` line on
+    stderr, exit 1."""
+    if as_json:
+        click.echo(json.dumps({"error": {"code": code, "message": message}}))
+    click.echo(error_line(message), err=True)
+    sys.exit(1)
+
+
+# -- recording an action ------------------------------------------------------------
+def action_data(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A recorded action as ``--json`` shows it (CLI.md): seq, action, events."""
+    from projections.views import action_view
+
+    view = action_view(rec.event, rec.campaign, s.actor, known=frozenset(named))
+    return {"seq": rec.seq, "action": rec.action, "events": [view]}
+
+
+def record(s: Session, command: Command, named: tuple[str, ...] = ()) -> None:
+    """Run one command and print what was recorded (``named``: the cards the actor
+    named, which the actor's own view may always identify)."""
+    rec = s.run(command)
+    s.model(recorded=rec)  # every action leaves the read models caught up
+    data = action_data(s, rec, named)
+    s.emit(data, human=f"[bold]seq {rec.seq}[/bold]  {data['events'][0]['summary']}")
+
+
+# -- argument types -------------------------------------------------------------------
+def check_viewer(viewer: str) -> str:
+    if viewer in (REFEREE, PUBLIC):
+        return viewer
+    return check_hero_id(viewer)
+
+
+def check_actor(actor: str) -> str:
+    return actor if actor == MASTER else check_hero_id(actor)
+
+
+class Position(click.ParamType):
+    name = "top|bottom|N"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, int) or value in ("top", "bottom"):
+            return value
+        try:
+            n = int(value)
+        except ValueError:
+            self.fail(f"{value!r} is not top, bottom or a number (1 = top)", param, ctx)
+        if n < 1:
+            self.fail(f"{n} is not a position; positions count from 1 (the top)", param, ctx)
+        return n
+
+
+POSITION = Position()
+
+
+class Count(click.ParamType):
+    """A whole number from 1: a seq (an action's number, 1 = init) or a count. A bad one
+    is refused like any bad input (exit 1), not as a usage error."""
+
+    name = "N"
+
+    def __init__(self, what: str):
+        self.what = what
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(value)
+            except ValueError:
+                raise BadInput(f"{value!r} is not {self.what}; it is a whole number from 1") from None
+        if not 1 <= number <= 2**62:
+            raise BadInput(f"{number} is not {self.what}; it is a whole number from 1")
+        return number
+
+
+SEQ = Count("a seq (seqs count actions from 1, the init)")
+
+
+def pairs(values: tuple[str, ...], option: str, number: bool = True) -> dict[str, Any]:
+    """``NAME=VALUE`` options (``--access item=2``, ``--energy fire=1``) as a dict."""
+    out: dict[str, Any] = {}
+    for value in values:
+        key, sep, raw = value.partition("=")
+        if not sep or not key or not raw:
+            raise BadInput(f"{option} {value!r}: write it as NAME=VALUE (e.g. {option} item=2)")
+        if number:
+            try:
+                out[key] = int(raw)
+            except ValueError:
+                raise BadInput(f"{option} {value!r}: {raw!r} is not a whole number") from None
+        else:
+            out[key] = raw
+    return out
