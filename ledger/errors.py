@@ -11,8 +11,21 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
+# What str.splitlines() breaks a line at; a file or an argument may hold any of them.
+_LINE_BREAKS = {ord(ch): repr(ch)[1:-1] for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def one_line(message: str) -> str:
+    """A message kept to one line: line breaks inside it (say, from a file's text)
+    are written escaped."""
+    return message.translate(_LINE_BREAKS)
+
+
 class LedgerError(ValueError):
     code = "refused"
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(one_line(str(message)))
 
 
 class BadInput(LedgerError):

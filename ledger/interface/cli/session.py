@@ -18,7 +18,7 @@ from uuid import UUID
 
 import click
 
-from ...errors import BadInput
+from ...errors import BadInput, one_line
 from ...vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
 
 if TYPE_CHECKING:
@@ -118,13 +118,9 @@ class Session:
 pass_session = click.pass_obj
 
 
-# What str.splitlines() breaks a line at; a typed argument may hold any of them.
-_LINE_BREAKS = {ord(ch): repr(ch)[1:-1] for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
-
-
 def error_line(message: str) -> str:
     """``error: MESSAGE`` kept to one line: line breaks inside it are written escaped."""
-    return f"error: {message.translate(_LINE_BREAKS)}"
+    return f"error: {one_line(message)}"
 
 
 def fail(message: str, code: str = "refused", as_json: bool = False) -> NoReturn:
