@@ -31,9 +31,9 @@ from .commands import Command
 from .errors import BadInput, LedgerError, StoreError, UnknownCampaign
 from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted
 from .formats import Format, standard_format
+from .integrity import GENESIS, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
-from .integrity import GENESIS, sealed
 from .vocabulary import MASTER, PUBLIC
 from .witness import newly_identified
 

@@ -18,7 +18,6 @@ from .errors import BadCatalog
 from .vocabulary import Affected, Face, Suit, Use, Visibility, Zone, ZoneKind
 
 
-
 class StackSpec(BaseModel):
     """A stack template: one zone, or one per suit / per hero."""
 

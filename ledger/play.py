@@ -14,9 +14,9 @@ from collections.abc import Callable
 from .campaign import Campaign
 from .changes import CardChanged, Change, Spot, StackReordered
 from .events import ActionRecorded, Redirect, Refill
-from .rules import REFILL_LIMIT, discard_pile_for, entry_face, placement
-from .vocabulary import Face, attached_container
-
+from .rulebook import REFILL_LIMIT
+from .rules import discard_pile_for, entry_face, placement, refill_candidates
+from .vocabulary import Face, Zone, attached_container
 
 Lookup = Callable[[int], ActionRecorded]
 
@@ -114,21 +114,16 @@ class Play:
         self.reorder(stack, order)
 
     def refill(self, deck: str) -> int:
-        """RULES.md §4: an empty deck takes up to 100 cards of its suit from the
-        depot, shuffled, face-down. Returns how many came."""
-        suit = self.campaign.zone(deck).suit
-        if suit is None or "depot" not in self.campaign.zones():
-            return 0
-        catalog = self.campaign.catalog
-        # Cards this very action has already moved (say, drawn into the depot) are not
-        # shuffled back in: a card is drawn once per action.
+        """RULES.md §4: an empty deck takes up to ``REFILL_LIMIT`` cards of its suit
+        from the depot (``rules.refill_candidates``), shuffled, face-down. Returns how
+        many came."""
         moved = {ch.card for ch in self.changes if isinstance(ch, CardChanged)}
-        eligible = [c for c in self.table.cards_in("depot") if catalog[c].suit == suit and c not in moved]
+        eligible = refill_candidates(self.campaign, deck, moved)
         if not eligible:
             return 0
         self.rng.shuffle(eligible)
         chosen = eligible[:REFILL_LIMIT]
         for i, card in enumerate(chosen):
             self.set_card(card, deck, i, "down")
-        self.refills.append(Refill(deck=deck, source="depot", count=len(chosen)))
+        self.refills.append(Refill(deck=deck, source=Zone.DEPOT, count=len(chosen)))
         return len(chosen)

@@ -16,10 +16,12 @@ from .vocabulary import MASTER, PUBLIC, REFEREE
 
 
 def sees_everything(viewer: str) -> bool:
+    """The referee (a viewer) and the master (an actor) see every card, deck order included."""
     return viewer in (REFEREE, MASTER)
 
 
 def can_identify(campaign: Campaign, viewer: str, card: str) -> bool:
+    """Whether ``viewer`` may know which card ``card`` is, where it lies now."""
     if sees_everything(viewer):
         return True
     table = campaign.table

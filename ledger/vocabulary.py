@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, Literal
 
-from .errors import UnknownZone, BadInput
+from .errors import BadInput, UnknownZone
 
 
 class Suit(StrEnum):

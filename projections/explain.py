@@ -16,12 +16,12 @@ from typing import Any
 from ledger import events as e
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
-from ledger.rules import REFILL_LIMIT, rule_text
+from ledger.rulebook import REFILL_LIMIT, rule_text
 from ledger.visibility import sees_everything
 from ledger.vocabulary import host_of
+from ledger.witness import visible_cards
 
 from .summaries import HIDDEN_NAME, summary
-from ledger.witness import visible_cards
 
 Check = Callable[[str, str], None]
 Name = Callable[[str | None], str]

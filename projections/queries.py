@@ -13,7 +13,7 @@ from uuid import UUID
 
 from ledger.campaign import Campaign
 from ledger.events import ActionRecorded
-from ledger.rules import card_states
+from ledger.states import card_states
 from ledger.visibility import can_identify, sees_everything
 
 from .readmodel import ReadModel

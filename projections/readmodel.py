@@ -32,12 +32,12 @@ import sqlite_utils
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
-from ledger.rules import card_states
-from ledger.vocabulary import PUBLIC, Zone, host_of
+from ledger.states import card_states
+from ledger.vocabulary import PUBLIC, host_of
+from ledger.witness import marks_for, visible_cards, witnessed_cards
 
 from .source import EventLog, Recorded
 from .summaries import summary
-from ledger.witness import marks_for, visible_cards, witnessed_cards
 
 NAME = "tables"
 BATCH = 1000

@@ -12,9 +12,9 @@ from ledger.changes import CardChanged, StackReordered
 from ledger.events import ActionRecorded
 from ledger.visibility import can_identify, sees_everything
 from ledger.vocabulary import host_of
+from ledger.witness import change_marks, visible_cards
 
 from .summaries import summary
-from ledger.witness import change_marks, visible_cards
 
 HIDDEN: dict[str, Any] = {"id": None, "face": "down"}
 

@@ -138,7 +138,8 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
     \b
     Example: ledger --db sim.db simulate --actions 10000 --seed 7
     """
-    from ..simulate import SIMULATION_SLUG, finish_setup, simulate as play_randomly, start_simulation
+    from ..simulate import SIMULATION_SLUG, finish_setup, start_simulation
+    from ..simulate import simulate as play_randomly
 
     if count < 1:
         raise BadInput(f"--actions {count}: give a number of actions, at least 1")

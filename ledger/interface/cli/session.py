@@ -69,7 +69,13 @@ class Session:
     def progress(self, label: str, unit: str, total: int) -> Iterator[Callable[[int], None]]:
         """A transient progress bar on stderr (none with ``--json``); yields ``update(done)``."""
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=Console(stderr=True), disable=self.as_json, transient=True) as bar:

@@ -1,0 +1,113 @@
+"""Activation (RULES.md §6): who activates a card, which of its effects, from where,
+and where the card goes after being activated from the inventory."""
+
+from __future__ import annotations
+
+from ..campaign import Campaign
+from ..errors import BadInput, NotAllowed, RuleBroken
+from ..visibility import can_identify, sees_everything, where_for
+from .actors import may_act_for
+from .placement import bury_deck_for, discard_pile_for
+
+
+def activating_hero(campaign: Campaign, actor: str, asked: str | None, card: str) -> str | None:
+    """RULES.md §6: a hero activates as themself; the master names the hero who
+    activates, or it is the owner of the card's zone (None for a zone nobody owns)."""
+    hero = asked or (None if sees_everything(actor) else actor) or campaign.zone_of(card).owner
+    if hero is not None:
+        campaign.check_hero(hero)
+    return hero
+
+
+def may_activate(campaign: Campaign, actor: str, hero: str | None, card: str) -> None:
+    """RULES.md §6 and §3: a hero activates, as themself, cards they can see, that they
+    control (only the owner of a zone uses its cards; anyone those of a zone with no
+    owner), in play: in an inventory, on a table, attached, in a zone in play, or a
+    pile's stack effects."""
+    zone = campaign.zone_of(card)
+    if not may_act_for(actor, hero):
+        raise NotAllowed(f"{actor} activates cards as themself, not as {hero}")
+    if not sees_everything(actor) and not can_identify(campaign, actor, card):
+        raise NotAllowed(f"{actor} cannot see card {card}; only cards you can see can be activated")
+    if zone.owner is not None and zone.owner != hero:
+        raise NotAllowed(f"card {card} is in {zone.id}; only {zone.owner} may activate it")
+    if not (zone.in_play or zone.kind == "pile"):
+        raise RuleBroken(f"card {card} is not in play ({where_for(campaign, actor, card)}); "
+                         "cards are activated from an inventory, a table, an attachment or a zone in play")
+
+
+def chosen_effect(campaign: Campaign, card: str, asked: int | None) -> int:
+    """RULES.md §6: manual activation needs an ``activate`` effect; a card with several
+    says which one (``--effect N``); an ``auto`` effect is recorded by number. Returns the
+    effect's number (from 1)."""
+    effects = campaign.card(card).effects
+    if asked is None:
+        manual = [i for i, eff in enumerate(effects, start=1) if eff.kind == "activate"]
+        if not manual:
+            raise RuleBroken(f"card {card} has no activate effect, so it cannot be activated manually "
+                             "(its auto effects fire on their own; record one with --effect N)")
+        if len(manual) > 1:
+            raise BadInput(f"card {card} has {len(manual)} activate effects; choose one with --effect "
+                           + " or ".join(map(str, manual)))
+        return manual[0]
+    if asked > len(effects):
+        raise BadInput(f"card {card} has {len(effects)} effect(s); --effect {asked} is not one of them")
+    return asked
+
+
+def from_inventory(campaign: Campaign, card: str) -> bool:
+    """RULES.md §6: a card in an inventory (not attached) is activated from the inventory."""
+    return campaign.zone_of(card).kind == "hand" and campaign.table.host(card) is None
+
+
+def effect_usable(
+    campaign: Campaign, card: str, index: int, action_points: int | None, energies: dict[str, int]
+) -> None:
+    """RULES.md §6, §7: only ``activate`` effects may be activated from the inventory;
+    ``auto`` effects cost no action points or energy; an attached card uses only its
+    attachment effects, while its host is face-up; a card in a pile only its stack
+    effects (@anywhere, @discard), face-up; elsewhere a face-down card is inactive."""
+    effect = campaign.card(card).effects[index - 1]
+    table = campaign.table
+    host = table.host(card)
+    zone = campaign.zone_of(card)
+    from_hand = from_inventory(campaign, card)
+    if from_hand and effect.kind != "activate":
+        raise RuleBroken(f"only activate effects may be activated from the inventory; effect {index} of "
+                         f"{card} is {effect.kind}")
+    if effect.kind == "auto" and (action_points or energies):
+        raise RuleBroken("auto effects cost no action points or energy; record the activation without them")
+    if host is not None:
+        if effect.scope != "attachment" or table.face(host) != "up":
+            raise RuleBroken(f"card {card} is attached; only its attachment effects can be used, and only "
+                             "while its host is face-up")
+    elif zone.kind == "pile":
+        if effect.scope not in ("anywhere", "discard") or table.face(card) != "up":
+            raise RuleBroken(f"card {card} is in {zone.id}; only its stack effects (@anywhere, @discard) work there")
+    elif not from_hand and table.face(card) != "up":
+        raise RuleBroken(f"card {card} is face-down (inactive); reveal it before activating it")
+
+
+def knowledge_meets(campaign: Campaign, hero: str, card: str) -> None:
+    """RULES.md §6: a hero activates an asset card only if their knowledge meets its requirement."""
+    need = campaign.card(card).knowledge or 0
+    have = campaign.table.heroes[hero].knowledge
+    if have < need:
+        raise RuleBroken(f"{card} needs knowledge {need}; {hero}'s knowledge is {have}")
+
+
+def activator_knowledge(campaign: Campaign, hero: str | None, card: str) -> None:
+    """RULES.md §6: the ledger enforces the knowledge requirement, so a card that has
+    one is activated by a named hero whose knowledge meets it."""
+    if hero is not None:
+        knowledge_meets(campaign, hero, card)
+    elif campaign.card(card).knowledge:
+        raise BadInput(f"say which hero activates {card} with --hero HERO (its knowledge must be checked)")
+
+
+def after_activation_from_inventory(campaign: Campaign, card: str) -> str:
+    """RULES.md §6: activated from the inventory a card is discarded, unless its task
+    keyword (discard, bury) says where it goes; the task wins."""
+    if campaign.card(card).task == "bury":
+        return bury_deck_for(campaign, card)
+    return discard_pile_for(campaign, card)

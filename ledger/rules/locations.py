@@ -1,0 +1,80 @@
+"""Locations, battle and access levels (RULES.md §8): the places heroes travel to,
+and how much of each discard pile a location lets a hero reach."""
+
+from __future__ import annotations
+
+from ..campaign import Campaign
+from ..changes import Location
+from ..errors import BadInput, RuleBroken, UnknownZone
+from ..states import card_states
+from ..vocabulary import Zone, check_location_id, check_suit
+
+
+def known_location(campaign: Campaign, location: str) -> Location:
+    """A location must exist in the campaign; returns it."""
+    check_location_id(location)
+    found = campaign.table.locations.get(location)
+    if found is None:
+        known = ", ".join(campaign.table.locations) or "none yet; add one with location add"
+        raise UnknownZone(f"no location {location!r} in this campaign (locations: {known})")
+    return found
+
+
+def new_location(campaign: Campaign, location: str) -> None:
+    """A location is added once."""
+    if location in campaign.table.locations:
+        raise RuleBroken(f"location {location} already exists")
+
+
+def access_levels(access: dict[str, int]) -> dict[str, int]:
+    """RULES.md §8: a location has an access level 0–3 for each deck (suit); returns
+    them by suit."""
+    levels = {}
+    for suit, level in access.items():
+        if not 0 <= level <= 3:
+            raise BadInput(f"access for {suit} is {level}; access levels go from 0 to 3")
+        levels[str(check_suit(suit))] = level
+    return levels
+
+
+def not_already_at(campaign: Campaign, hero: str, location: str) -> None:
+    """A hero travels only to a location they are not at."""
+    if campaign.table.heroes[hero].location == location:
+        raise RuleBroken(f"{hero} is already at {location}")
+
+
+def battle_toggles(campaign: Campaign, on: bool) -> None:
+    """RULES.md §8: a battle starts only when none is on, and ends only when one is on."""
+    if campaign.table.battle == on:
+        raise RuleBroken("a battle is already on; end it with battle end" if on
+                         else "no battle is on; start one with battle start")
+
+
+def has_access_effect(place: Location, location: str, suit: str) -> None:
+    """Only an effect on a location's access that is recorded can be cleared."""
+    if suit not in place.effects:
+        raise RuleBroken(f"no effect changes the access for {suit} at {location}")
+
+
+def effect_source_active(campaign: Campaign, card: str) -> None:
+    """RULES.md §8: effects (an event card in the scenario, say) may modify a location's
+    access level; such an effect comes from an active card (§7)."""
+    campaign.card(card)
+    if campaign.table.zone_of(card) == Zone.BOX or "active" not in card_states(campaign, card):
+        raise RuleBroken(
+            f"card {card} is not active (its effects are not available); an access effect comes "
+            "from an active card, such as a face-up event in the scenario"
+        )
+
+
+def effective_access(campaign: Campaign, location: str, suit: str) -> tuple[int, str]:
+    """RULES.md §8: a location's access level for a suit, and why: an effect on the
+    location sets it (during battle too); otherwise a battle closes every discard pile
+    (0); otherwise the location's own level (unlisted suits 0)."""
+    place = campaign.table.locations[location]
+    effect = place.effects.get(suit)
+    if effect is not None:
+        return effect.level, f"effect of {effect.by}"
+    if campaign.table.battle:
+        return 0, "battle"
+    return place.access.get(suit, 0), "location"

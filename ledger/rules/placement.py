@@ -1,0 +1,85 @@
+"""Where cards may be (RULES.md §5): the placement rules that redirect a card sent
+somewhere it may not be, and where ``discard`` and ``bury`` send a card."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..campaign import Campaign
+from ..catalog import Card
+from ..errors import RuleBroken
+from ..formats import ZoneSpec
+from ..vocabulary import Role, Zone
+
+# Where a sheet card may be (RULES.md §5), by the role a zone id names. The box and
+# limbo are outside play, so a sheet card may rest there too (Decision).
+SHEET_CARD_ZONES = frozenset({Role.TABLE, Role.DECK, Role.DISCARD, Role.EXTRA, Role.BOX, Role.LIMBO})
+
+
+def discard_pile_for(campaign: Campaign, card: str) -> str:
+    """RULES.md §5 (Decision): ``discard`` sends a card to its format's discard pile."""
+    return _resolve(campaign, campaign.format.discard_to, card, fallback=Zone.DISCARD)
+
+
+def bury_deck_for(campaign: Campaign, card: str) -> str:
+    """RULES.md §5 (Decision): ``bury`` puts a card at the bottom of its suit's campaign deck."""
+    suit = campaign.card(card).suit
+    return _resolve(campaign, campaign.format.bury_to, card, fallback=Zone.deck(suit))
+
+
+def _resolve(campaign: Campaign, template: str, card: str, fallback: str) -> str:
+    """A format's destination template (``deck:{suit}``, ``discard:{owner}``) for a card."""
+    owner = None
+    if card in campaign.table.where:
+        owner = campaign.zone_of(card).owner
+    zid = template.replace("{suit}", str(campaign.card(card).suit)).replace("{owner}", owner or "")
+    return zid if zid in campaign.zones() else fallback
+
+
+def sheet_card_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str | None:
+    """RULES.md §5: a sheet card may only be on a table, in a deck, in a discard pile,
+    attached or in an extra zone; sent anywhere else it goes to the discard pile instead."""
+    if card.suit.is_sheet and zone.role not in SHEET_CARD_ZONES:
+        return discard_pile_for(campaign, card.id)
+    return None
+
+
+def asset_knowledge_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str | None:
+    """RULES.md §5: an asset card goes on a hero's table only if the hero's knowledge
+    meets its requirement; otherwise it goes to that hero's inventory instead."""
+    if card.suit.is_asset and zone.role == Role.TABLE and zone.owner is not None:
+        hero = campaign.table.heroes.get(zone.owner)
+        if hero is not None and hero.knowledge < (card.knowledge or 0):
+            return Zone.inventory(zone.owner)
+    return None
+
+
+# The placement rules, in the order they are tried, by the name a ``Redirect`` records
+# (their text is in ``ledger.rulebook``).
+PLACEMENT_RULES = (
+    ("sheet-card-placement", sheet_card_placement),
+    ("asset-knowledge-placement", asset_knowledge_placement),
+)
+
+
+def placement(campaign: Campaign, card_id: str, zone_id: str) -> tuple[str, str | None]:
+    """RULES.md §5: where a card sent to ``zone_id`` really goes, and the name of the
+    placement rule that redirected it (None if none did)."""
+    card = campaign.card(card_id)
+    for name, rule in PLACEMENT_RULES:
+        redirect = rule(campaign, card, campaign.zone(zone_id))
+        if redirect is not None and redirect != zone_id:
+            return redirect, name
+    return zone_id, None
+
+
+def not_already_in(campaign: Campaign, card: str, zone_id: str) -> None:
+    """A card is discarded or exiled only if it is not in that pile (or limbo) already."""
+    if campaign.table.zone_of(card) == zone_id:
+        raise RuleBroken(f"card {card} is already in {zone_id}")
+
+
+def moves_something(changes: Sequence[object], cards: tuple[str, ...], to: str) -> None:
+    """A send must move or turn at least one card; one that changes nothing is refused."""
+    if not changes:
+        raise RuleBroken(f"nothing to do: {', '.join(cards)} already lie(s) that way in {to}")

@@ -1,0 +1,131 @@
+"""Stacks and campaign decks (RULES.md §3, §4): orientation on entry, which stacks an
+action works on, the box, shuffling, refilling an empty deck and searching."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ..campaign import Campaign
+from ..errors import BadInput, CardNotThere, DeckEmpty, RuleBroken
+from ..formats import ZoneSpec
+from ..visibility import where_for
+from ..vocabulary import Face, Zone
+
+
+# -- §3 stacks ----------------------------------------------------------------
+def entry_face(zone: ZoneSpec, asked: Face | None) -> Face:
+    """RULES.md §3: a card entering a stack takes the stack's orientation, however it
+    gets there; elsewhere it lies as asked, or as the zone usually shows its cards."""
+    if zone.is_stack:
+        if asked is not None and asked != zone.entry_face:
+            raise RuleBroken(
+                f"{zone.id} is a face-{zone.entry_face} stack: a card entering it is "
+                f"face-{zone.entry_face}; send it without --face, then turn it with "
+                f"{'reveal' if asked == 'up' else 'hide'} if an effect says so"
+            )
+        return zone.entry_face
+    return asked or zone.entry_face
+
+
+def must_be_in(campaign: Campaign, actor: str, card: str, zone_id: str, doing: str) -> None:
+    """RULES.md §3: an action takes a card only from the stack it names; the message
+    says where the card is only if the actor may see it there."""
+    if campaign.table.zone_of(card) != zone_id:
+        raise CardNotThere(
+            f"card {card} is not in {zone_id} ({where_for(campaign, actor, card)}); {doing}"
+        )
+
+
+def must_be_deck(zone: ZoneSpec, doing: str) -> None:
+    """RULES.md §3: drawing, discarding from the top and burying work on decks."""
+    if not zone.is_deck:
+        hint = "take a card from it with search" if zone.kind == "pile" else "name a deck such as deck:item"
+        raise RuleBroken(f"{zone.id} is not a deck; {doing} works on decks ({hint})")
+
+
+def must_be_stack(zone: ZoneSpec, doing: str) -> None:
+    """RULES.md §3: searching works on stacks (decks and piles)."""
+    if not zone.is_stack:
+        raise RuleBroken(f"{zone.id} is not a stack; {doing} works on decks and piles")
+
+
+def must_be_ordered(zone: ZoneSpec) -> None:
+    """RULES.md §3: decks keep an order, so they are shuffled; a pile's order has no meaning."""
+    if not zone.ordered:
+        raise RuleBroken(f"{zone.id} is unordered (its order has no meaning); shuffle works on decks")
+
+
+def enough_to_shuffle(campaign: Campaign, zone: ZoneSpec) -> None:
+    """A shuffle needs at least two cards to change anything."""
+    held = len(campaign.table.cards_in(zone.id))
+    if held < 2:
+        raise RuleBroken(f"{zone.id} holds {held} card(s); nothing to shuffle")
+
+
+def position_in_range(zone_id: str, position: int | str, others: int) -> None:
+    """RULES.md §3: a card sent to a numbered position of an ordered stack goes between
+    the cards already there (1 = top, one past the last = bottom)."""
+    if isinstance(position, int) and not 1 <= position <= others + 1:
+        raise BadInput(
+            f"position {position} is outside {zone_id}, which holds {others} other card(s); "
+            f"use 1 (top) to {others + 1} (bottom), top or bottom"
+        )
+
+
+# -- §4 campaign decks ------------------------------------------------------------
+def must_be_in_campaign(campaign: Campaign, actor: str, card: str, doing: str) -> None:
+    """RULES.md §4: cards in the box are not (yet) in the campaign; ``add`` brings them in."""
+    if campaign.table.zone_of(card) == Zone.BOX:
+        raise CardNotThere(
+            f"card {card} is in the box, not in the campaign; add it to a stack first "
+            f"(ledger add {card} --to {Zone.deck(campaign.card(card).suit)}) before you {doing} it"
+        )
+
+
+def must_be_in_box(campaign: Campaign, card: str) -> None:
+    """RULES.md §4: ``add`` takes cards from the box into the campaign; cards in play move by send."""
+    if campaign.table.zone_of(card) != Zone.BOX:
+        raise CardNotThere(
+            f"card {card} is already in the campaign, not in the box; add takes cards from "
+            "the box (use send to move a card in play)"
+        )
+
+
+def may_add_to(zone_id: str) -> None:
+    """RULES.md §4: cards are added from the box to a zone of the campaign, not to the box."""
+    if zone_id == Zone.BOX:
+        raise BadInput("add brings cards from the box into the campaign; name another zone with --to")
+
+
+def refill_candidates(campaign: Campaign, deck: str, moved: Collection[str]) -> list[str]:
+    """RULES.md §4: an empty deck is refilled from the depot with cards of its suit (up
+    to ``rulebook.REFILL_LIMIT`` of them, shuffled face-down). Cards this very action has already
+    moved (say, drawn into the depot) are not shuffled back in: a card is drawn once
+    per action. In the depot's order; the caller shuffles and takes the first ones."""
+    suit = campaign.zone(deck).suit
+    if suit is None or Zone.DEPOT not in campaign.zones():
+        return []
+    catalog = campaign.catalog
+    return [c for c in campaign.table.cards_in(Zone.DEPOT) if catalog[c].suit == suit and c not in moved]
+
+
+def deck_can_give(campaign: Campaign, deck: ZoneSpec, given: int = 0, asked: int | None = None) -> None:
+    """RULES.md §4: a deck that is still empty after its refill (the depot had no card of
+    its suit) cannot be used until cards are added. ``given`` of ``asked`` cards have
+    come from it so far in this action."""
+    if campaign.table.cards_in(deck.id):
+        return
+    if given and asked is not None:
+        raise DeckEmpty(
+            f"{deck.id} can give only {given} of the {asked} cards asked (the depot has no more "
+            f"{deck.suit} cards to refill it); draw at most {given}"
+        )
+    raise DeckEmpty(
+        f"{deck.id} is empty and the depot has no {deck.suit or 'matching'} cards to refill it; "
+        f"add cards to it first (ledger add CARD --to {deck.id})"
+    )
+
+
+def reshuffles_after_search(zone: ZoneSpec) -> bool:
+    """RULES.md §4: after searching a face-down deck it is shuffled again."""
+    return zone.visibility != "face-up" and zone.ordered

@@ -1,0 +1,45 @@
+"""Undo and redo (CLI.md "History, replay, undo"): what may be taken back, and by whom.
+Nothing is deleted: an undo is an action that applies its targets' inverses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..campaign import Campaign
+from ..errors import NotAllowed, RuleBroken
+from ..events import ActionRecorded
+from ..visibility import sees_everything
+
+
+def something_to_undo(campaign: Campaign, to: int | None) -> int:
+    """Undo takes back the latest action still in force (or every one after ``to``);
+    returns the seq of the latest action in force."""
+    head = campaign.live_head
+    if head is None:
+        raise RuleBroken("nothing to undo: no action is in force since the campaign started")
+    if to is not None and to >= head:
+        raise RuleBroken(f"nothing to undo after seq {to}: the latest action in force is seq {head}")
+    return head
+
+
+def something_to_redo(campaign: Campaign) -> int:
+    """Redo applies again what the latest undo took back, and only while no other action
+    has been recorded after that undo; returns the seq of that undo."""
+    if not campaign.redo_stack:
+        raise RuleBroken(
+            "nothing to redo: redo applies again what the latest undo took back, and only while "
+            "no other action has been recorded after that undo"
+        )
+    return campaign.redo_stack[-1]
+
+
+def may_take_back(actor: str, events: Sequence[ActionRecorded], verb: str) -> None:
+    """The master may take back (undo or redo) any action; a hero only actions they made."""
+    if sees_everything(actor):
+        return
+    others = [ev.seq for ev in events if ev.actor != actor]
+    if others:
+        raise NotAllowed(
+            f"{actor} may {verb} only their own actions; seq {others[0]} was made by "
+            f"{next(ev.actor for ev in events if ev.seq == others[0])} (ask the master)"
+        )
