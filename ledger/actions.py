@@ -44,9 +44,18 @@ def decide(play: Play, command: c.Command) -> Decided:
 
 
 # -- helpers ------------------------------------------------------------------
-def _known(play: Play, cards: tuple[str, ...]) -> None:
+def _known(play: Play, cards: tuple[str, ...], doing: str) -> None:
+    """The cards named exist (for a hero: can be seen; a hidden card and a missing one
+    read the same)."""
     for card in cards:
-        play.campaign.card(card)
+        rules.knows_card(play.campaign, play.actor, card, doing)
+
+
+def _theirs(play: Play, cards: tuple[str, ...], doing: str) -> None:
+    """A hero may move only cards they can see and control (fair play)."""
+    rules.may_move(play.campaign, play.actor, cards, doing)
+    for card in cards:
+        rules.controls_card(play.campaign, play.actor, card, doing)
 
 
 def _index(play: Play, zone_id: str, position: c.Position | None, i: int, block: tuple[str, ...]) -> int | None:
@@ -94,7 +103,7 @@ def add_hero(play: Play, cmd: c.AddHero) -> Decided:
 @handles(c.SetKnowledge)
 def set_knowledge(play: Play, cmd: c.SetKnowledge) -> Decided:
     hero = play.campaign.check_hero(cmd.hero)
-    rules.acts_for(play.actor, hero, f"change {hero}'s knowledge", hint=f"the master or {hero} may")
+    rules.master_sets_knowledge(play.actor, hero)
     rules.knowledge_changes(play.campaign, hero, cmd.knowledge)
     was = play.table.heroes[hero]
     play.apply(HeroChanged(hero=hero, was=was, now=was.model_copy(update={"knowledge": cmd.knowledge})))
@@ -108,7 +117,7 @@ def set_knowledge(play: Play, cmd: c.SetKnowledge) -> Decided:
 
 @handles(c.Add)
 def add(play: Play, cmd: c.Add) -> Decided:
-    _known(play, cmd.cards)
+    _known(play, cmd.cards, "add")
     rules.master_only(play.actor, "adds cards from the box")
     play.campaign.zone(cmd.to)
     rules.may_add_to(cmd.to)
@@ -126,7 +135,8 @@ def draw(play: Play, cmd: c.Draw) -> Decided:
     rules.must_be_deck(deck, "draw")
     rules.may_use_stack(play.campaign, play.actor, deck, "draw from")
     to = rules.hand_for(play.actor, cmd.to, "draw")
-    play.campaign.zone(to)
+    rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "draw")
+    rules.seed_is_the_masters(play.actor, cmd.seed)
     if cmd.seed is not None:
         play.rng.seed(cmd.seed)
     drawn = []
@@ -139,10 +149,11 @@ def draw(play: Play, cmd: c.Draw) -> Decided:
 
 @handles(c.Send)
 def send(play: Play, cmd: c.Send) -> Decided:
-    _known(play, cmd.cards)
-    play.campaign.zone(cmd.to)
+    _known(play, cmd.cards, "send")
+    to = play.campaign.zone(cmd.to)
     rules.may_name(play.campaign, play.actor, cmd.cards, "send")
-    rules.may_move(play.campaign, play.actor, cmd.cards, "send")
+    _theirs(play, cmd.cards, "send")
+    rules.sends_to_own_zone(play.actor, to, "send", scenario_ok=True)
     moving = frozenset(cmd.cards)
     for i, card in enumerate(cmd.cards):
         play.place(card, cmd.to, _index(play, cmd.to, cmd.position, i, cmd.cards), cmd.face, moving)
@@ -155,6 +166,7 @@ def discard(play: Play, cmd: c.Discard) -> Decided:
     if cmd.stack is not None:
         if cmd.cards:
             raise BadInput("name cards to discard, or --from a deck, not both")
+        rules.master_discards_from_decks(play.actor)
         deck = play.campaign.zone(cmd.stack)
         rules.must_be_deck(deck, "discard --from")
         rules.may_use_stack(play.campaign, play.actor, deck, "discard from")
@@ -168,9 +180,9 @@ def discard(play: Play, cmd: c.Discard) -> Decided:
         return e.CardsDiscarded, {"cards": tuple(taken), "stack": deck.id, "seed": cmd.seed}
     if not cmd.cards:
         raise BadInput("name the cards to discard, or --from DECK to discard from the top of a deck")
-    _known(play, cmd.cards)
+    _known(play, cmd.cards, "discard")
     rules.may_name(play.campaign, play.actor, cmd.cards, "discard")
-    rules.may_move(play.campaign, play.actor, cmd.cards, "discard")
+    _theirs(play, cmd.cards, "discard")
     moving = frozenset(cmd.cards)
     for card in cmd.cards:
         pile = rules.discard_pile_for(play.campaign, card)
@@ -181,9 +193,9 @@ def discard(play: Play, cmd: c.Discard) -> Decided:
 
 @handles(c.Bury)
 def bury(play: Play, cmd: c.Bury) -> Decided:
-    _known(play, cmd.cards)
+    _known(play, cmd.cards, "bury")
     rules.may_name(play.campaign, play.actor, cmd.cards, "bury")
-    rules.may_move(play.campaign, play.actor, cmd.cards, "bury")
+    _theirs(play, cmd.cards, "bury")
     if cmd.to is not None:
         rules.must_be_deck(play.campaign.zone(cmd.to), "bury")
     moving = frozenset(cmd.cards)
@@ -195,9 +207,9 @@ def bury(play: Play, cmd: c.Bury) -> Decided:
 
 @handles(c.Exile)
 def exile(play: Play, cmd: c.Exile) -> Decided:
-    _known(play, cmd.cards)
+    _known(play, cmd.cards, "exile")
     rules.may_name(play.campaign, play.actor, cmd.cards, "exile")
-    rules.may_move(play.campaign, play.actor, cmd.cards, "exile")
+    _theirs(play, cmd.cards, "exile")
     moving = frozenset(cmd.cards)
     for card in cmd.cards:
         rules.not_already_in(play.campaign, card, Zone.LIMBO)
@@ -210,6 +222,7 @@ def shuffle(play: Play, cmd: c.Shuffle) -> Decided:
     deck = play.campaign.zone(cmd.stack)
     rules.must_be_ordered(deck)
     rules.may_use_stack(play.campaign, play.actor, deck, "shuffle")
+    rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.enough_to_shuffle(play.campaign, deck)
     if cmd.seed is not None:
         play.rng.seed(cmd.seed)
@@ -222,10 +235,13 @@ def search(play: Play, cmd: c.Search) -> Decided:
     stack = play.campaign.zone(cmd.stack)
     rules.must_be_stack(stack, "search")
     rules.may_use_stack(play.campaign, play.actor, stack, "search")
-    _known(play, cmd.take)
+    rules.seed_is_the_masters(play.actor, cmd.seed)
+    rules.search_allowed(play.campaign, play.actor, cmd.by)
+    for card in cmd.take:
+        rules.searched_card(play.campaign, play.actor, card, stack.id)
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
     if to is not None:
-        play.campaign.zone(to)
+        rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take")
     for card in cmd.take:
         rules.must_be_in(play.campaign, play.actor, card, stack.id, "search takes cards from the stack searched")
     if len(set(cmd.take)) != len(cmd.take):
@@ -240,13 +256,14 @@ def search(play: Play, cmd: c.Search) -> Decided:
         play.shuffle(stack.id)
     return e.StackSearched, {
         "stack": stack.id, "taken": cmd.take, "to": to, "reshuffled": reshuffle, "seed": cmd.seed,
+        "allowed_by": cmd.by,
     }
 
 
 def _turn(play: Play, cards: tuple[str, ...], face: str, verb: str) -> None:
-    _known(play, cards)
+    _known(play, cards, verb)
     rules.may_name(play.campaign, play.actor, cards, verb)
-    rules.may_move(play.campaign, play.actor, cards, verb)
+    _theirs(play, cards, verb)
     for card in cards:
         rules.not_already_face(play.campaign, card, face)
         spot = play.table.spot(card)
@@ -266,8 +283,8 @@ def hide(play: Play, cmd: c.Hide) -> Decided:
 
 
 def _tilt(play: Play, cards: tuple[str, ...], exhausted: bool, verb: str) -> None:
-    _known(play, cards)
-    rules.may_move(play.campaign, play.actor, cards, verb)
+    _known(play, cards, verb)
+    _theirs(play, cards, verb)
     for card in cards:
         rules.may_exhaust(play.campaign, play.actor, card)
         rules.not_already_tilted(play.campaign, card, exhausted)
@@ -289,10 +306,11 @@ def restore(play: Play, cmd: c.Restore) -> Decided:
 
 @handles(c.Attach)
 def attach(play: Play, cmd: c.Attach) -> Decided:
-    _known(play, (cmd.card, cmd.host))
+    _known(play, (cmd.card, cmd.host), "attach")
     rules.not_attached_to_itself(cmd.card, cmd.host)
     rules.may_name(play.campaign, play.actor, (cmd.card,), "attach")
-    rules.may_move(play.campaign, play.actor, (cmd.card,), "attach")
+    _theirs(play, (cmd.card,), "attach")
+    rules.controls_card(play.campaign, play.actor, cmd.host, "attach to")
     rules.host_in_play(play.campaign, cmd.host)
     rules.no_attachment_cycle(play.campaign, cmd.card, cmd.host)
     rules.not_already_attached(play.campaign, cmd.card, cmd.host)
@@ -302,11 +320,11 @@ def attach(play: Play, cmd: c.Attach) -> Decided:
 
 @handles(c.Detach)
 def detach(play: Play, cmd: c.Detach) -> Decided:
-    play.campaign.card(cmd.card)
+    _known(play, (cmd.card,), "detach")
     host = rules.must_be_attached(play.campaign, cmd.card)
-    rules.may_move(play.campaign, play.actor, (cmd.card,), "detach")
+    _theirs(play, (cmd.card,), "detach")
     to = cmd.to or play.table.zone_of(host)
-    play.campaign.zone(to)
+    rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "detach", scenario_ok=True)
     actual = play.place(cmd.card, to)
     return e.CardDetached, {"card": cmd.card, "host": host, "to": actual}
 
@@ -375,7 +393,7 @@ def trade(play: Play, cmd: c.Trade) -> Decided:
     campaign = play.campaign
     hero = campaign.check_hero(cmd.hero)
     rules.acts_for(play.actor, hero, f"trade for {hero}")
-    _known(play, cmd.take + cmd.give)
+    _known(play, cmd.take + cmd.give, "trade")
     if set(cmd.take) & set(cmd.give) or len(set(cmd.take)) != len(cmd.take) or len(set(cmd.give)) != len(cmd.give):
         raise BadInput("each card may be named once, either taken or given")
     rules.trades_assets_only(campaign, cmd.take + cmd.give)
@@ -389,6 +407,7 @@ def trade(play: Play, cmd: c.Trade) -> Decided:
     for taken, companion in cmd.attach.items():
         if taken not in cmd.take:
             raise BadInput(f"--attach {taken}={companion}: {taken} is not among the cards taken")
+        rules.knows_card(campaign, play.actor, companion, "attach to")
         rules.companion_takes(campaign, hero, taken, companion, cmd.give)
     used = sorted({str(campaign.card(card).suit) for card in cmd.take})
     access = [
@@ -414,6 +433,7 @@ def trade(play: Play, cmd: c.Trade) -> Decided:
 @handles(c.Activate)
 def activate(play: Play, cmd: c.Activate) -> Decided:
     campaign = play.campaign
+    rules.knows_card(campaign, play.actor, cmd.card, "activate")
     data = campaign.card(cmd.card)
     rules.may_name(campaign, play.actor, (cmd.card,), "activate")
     source = campaign.zone_of(cmd.card).id
@@ -445,10 +465,17 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
         targets.append(event)
         seq = event.prev_live
     rules.may_take_back(play.actor, targets, "undo")
+    rules.showed_nothing_hidden(play.actor, targets)
+    rules.keeps_order_by_master(play.actor, cmd.keep_order)
     for event in targets:  # newest first
         for change in reversed(event.changes):
             play.apply(change.inverse())
-    return e.ActionUndone, {"targets": tuple(ev.seq for ev in targets), "live_head": seq}
+    # Fair play: a deck a seen card returns to gets a new order nobody has seen.
+    reshuffled = () if cmd.keep_order else tuple(rules.decks_to_reshuffle(play.campaign, targets))
+    for stack in reshuffled:
+        play.shuffle(stack)
+    return e.ActionUndone, {"targets": tuple(ev.seq for ev in targets), "live_head": seq,
+                            "reshuffled_stacks": reshuffled, "keep_order": cmd.keep_order}
 
 
 @handles(c.Redo)
@@ -456,6 +483,7 @@ def redo(play: Play, cmd: c.Redo) -> Decided:
     """Applies again what the latest undo took back, if no other action came since."""
     undone = play.lookup(rules.something_to_redo(play.campaign))
     assert isinstance(undone, e.ActionUndone)
+    rules.redoes_own_undo(play.actor, undone)
     targets = [play.lookup(seq) for seq in undone.targets]
     rules.may_take_back(play.actor, targets, "redo")
     for event in reversed(targets):  # oldest first

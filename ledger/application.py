@@ -24,10 +24,12 @@ from eventsourcing.application import AggregateNotFoundError, Application, Event
 from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.utils import get_topic
 
+from . import rules
 from .actions import decide
 from .campaign import Campaign, make_projector
 from .catalog import Catalog
 from .commands import Command
+from .commitments import Commitment, commit
 from .errors import BadInput, LedgerError, StoreError, UnknownCampaign
 from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted
 from .formats import Format, standard_format
@@ -319,10 +321,28 @@ def decide_event(play: Play, command: Command, timestamp: Any = None) -> ActionR
         command=command.to_record(),
         rng=play.seed,
         prev_live=campaign.live_head,
+        ruleset=rules.ruleset(),
         **extra,
         **params,
     )
+    facts: dict[str, Any] = {}
     identified = newly_identified(event.changes, event.shown_to_all(), campaign, [PUBLIC, *campaign.table.heroes])
     if identified:
-        event = event.model_copy(update={"identified": identified})
+        facts["identified"] = identified
+    if play.randomized and event.ruleset >= 2:
+        facts["commitments"] = commitments_of(play, event.seq)
+    if facts:
+        event = event.model_copy(update=facts)
     return sealed(campaign.last_hash, event)
+
+
+def commitments_of(play: Play, seq: int) -> tuple[Commitment, ...]:
+    """A commitment to the order, at the end of the action, of each face-down deck the
+    action gave a new random order (``ledger.commitments``)."""
+    found = []
+    for stack in dict.fromkeys(play.randomized):
+        zone = play.campaign.zone(stack)
+        order = play.table.cards_in(stack)
+        if zone.ordered and zone.visibility != "face-up" and order:
+            found.append(commit(play.seed, seq, stack, order))
+    return tuple(found)

@@ -3,8 +3,10 @@
 ``verify`` reads the stored actions in order, page by page, through eventsourcing's
 recorder, and for each one checks that it is the next seq, that it decodes, that its
 hash continues the chain, and that deciding its recorded command again on the state
-before it (with its recorded seed) gives back exactly the stored event — so every
-action is checked against the rules again. It names the first bad seq.
+before it (with its recorded seed, under the rules it was recorded under) gives back
+exactly the stored event — so every action is checked against the rules again — and
+that every committed shuffle order matches the order recorded. It names the first
+bad seq.
 
 ``export`` writes the log as JSON Lines, one action per line; ``import_campaign``
 verifies a file in a scratch database before anything reaches the target file.
@@ -25,10 +27,12 @@ from eventsourcing.persistence import StoredEvent
 from .application import Ledger, campaign_uuid, decide_event
 from .campaign import Campaign
 from .commands import from_record
+from .commitments import holds
 from .errors import BadCatalog, LedgerError, StoreError
 from .events import ActionRecorded, CampaignStarted
-from .integrity import GENESIS, LATER_FIELDS, chain_hash, sealed
+from .integrity import GENESIS, chain_hash, sealed
 from .play import Play
+from .rules import decided_under
 
 PAGE = 1000
 
@@ -114,7 +118,8 @@ def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded
         return "records a command that cannot be read"
     play = Play(campaign, command.actor, seed=event.rng, lookup=lambda seq: ledger.event(cid, seq))
     try:
-        again = decide_event(play, command, timestamp=event.timestamp)
+        with decided_under(event.ruleset):  # the rules it was recorded under
+            again = decide_event(play, command, timestamp=event.timestamp)
     except LedgerError as exc:
         play.rollback()
         return f"breaks the rules when checked again: {exc}"
@@ -123,15 +128,19 @@ def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded
         campaign.table.apply_all(event.changes)  # keep going consistently for the message
         return "does not replay to what was recorded"
     campaign.record(event)
+    for commitment in event.commitments:  # each committed order is the order recorded
+        if not holds(commitment, campaign.table.cards_in(commitment.stack)):
+            return f"commits to an order of {commitment.stack} that is not the order it recorded"
     return None
 
 
 def _as_recorded_then(again: ActionRecorded, stored: ActionRecorded, previous: str) -> ActionRecorded:
     """The action decided again, without the facts a ledger of the stored action's
-    time did not record yet (``LATER_FIELDS`` the stored event leaves empty), sealed
-    again after the previous action's hash."""
-    empty = {name: type(stored).model_fields[name].get_default() for name in LATER_FIELDS
-             if name in type(stored).model_fields and not getattr(stored, name) and getattr(again, name)}
+    time did not record yet (its ``later`` fields the stored event leaves empty),
+    sealed again after the previous action's hash."""
+    fields = type(stored).model_fields
+    empty = {name: fields[name].get_default() for name in stored.later
+             if getattr(stored, name) == fields[name].get_default() != getattr(again, name)}
     return sealed(previous, again.model_copy(update=empty)) if empty else again
 
 

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
@@ -16,10 +16,17 @@ Position = Literal["top", "bottom"] | int
 class Command(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     actor: str = MASTER
+    # Options added after campaigns were first recorded: left out of the stored
+    # command while unused, so older records decide again to exactly what they hold.
+    later: ClassVar[tuple[str, ...]] = ()
 
     def to_record(self) -> dict[str, Any]:
         """The command as stored in its event: its ``type`` and its fields."""
-        return self.model_dump(mode="json")
+        record = self.model_dump(mode="json")
+        for name in self.later:
+            if not record.get(name):
+                record.pop(name, None)
+        return record
 
 
 class AddHero(Command):
@@ -95,10 +102,12 @@ class Shuffle(Command):
 
 class Search(Command):
     type: Literal["Search"] = "Search"
+    later: ClassVar[tuple[str, ...]] = ("by",)
     stack: str
     take: tuple[str, ...] = ()
     to: str | None = None
     seed: int | None = None
+    by: str | None = None  # the card whose effect lets a hero search
 
 
 class Reveal(Cards):
@@ -182,7 +191,9 @@ class Undo(Command):
     """Take back the latest action still in force, or every action after ``to``."""
 
     type: Literal["Undo"] = "Undo"
+    later: ClassVar[tuple[str, ...]] = ("keep_order",)
     to: int | None = Field(default=None, ge=1)
+    keep_order: bool = False  # the master's decision: seen decks are not reshuffled
 
 
 class Redo(Command):

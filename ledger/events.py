@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .catalog import Card
 from .changes import Change
+from .commitments import Commitment
 from .formats import Format
 from .vocabulary import Face
 
@@ -73,6 +74,9 @@ class ActionRecorded(DomainEvent):
 
     action: ClassVar[str] = "action"
     undoable: ClassVar[bool] = True
+    # Facts added after campaigns were first recorded: left out of the hash (and of
+    # a replay's comparison) while empty, so older records keep their hashes.
+    later: ClassVar[tuple[str, ...]] = ("ruleset", "identified", "commitments")
 
     actor: str
     changes: tuple[Change, ...] = ()
@@ -81,9 +85,12 @@ class ActionRecorded(DomainEvent):
     command: dict[str, Any] | None = None
     rng: int | None = None
     prev_live: int | None = None
+    ruleset: int = 1  # the rules it was decided under (ledger.rulebook.RULESET)
     # Which viewers (public, heroes) this action let identify which hidden cards:
     # a fact about the action, decided when it is recorded (fair-play undo).
     identified: dict[str, tuple[str, ...]] = {}
+    # Commitments to the new order of each face-down deck the action shuffled.
+    commitments: tuple[Commitment, ...] = ()
     hash: str = ""
 
     @property
@@ -202,14 +209,16 @@ class StackShuffled(ActionRecorded):
 
 class StackSearched(ActionRecorded):
     action: ClassVar[str] = "search"
+    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "allowed_by")
     stack: str
     taken: tuple[str, ...]
     to: str | None
     reshuffled: bool
     seed: int | None = None
+    allowed_by: str | None = None  # the active card whose effect let a hero search
 
     def named_cards(self) -> tuple[str, ...]:
-        return self.taken
+        return self.taken + ((self.allowed_by,) if self.allowed_by else ())
 
 
 class CardsRevealed(ActionRecorded):
@@ -369,8 +378,13 @@ class ActionUndone(ActionRecorded):
 
     action: ClassVar[str] = "undo"
     undoable: ClassVar[bool] = False
+    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "keep_order", "reshuffled_stacks")
     targets: tuple[int, ...]
     live_head: int | None  # the latest action still in force after this undo
+    # Face-down decks the taken-back actions had let someone see into, shuffled
+    # again in this undo (fair play); unless the master decided to keep the order.
+    reshuffled_stacks: tuple[str, ...] = ()
+    keep_order: bool = False
 
     def keep_books(self, books: LogBooks) -> None:
         books.live_head = self.live_head

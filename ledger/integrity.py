@@ -14,16 +14,12 @@ from .events import ActionRecorded
 GENESIS = "0" * 64
 
 
-# Fields added after the first campaigns were recorded: left out of the canonical
-# content while they hold their default, so older records keep their hashes.
-LATER_FIELDS = ("identified", "commitments")
-
-
 def canonical(event: ActionRecorded) -> bytes:
     data = event.model_dump(mode="json", exclude={"hash"})
-    for name in LATER_FIELDS:
-        if name in data and not data[name]:
-            del data[name]
+    fields = type(event).model_fields
+    for name in event.later:  # facts added later, left out at their default (older hashes hold)
+        if getattr(event, name) == fields[name].get_default():
+            data.pop(name, None)
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 

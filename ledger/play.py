@@ -33,6 +33,7 @@ class Play:
         self.changes: list[Change] = []
         self.redirects: list[Redirect] = []
         self.refills: list[Refill] = []
+        self.randomized: list[str] = []  # stacks given a new random order (their orders are committed)
         # The seed of all randomness in this action, recorded so that verify can
         # decide the action again and get the very same result.
         self.seed = seed if seed is not None else secrets.randbits(63)
@@ -112,6 +113,7 @@ class Play:
         order = list(self.table.cards_in(stack))
         self.rng.shuffle(order)
         self.reorder(stack, order)
+        self.randomized.append(stack)
 
     def refill(self, deck: str) -> int:
         """RULES.md §4: an empty deck takes up to ``REFILL_LIMIT`` cards of its suit
@@ -125,5 +127,6 @@ class Play:
         chosen = eligible[:REFILL_LIMIT]
         for i, card in enumerate(chosen):
             self.set_card(card, deck, i, "down")
+        self.randomized.append(deck)
         self.refills.append(Refill(deck=deck, source=Zone.DEPOT, count=len(chosen)))
         return len(chosen)

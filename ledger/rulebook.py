@@ -13,6 +13,11 @@ from typing import NamedTuple
 
 REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its suit from the depot
 
+# The rules an action is decided under, recorded in every action so that ``verify``
+# decides it again under the same rules: 1 = the first ledger; 2 = fair play (what a
+# hero may do through the ledger, seen-aware undo, seeds for the master only).
+RULESET = 2
+
 
 class Rule(NamedTuple):
     name: str
@@ -111,7 +116,55 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("something-to-redo", "CLI.md undo", "redo applies again what the latest undo took back, "
          "if nothing came since"),
     Rule("may-take-back", "CLI.md undo", "the master may take back any action; a hero only their own"),
+    # -- fair play: what a hero may do through the ledger (§1, §4, §8, §9) -----------
+    Rule("knows-card", "§9", "a hero names only cards they can see; a hidden card and a missing one read the same"),
+    Rule("searched-card", "§9", "a card a hero searches for and one that does not exist read the same"),
+    Rule("controls-card", "§8", "a hero moves, turns or tilts only cards they control; the discard pile "
+         "is reached by trading"),
+    Rule("sends-to-own-zone", "§3", "a hero puts cards only into their own zones (and plays them into the "
+         "scenario); the master anywhere"),
+    Rule("seed-is-the-masters", "§4", "only the master chooses a seed; every other shuffle draws its seed "
+         "from the system"),
+    Rule("search-allowed", "§4", "a hero searches a stack only by the effect of an active card they control"),
+    Rule("showed-nothing-hidden", "§9", "a hero may not take back an action that showed anyone a hidden card"),
+    Rule("keeps-order-by-master", "§9", "keeping a seen deck's order after an undo is the master's decision"),
+    Rule("redoes-own-undo", "§9", "a hero redoes only their own undo"),
+    Rule("master-sets-knowledge", "§1", "only the master changes a hero's knowledge"),
+    Rule("master-discards-from-decks", "§4", "only the master discards from the top of a deck"),
+    Rule("decks-to-reshuffle", "§9", "an undo shuffles again every face-down deck a card it returns was seen "
+         "going out of"),
 )
+
+# What a hero may do with each action (the master may do anything): fair play, once.
+HERO_MAY: dict[str, str] = {
+    "init": "only the master starts a campaign",
+    "hero add": "only the master adds heroes",
+    "hero knowledge": "only the master changes a hero's knowledge",
+    "add": "only the master brings cards from the box",
+    "draw": "a hero draws from a deck nobody owns or their own, into their own inventory, table or extra "
+            "zone; the refill's seed comes from the system",
+    "send": "a hero sends cards they control to their own inventory, table or extra zone, or the scenario",
+    "discard": "a hero discards cards they control; only the master discards from the top of a deck",
+    "bury": "a hero buries cards they control",
+    "exile": "a hero exiles cards they control",
+    "shuffle": "a hero shuffles a deck nobody owns or their own, with a seed from the system",
+    "search": "a hero searches by the effect of an active card they control, taking cards into their own zones",
+    "reveal": "a hero reveals cards they control",
+    "hide": "a hero hides cards they control",
+    "exhaust": "a hero exhausts cards they control",
+    "restore": "a hero restores cards they control",
+    "attach": "a hero attaches a card they control to a card they control",
+    "detach": "a hero detaches a card they control, into their own zones",
+    "activate": "a hero activates cards they control, or stack cards whose stack effects reach them",
+    "trade": "a hero trades for themself, giving cards they control",
+    "travel": "a hero travels themself",
+    "location add": "only the master adds locations",
+    "battle start": "only the master starts a battle",
+    "battle end": "only the master ends a battle",
+    "access": "only the master records an effect on a location's access",
+    "undo": "a hero takes back only their own actions, and none that showed anyone a hidden card",
+    "redo": "a hero redoes only their own undo",
+}
 
 BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULEBOOK}
 

@@ -16,9 +16,9 @@ from typing import Any
 from ledger import events as e
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
-from ledger.rulebook import REFILL_LIMIT, rule_text
+from ledger.rulebook import HERO_MAY, REFILL_LIMIT, rule_text
 from ledger.visibility import sees_everything
-from ledger.vocabulary import host_of
+from ledger.vocabulary import MASTER, host_of
 from ledger.witness import visible_cards
 
 from .summaries import HIDDEN_NAME, summary
@@ -51,7 +51,15 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
                 and host_of(change.now.at) is None and change.now.at != change.was.at:
             check("§5 attachments follow no host", f"{n(change.card)} was attached to "
                   f"{n(host_of(change.was.at))}, which left its zone: it went to {change.now.at} in the same action")
+    for commitment in event.commitments:
+        check("§4 committed shuffle", f"the new order of {commitment.stack} ({commitment.size} cards) is committed: "
+              f"sha256 {commitment.digest}" + (
+                  f"; salt {commitment.salt}, order {','.join(after.table.cards_in(commitment.stack))} "
+                  "(referee only; sha256 of SALT:ORDER gives the digest)" if sees_everything(viewer) else
+                  "; keep it: the master can later show the salt and the order, and any SHA-256 tool checks them"))
     _checks(event, before, viewer, check, n)
+    if event.actor != MASTER and event.action in HERO_MAY:
+        check("§9 what a hero may do", f"{event.actor} is a hero: {HERO_MAY[event.action]}")
     if not checks:
         check("rules", "no rule beyond the action's own checks (cards where they must be, the actor allowed)")
     return {
@@ -89,6 +97,8 @@ def _(event: e.StackShuffled, before, viewer, check: Check, n: Name) -> None:
 
 @_checks.register
 def _(event: e.StackSearched, before, viewer, check: Check, n: Name) -> None:
+    if event.allowed_by:
+        check("§4 search", f"searching was allowed by the effect of {n(event.allowed_by)}, an active card")
     if event.reshuffled:
         check("§4 search", f"{event.stack} is face-down, so it was reshuffled after the search, in the same action")
 
@@ -117,6 +127,11 @@ def _(event: e.AccessChanged, before, viewer, check: Check, n: Name) -> None:
 def _(event: e.ActionUndone, before, viewer, check: Check, n: Name) -> None:
     check("undo", f"seq(s) {', '.join(map(str, event.targets))} taken back: their changes were inverted, "
           "newest first, so the table is exactly as before them; they stay in the history")
+    if event.reshuffled_stacks:
+        check("§9 fair play", f"{', '.join(event.reshuffled_stacks)} shuffled again in the same undo: cards "
+              "returned to it had been seen, so its old order must not come back")
+    if event.keep_order:
+        check("§9 fair play", "the master decided to keep the order of the decks seen cards returned to")
 
 
 @_checks.register

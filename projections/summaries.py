@@ -25,6 +25,8 @@ def summary(event: e.ActionRecorded, hidden: Set[str] = frozenset()) -> str:
         text += f"; {refill.deck} refilled with {refill.count} from the {refill.source}"
     for redirect in event.redirects:
         text += f"; {name(redirect.card)} went to {redirect.actual}, not {redirect.asked} ({redirect.rule})"
+    for commitment in event.commitments:  # everyone sees it: a player may keep it
+        text += f"; order of {commitment.stack} committed: {commitment.digest[:16]}…"
     return text
 
 
@@ -90,7 +92,8 @@ def _(event: e.StackShuffled, name) -> str:
 
 @_what.register
 def _(event: e.StackSearched, name) -> str:
-    text = f"search {event.stack}" + (f", take {_listed(event.taken, name)} → {event.to}" if event.taken else "")
+    text = f"search {event.stack}" + (f" by {name(event.allowed_by)}" if event.allowed_by else "")
+    text += f", take {_listed(event.taken, name)} → {event.to}" if event.taken else ""
     return text + (", reshuffled" if event.reshuffled else "")
 
 
@@ -160,7 +163,12 @@ def _(event: e.CardActivated, name) -> str:
 def _(event: e.ActionUndone, name) -> str:
     seqs = event.targets
     text = f"undo seq {seqs[0]}" if len(seqs) == 1 else f"undo seqs {', '.join(map(str, seqs))}"
-    return text + f" (in force now: up to seq {event.live_head or 1})"
+    text += f" (in force now: up to seq {event.live_head or 1})"
+    if event.reshuffled_stacks:
+        text += f"; {', '.join(event.reshuffled_stacks)} shuffled again (cards returned to it had been seen)"
+    if event.keep_order:
+        text += "; the master kept the order of the decks seen cards returned to"
+    return text
 
 
 @_what.register

@@ -65,6 +65,8 @@ def action_view(
         # guesses: only the referee sees seeds, the recorded command and the hash.
         for key in ("seed", "rng", "hash", "command"):
             data.pop(key, None)
+        # A committed order's salt stays the referee's (ledger.commitments).
+        data["commitments"] = [public_commitment(c) for c in data.get("commitments", [])]
         # Who was shown which hidden card: each viewer learns only their own share.
         data["identified"] = {k: v for k, v in data.get("identified", {}).items() if k == viewer}
     data["type"] = type(event).__name__
@@ -113,3 +115,8 @@ def _scrub(value: Any, hidden: set[str]) -> Any:
     if isinstance(value, dict):
         return {k: _scrub(v, hidden) for k, v in value.items()}
     return value
+
+
+def public_commitment(commitment: dict[str, Any]) -> dict[str, Any]:
+    """What everyone sees of a committed order: the stack, its size and the digest."""
+    return {k: commitment[k] for k in ("stack", "size", "digest")}

@@ -17,6 +17,7 @@ One module per topic; this package re-exports them all (``rules.acts_for``):
 - ``locations``: locations, battle, access levels (§8)
 - ``trading``: trading with the discard pile (§8)
 - ``undo``: undo and redo
+- ``fair_play``: what a hero may do through the ledger (§1, §4, §8, §9)
 """
 
 from __future__ import annotations
@@ -41,6 +42,22 @@ from .actors import (
     may_move,
     may_name,
     may_use_stack,
+)
+from .fair_play import (
+    controls_card,
+    decks_to_reshuffle,
+    decided_under,
+    keeps_order_by_master,
+    knows_card,
+    master_discards_from_decks,
+    master_sets_knowledge,
+    redoes_own_undo,
+    search_allowed,
+    searched_card,
+    seed_is_the_masters,
+    sends_to_own_zone,
+    ruleset,
+    showed_nothing_hidden,
 )
 from .attachments import (
     host_in_play,
@@ -125,4 +142,8 @@ __all__ = [
     "trading_location", "access_admits", "settle_trade", "companion_takes",
     # undo and redo
     "something_to_undo", "something_to_redo", "may_take_back",
+    # fair play: what a hero may do
+    "knows_card", "searched_card", "controls_card", "sends_to_own_zone", "seed_is_the_masters", "search_allowed",
+    "showed_nothing_hidden", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",
+    "master_sets_knowledge", "master_discards_from_decks",
 ]

@@ -16,7 +16,7 @@ from .session import POSITION, Session, pairs, pass_session, record
 @click.argument("stack")
 @click.option("--count", default=1, type=int, show_default=True, help="How many cards.")
 @click.option("--to", "to", default=None, help="Where they go (default: the actor's inventory).")
-@click.option("--seed", default=None, type=int, help="Seed for a refill's shuffle.")
+@click.option("--seed", default=None, type=int, help="Master only: seed for a refill's shuffle.")
 @pass_session
 def draw(s: Session, stack: str, count: int, to: str | None, seed: int | None) -> None:
     """Draw from the top of a deck; an empty deck is first refilled from the depot.
@@ -50,7 +50,7 @@ def send(s: Session, cards: tuple[str, ...], to: str, position: Any, face: str |
 @click.argument("cards", nargs=-1)
 @click.option("--from", "stack", default=None, help="Discard from the top of this deck instead.")
 @click.option("--count", default=1, type=int, show_default=True, help="With --from: how many.")
-@click.option("--seed", default=None, type=int, help="With --from: seed for a refill's shuffle.")
+@click.option("--seed", default=None, type=int, help="Master only, with --from: seed for a refill's shuffle.")
 @pass_session
 def discard(s: Session, cards: tuple[str, ...], stack: str | None, count: int, seed: int | None) -> None:
     """Discard cards to their discard pile (face-up), or the top of a deck with --from.
@@ -94,7 +94,7 @@ def exile(s: Session, cards: tuple[str, ...]) -> None:
 
 @cli.command()
 @click.argument("stack")
-@click.option("--seed", default=None, type=int, help="Makes the shuffle reproducible.")
+@click.option("--seed", default=None, type=int, help="Master only: makes the shuffle reproducible (heroes get a seed from the system).")
 @pass_session
 def shuffle(s: Session, stack: str, seed: int | None) -> None:
     """Shuffle a deck; the new order is recorded (replay never re-randomises).
@@ -111,17 +111,19 @@ def shuffle(s: Session, stack: str, seed: int | None) -> None:
 @click.argument("stack")
 @click.option("--take", multiple=True, help="A card to take (repeat for more).")
 @click.option("--to", "to", default=None, help="Where taken cards go (default: the actor's inventory).")
-@click.option("--seed", default=None, type=int, help="Seed for the reshuffle after.")
+@click.option("--seed", default=None, type=int, help="Master only: seed for the reshuffle after.")
+@click.option("--by", "by", default=None, help="The active card whose effect lets you search (heroes need one).")
 @pass_session
-def search(s: Session, stack: str, take: tuple[str, ...], to: str | None, seed: int | None) -> None:
+def search(s: Session, stack: str, take: tuple[str, ...], to: str | None, seed: int | None, by: str | None) -> None:
     """Look through a stack and take cards; a face-down deck is reshuffled after.
 
     \b
     Example: ledger search deck:item --take item-bow --to inventory:ana
+             ledger --actor ana search deck:item --take item-bow --by skill-tracking
     """
     from ...commands import Search
 
-    record(s, Search(actor=s.actor, stack=stack, take=take, to=to, seed=seed), take)
+    record(s, Search(actor=s.actor, stack=stack, take=take, to=to, seed=seed, by=by), take + ((by,) if by else ()))
 
 
 def _cards_command(name: str, command: str, text: str, example: str) -> None:

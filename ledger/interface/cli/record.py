@@ -16,16 +16,21 @@ from .session import SEQ, Session, pass_session, record
 
 @cli.command()
 @click.option("--to", "to", type=SEQ, default=None, help="Undo every action after SEQ, in one action.")
+@click.option("--keep-order", is_flag=True,
+              help="Master only: do not shuffle again the decks that seen cards return to (recorded).")
 @pass_session
-def undo(s: Session, to: int | None) -> None:
+def undo(s: Session, to: int | None, keep_order: bool) -> None:
     """Take back the latest action (or every one after SEQ); it stays in the history.
 
+    A hero takes back only their own actions, and none that showed anyone a hidden card
+    (ask the master: a deck such cards return to is shuffled again).
+
     \b
-    Example: ledger undo    |    ledger undo --to 12
+    Example: ledger undo    |    ledger undo --to 12    |    ledger undo --keep-order
     """
     from ...commands import Undo
 
-    record(s, Undo(actor=s.actor, to=to))
+    record(s, Undo(actor=s.actor, to=to, keep_order=keep_order))
 
 
 @cli.command()

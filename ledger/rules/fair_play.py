@@ -1,0 +1,190 @@
+"""Fair play (RULES.md §1, §4, §8, §9): what a hero may do through the ledger, so that
+no player gains an edge through it. The master runs the campaign and may do anything;
+a hero acts on the cards they control, puts cards only in their own zones, reaches the
+discard pile only by trading, never picks a seed, searches only by an effect, and
+takes back only what showed no one a hidden card. ``ledger.rulebook.HERO_MAY`` says it
+command by command; ``explain`` cites it.
+
+A hero who names a card they cannot see hears the same words whether it is hidden
+somewhere or does not exist at all (``unseen``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from ..campaign import Campaign
+from ..errors import CardNotThere, NotAllowed, RuleBroken
+from ..events import ActionRecorded, ActionUndone
+from ..formats import ZoneSpec
+from ..rulebook import RULESET
+from ..states import card_states
+from ..visibility import can_identify, sees_everything
+from ..vocabulary import Role, Zone
+from .actors import acts_for, master_only
+
+
+_RULESET: ContextVar[int] = ContextVar("ruleset", default=RULESET)
+
+
+def ruleset() -> int:
+    """The rules actions are being decided under (``ledger.rulebook.RULESET`` unless
+    ``verify`` is deciding an older action again)."""
+    return _RULESET.get()
+
+
+@contextmanager
+def decided_under(version: int) -> Iterator[None]:
+    """Decide actions under the rules of ``version`` (an action recorded before fair
+    play is checked again under the rules it was recorded under)."""
+    token = _RULESET.set(version)
+    try:
+        yield
+    finally:
+        _RULESET.reset(token)
+
+
+def _fair() -> bool:
+    return _RULESET.get() >= 2
+
+
+def unseen(actor: str, card: str, doing: str) -> NotAllowed:
+    """The one refusal for a card a hero names but cannot see, or that does not exist."""
+    return NotAllowed(f"{actor} cannot see card {card}; a hero {doing}s only cards they can see")
+
+
+def knows_card(campaign: Campaign, actor: str, card: str, doing: str) -> None:
+    """RULES.md §9: a hero names only cards they can see; one that is hidden from them
+    and one that does not exist read the same. The master may name any card of the
+    catalog."""
+    if sees_everything(actor) or not _fair():
+        campaign.card(card)
+    elif card not in campaign.catalog.cards or not can_identify(campaign, actor, card):
+        raise unseen(actor, card, doing)
+
+
+def searched_card(campaign: Campaign, actor: str, card: str, stack: str) -> None:
+    """RULES.md §4, §9: a hero names the card to take from a stack they search without
+    seeing it first; one that is not in the stack (or does not exist) reads the same."""
+    if sees_everything(actor) or not _fair():
+        campaign.card(card)
+    elif card not in campaign.catalog.cards:
+        raise CardNotThere(f"card {card} is not in {stack} (you cannot see where it is); "
+                           "search takes cards from the stack searched")
+
+
+def controls_card(campaign: Campaign, actor: str, card: str, doing: str) -> None:
+    """RULES.md §3, §8: a hero moves, turns or tilts only cards they control: in their
+    inventory, on their table, in their extra zone or their own stacks (and the cards
+    attached to those). The discard pile is reached by trading, the depot and the
+    scenario by the master."""
+    if sees_everything(actor) or not _fair():
+        return
+    zone = campaign.zone_of(card)
+    if zone.owner != actor:
+        hint = "; the discard pile is reached by trading (ledger trade)" if zone.role == Role.DISCARD else ""
+        raise NotAllowed(
+            f"card {card} is in {zone.id}; {actor} may {doing} only cards they control (their "
+            f"inventory, table or extra zone){hint}; the master may {doing} any card"
+        )
+
+
+def sends_to_own_zone(actor: str, zone: ZoneSpec, doing: str, scenario_ok: bool = False) -> None:
+    """RULES.md §1, §3: a hero puts cards only into their own zones (their inventory,
+    table, extra zone or own stacks), and plays cards into the scenario; discard, bury
+    and exile have commands of their own. The master may put cards anywhere."""
+    if sees_everything(actor) or zone.owner == actor or (scenario_ok and zone.id == Zone.SCENARIO) or not _fair():
+        return
+    where = "their own inventory, table or extra zone" + (" or the scenario" if scenario_ok else "")
+    raise NotAllowed(
+        f"{actor} may {doing} cards only to {where}, not to {zone.id}; discard, bury and exile have "
+        "commands of their own, and the master may put cards anywhere"
+    )
+
+
+def seed_is_the_masters(actor: str, seed: int | None) -> None:
+    """RULES.md §4, fair play: only the master chooses a seed (for tests and demos);
+    every other shuffle, refill and reshuffle draws its seed from the system's secure
+    random source, and the resulting order is recorded."""
+    if seed is not None and not sees_everything(actor) and _fair():
+        raise NotAllowed(
+            f"only the master chooses a seed; {actor}'s shuffles, refills and reshuffles take "
+            "theirs from the system (leave out --seed)"
+        )
+
+
+def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
+    """RULES.md §4: searching a stack needs an effect that allows it: a hero names the
+    active card they control whose effect lets them search (``--by CARD``)."""
+    if sees_everything(actor) or not _fair():
+        if by is not None:
+            campaign.card(by)
+        return
+    if by is None:
+        raise NotAllowed(
+            f"{actor} may search only by an effect that allows it: name the active card you "
+            "control with --by CARD (or ask the master)"
+        )
+    knows_card(campaign, actor, by, "search by")
+    controls_card(campaign, actor, by, "search by")
+    if "active" not in card_states(campaign, by):
+        raise RuleBroken(f"card {by} is not active (its effects are not available); reveal it first")
+
+
+def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
+    """Fair play: a hero may not take back an action that showed anyone a hidden card —
+    the cards would return where their order or place is secret, and whoever saw them
+    would know it. The master may, and such an undo reshuffles the decks they return to."""
+    if sees_everything(actor) or not _fair():
+        return
+    shown = [event.seq for event in events if event.identified]
+    if shown:
+        raise NotAllowed(
+            f"seq {shown[0]} showed hidden cards to someone at the table, so only the master may "
+            "take it back (ask the master: the decks those cards return to are shuffled again)"
+        )
+
+
+def keeps_order_by_master(actor: str, keep_order: bool) -> None:
+    """Fair play: keeping a seen deck's order after an undo is a referee decision."""
+    if keep_order and not sees_everything(actor) and _fair():
+        raise NotAllowed(f"only the master may keep a deck's order after an undo (not {actor})")
+
+
+def redoes_own_undo(actor: str, undo: ActionUndone) -> None:
+    """Fair play: a hero redoes only an undo they made themself."""
+    if not sees_everything(actor) and undo.actor != actor and _fair():
+        raise NotAllowed(f"{actor} may redo only their own undo; seq {undo.seq} was {undo.actor}'s (ask the master)")
+
+
+def decks_to_reshuffle(campaign: Campaign, events: Sequence[ActionRecorded]) -> list[str]:
+    """Fair play: after an undo, every ordered face-down stack that holds a card the
+    undone actions showed someone is shuffled again, in the same undo."""
+    if not _fair():
+        return []
+    seen = {card for event in events for cards in event.identified.values() for card in cards}
+    stacks = []
+    for card in sorted(seen):
+        zone = campaign.zone_of(card)
+        if zone.ordered and zone.visibility != "face-up" and zone.id not in stacks \
+                and len(campaign.table.cards_in(zone.id)) > 1:
+            stacks.append(zone.id)
+    return sorted(stacks)
+
+
+def master_sets_knowledge(actor: str, hero: str) -> None:
+    """Fair play: only the master changes a hero's knowledge (under the first rules,
+    a hero could change their own)."""
+    if not _fair():
+        acts_for(actor, hero, f"change {hero}'s knowledge", hint=f"the master or {hero} may")
+    else:
+        master_only(actor, "changes a hero's knowledge")
+
+
+def master_discards_from_decks(actor: str) -> None:
+    """Fair play: only the master discards from the top of a deck (a hero would see
+    the cards go by, and choose when)."""
+    if _fair():
+        master_only(actor, "discards from the top of a deck")

@@ -1,0 +1,211 @@
+"""Fair play: a hero cannot gain an edge through the ledger (issue "Fair play").
+
+Each test is written as the attack a hostile player would try with ``--actor HERO``
+on a running campaign; each must now gain nothing: the action is refused with one
+message, nothing is appended, and the message gives nothing away. The master may
+still do anything.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger import commands as c
+from ledger.audit import verify
+from ledger.changes import StackReordered
+from ledger.errors import LedgerError, NotAllowed
+from ledger.events import ActionUndone
+
+from .conftest import Game, run_ledger
+
+ITEMS = ("item-sword", "item-bow", "item-rope", "item-shield", "item-lantern", "item-axe", "item-torch",
+         "item-potion", "item-helm", "item-amulet")
+
+
+@pytest.fixture
+def table(game: Game) -> Game:
+    """Ten items in deck:item (sword on top), a village where ana and bo trade."""
+    game.add(*ITEMS, to="deck:item")
+    game.do(c.AddLocation(location="village", access={"item": 3, "skill": 3}))
+    game.do(c.Travel(hero="ana", location="village"))
+    game.do(c.Travel(hero="bo", location="village"))
+    return game
+
+
+def refused(game: Game, command: c.Command) -> str:
+    return str(game.refuse(command, LedgerError))
+
+
+# -- undo peek ---------------------------------------------------------------------------------
+def test_a_hero_cannot_undo_a_draw_to_learn_the_deck_order(table):
+    """Attack: draw the whole deck, read the hand, undo: the deck would come back in
+    the order she saw. A hero may not undo an action that showed anyone a hidden card."""
+    done = table.do(c.Draw(actor="ana", stack="deck:item", count=10))
+    assert done.event.identified == {"ana": tuple(sorted(ITEMS))}
+    message = refused(table, c.Undo(actor="ana"))
+    assert "ask the master" in message
+
+
+def test_the_masters_undo_of_a_seen_draw_reshuffles_the_deck_and_records_the_order(table):
+    order = table.cards("deck:item")
+    table.do(c.Draw(actor="ana", stack="deck:item", count=10))
+    undo = table.do(c.Undo())
+    assert isinstance(undo.event, ActionUndone)
+    assert sorted(table.cards("deck:item")) == sorted(ITEMS)
+    assert table.cards("deck:item") != order  # 1 chance in 10! of the same order
+    assert undo.event.reshuffled_stacks == ("deck:item",)
+    assert any(isinstance(ch, StackReordered) and ch.stack == "deck:item" for ch in undo.event.changes)
+    assert verify(table.app, table.cid).ok
+
+
+def test_undo_keep_order_is_a_recorded_referee_decision_that_keeps_the_order(table):
+    order = table.cards("deck:item")
+    table.do(c.Draw(actor="ana", stack="deck:item", count=3))
+    undo = table.do(c.Undo(keep_order=True))
+    assert table.cards("deck:item") == order
+    assert undo.event.keep_order and undo.event.reshuffled_stacks == ()
+
+
+def test_a_hero_may_not_ask_to_keep_the_order(table):
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    assert "master" in refused(table, c.Undo(actor="ana", keep_order=True))
+
+
+def test_a_hero_may_still_undo_an_action_that_showed_no_one_a_hidden_card(table):
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    table.do(c.Send(actor="ana", cards=("item-sword",), to="table:ana"))
+    table.do(c.Exhaust(actor="ana", cards=("item-sword",)))
+    undo = table.do(c.Undo(actor="ana"))
+    assert "item-sword" not in table.table.exhausted
+    assert undo.event.reshuffled_stacks == ()
+
+
+def test_a_hero_may_redo_only_their_own_undo(table):
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    table.do(c.Send(actor="ana", cards=("item-sword",), to="table:ana"))
+    table.do(c.Exhaust(actor="ana", cards=("item-sword",)))
+    table.do(c.Undo())  # the master's undo of ana's action
+    assert "master" in refused(table, c.Redo(actor="ana"))
+    table.do(c.Redo())
+    table.do(c.Undo(actor="ana"))
+    table.do(c.Redo(actor="ana"))
+    assert "item-sword" in table.table.exhausted
+
+
+# -- nobody picks a seed -------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [
+    c.Shuffle(actor="ana", stack="deck:item", seed=5),
+    c.Draw(actor="ana", stack="deck:item", seed=5),
+    c.Search(actor="ana", stack="deck:item", seed=5),
+])
+def test_a_hero_cannot_choose_a_seed(table, command):
+    """Attack: knowing the order, pick the seed that puts the wanted card on top."""
+    assert "seed" in refused(table, command)
+
+
+def test_a_heros_shuffle_draws_its_seed_from_the_system(table):
+    first = table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    assert first.event.seed is None and first.event.rng is not None
+    assert verify(table.app, table.cid).ok
+
+
+# -- free taking ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("pile", ["discard", "depot"])
+def test_a_hero_cannot_send_cards_out_of_a_campaign_pile_into_their_hand(table, pile):
+    """RULES.md §8: the discard pile is reached by trading (values, access, battle)."""
+    table.do(c.Send(cards=("item-helm",), to=pile))
+    for to in ("inventory:ana", "table:ana", "extra:ana"):
+        refused(table, c.Send(actor="ana", cards=("item-helm",), to=to))
+
+
+def test_a_hero_cannot_raise_their_own_knowledge(table):
+    assert "master" in refused(table, c.SetKnowledge(actor="ana", hero="ana", knowledge=3))
+
+
+@pytest.mark.parametrize("to", ["inventory:bo", "table:bo", "box", "limbo", "discard"])
+def test_a_hero_cannot_draw_into_someone_elses_zone_or_out_of_play(table, to):
+    refused(table, c.Draw(actor="ana", stack="deck:item", to=to))
+
+
+@pytest.mark.parametrize("to", ["inventory:bo", "table:bo", "box", "deck:item", "depot"])
+def test_a_hero_cannot_send_their_card_to_someone_else_or_out_of_play(table, to):
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    refused(table, c.Send(actor="ana", cards=("item-sword",), to=to))
+
+
+def test_a_hero_cannot_discard_from_the_top_of_a_deck(table):
+    refused(table, c.Discard(actor="ana", stack="deck:item"))
+
+
+@pytest.mark.parametrize("verb", [c.Bury, c.Exile, c.Discard, c.Reveal, c.Hide])
+def test_a_hero_cannot_bury_exile_or_turn_cards_of_the_discard_pile(table, verb):
+    table.do(c.Send(cards=("item-helm",), to="discard"))
+    refused(table, verb(actor="ana", cards=("item-helm",)))
+
+
+def test_a_hero_cannot_search_a_deck_without_an_effect_allowing_it(table):
+    assert "effect" in refused(table, c.Search(actor="ana", stack="deck:item", take=("item-bow",)))
+
+
+def test_a_hero_may_search_by_an_active_card_they_control(table):
+    table.add("skill-tracking", to="table:ana")
+    done = table.do(c.Search(actor="ana", stack="deck:item", take=("item-bow",), by="skill-tracking"))
+    assert table.zone("item-bow") == "inventory:ana"
+    assert done.event.allowed_by == "skill-tracking"
+
+
+# -- the attach oracle, and one wording for hidden and missing cards ----------------------------------
+def test_attach_says_the_same_whether_the_host_is_in_a_hand_in_a_deck_or_nowhere(table):
+    """Attack: attach to CARD, and read from the error where CARD is."""
+    table.do(c.Draw(actor="ana", stack="deck:item"))  # sword: hidden in ana's hand
+    table.do(c.Draw(actor="bo", stack="deck:item"))  # bow -> bo's hand
+    in_hand = refused(table, c.Attach(actor="bo", card="item-bow", host="item-sword"))
+    in_deck = refused(table, c.Attach(actor="bo", card="item-bow", host="item-rope"))
+    nowhere = refused(table, c.Attach(actor="bo", card="item-bow", host="item-nothing"))
+    assert in_hand.replace("item-sword", "X") == in_deck.replace("item-rope", "X") \
+        == nowhere.replace("item-nothing", "X")
+    assert table.zone("item-bow") == "inventory:bo"
+
+
+@pytest.mark.parametrize("make", [
+    lambda card: c.Send(actor="bo", cards=(card,), to="table:bo"),
+    lambda card: c.Discard(actor="bo", cards=(card,)),
+    lambda card: c.Reveal(actor="bo", cards=(card,)),
+    lambda card: c.Activate(actor="bo", card=card),
+    lambda card: c.Attach(actor="bo", card=card, host="companion-wolf"),
+])
+def test_every_refusal_reads_the_same_for_a_hidden_card_and_a_missing_one(table, make):
+    table.do(c.Draw(actor="ana", stack="deck:item"))  # sword: hidden in ana's hand
+    table.add("companion-wolf", to="table:bo")
+    hidden = table.refuse(make("item-sword"))
+    missing = table.refuse(make("item-nothing"))
+    assert str(hidden).replace("item-sword", "X") == str(missing).replace("item-nothing", "X")
+    assert hidden.code == missing.code
+
+
+# -- explain lists what a hero may do ---------------------------------------------------------------
+def test_explain_lists_the_hero_rule_an_action_was_allowed_under(table, db_path):
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    seq = table.campaign.seq
+    done = run_ledger("--as", "ana", "--json", "explain", str(seq), db=db_path)
+    assert done.returncode == 0, done.stderr
+    assert "what a hero may do" in done.stdout
+
+
+def test_the_cli_refuses_a_heros_seed_with_one_error_line(table, db_path):
+    before = table.app.stored_event_count()
+    done = run_ledger("--actor", "ana", "shuffle", "deck:item", "--seed", "3", db=db_path)
+    assert done.returncode == 1 and done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1
+    assert table.app.stored_event_count() == before
+
+
+def test_the_master_may_still_do_anything(table):
+    table.do(c.Shuffle(stack="deck:item", seed=1))
+    table.do(c.Draw(stack="deck:item", to="inventory:bo"))
+    table.do(c.Discard(stack="deck:item"))
+    table.do(c.Send(cards=("item-bow",), to="inventory:ana"))
+    table.do(c.SetKnowledge(hero="ana", knowledge=3))
+    table.do(c.Undo())
+    assert verify(table.app, table.cid).ok
+    with pytest.raises(NotAllowed):
+        table.do(c.SetKnowledge(actor="bo", hero="bo", knowledge=3))
