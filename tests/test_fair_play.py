@@ -209,3 +209,60 @@ def test_the_master_may_still_do_anything(table):
     assert verify(table.app, table.cid).ok
     with pytest.raises(NotAllowed):
         table.do(c.SetKnowledge(actor="bo", hero="bo", knowledge=3))
+
+
+# -- committed shuffles ----------------------------------------------------------------------------
+def test_a_shuffle_commits_to_its_order_and_every_viewer_sees_the_digest_but_not_the_salt(table):
+    from ledger.commitments import digest_of
+    from projections.views import action_view
+
+    done = table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    (commitment,) = done.event.commitments
+    order = table.cards("deck:item")
+    assert commitment.stack == "deck:item" and commitment.size == len(order)
+    assert digest_of(commitment.salt, order) == commitment.digest
+    for viewer in ("public", "bo", "ana"):
+        seen = action_view(done.event, done.campaign, viewer)["commitments"]
+        assert seen == [{"stack": "deck:item", "size": len(order), "digest": commitment.digest}]
+        assert commitment.salt not in str(action_view(done.event, done.campaign, viewer))
+    assert action_view(done.event, done.campaign, "referee")["commitments"][0]["salt"] == commitment.salt
+
+
+def test_a_refill_and_the_reshuffle_after_a_search_are_committed_too(table):
+    table.do(c.Send(cards=ITEMS[:3], to="depot"))
+    table.do(c.Draw(stack="deck:item", count=7, to="inventory:bo"))
+    refill = table.do(c.Draw(actor="ana", stack="deck:item"))  # the deck is empty: refilled from the depot
+    assert [x.stack for x in refill.event.commitments] == ["deck:item"]
+    table.add("skill-tracking", to="table:ana")
+    search = table.do(c.Search(actor="ana", stack="deck:item", take=(table.cards("deck:item")[0],),
+                               by="skill-tracking"))
+    assert [x.stack for x in search.event.commitments] == ["deck:item"]
+
+
+def test_the_master_undo_reshuffle_is_committed(table):
+    table.do(c.Draw(actor="ana", stack="deck:item", count=2))
+    undo = table.do(c.Undo())
+    assert [x.stack for x in undo.event.commitments] == ["deck:item"]
+
+
+def test_verify_names_a_commitment_that_no_longer_matches_even_after_a_forger_reseals_the_chain(table, db_path):
+    """A forger changes the committed digest and recomputes every hash after it."""
+    import json
+
+    from .test_verify import read_state, reseal_from, write_state
+
+    done = table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    table.app.close()
+    state = json.loads(read_state(db_path, table.cid, done.seq))
+    state["commitments"][0]["digest"] = "0" * 64
+    write_state(db_path, table.cid, done.seq, json.dumps(state, separators=(",", ":")).encode())
+    reseal_from(db_path, table.cid, done.seq)
+    from ledger.application import Ledger
+
+    app = Ledger.open(db_path)
+    try:
+        report = verify(app, table.cid)
+    finally:
+        app.close()
+    assert report.bad_seq == done.seq
