@@ -124,7 +124,10 @@ def _choose(campaign: Campaign, rng: random.Random) -> tuple[str, c.Command | No
 
     if kind == "draw":
         decks = [z for z in campaign.zones() if Zone.parse(z).role == Role.DECK]
-        return kind, c.Draw(actor=hero, stack=rng.choice(decks), count=rng.choice((1, 1, 1, 2)), seed=seed)
+        # Recorded by the master for the hero, so the refill's seed (the master's to fix)
+        # keeps the simulation reproducible; a hero's own draws take the system's seed.
+        return kind, c.Draw(stack=rng.choice(decks), count=rng.choice((1, 1, 1, 2)), to=Zone.inventory(hero),
+                            seed=seed)
     if kind == "send":
         card = pick(hand)
         return kind, card and c.Send(actor=hero, cards=(card,), to=rng.choice((Zone.table(hero), Zone.extra(hero))))
@@ -151,7 +154,7 @@ def _choose(campaign: Campaign, rng: random.Random) -> tuple[str, c.Command | No
         if not decks:
             return kind, None
         deck = rng.choice(decks)
-        return kind, c.Search(actor=hero, stack=deck, take=(rng.choice(table.cards_in(deck)),), seed=seed)
+        return kind, c.Search(stack=deck, take=(rng.choice(table.cards_in(deck)),), to=Zone.inventory(hero), seed=seed)
     if kind in ("reveal", "hide"):
         card = pick([x for x in hand if (table.face(x) == "down") == (kind == "reveal")])
         return kind, card and (c.Reveal if kind == "reveal" else c.Hide)(actor=hero, cards=(card,))
