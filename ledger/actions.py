@@ -467,6 +467,9 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
     rules.may_take_back(play.actor, targets, "undo")
     rules.showed_nothing_hidden(play.actor, targets)
     rules.keeps_order_by_master(play.actor, cmd.keep_order)
+    rules.seed_is_the_masters(play.actor, cmd.seed)
+    if cmd.seed is not None:
+        play.rng.seed(cmd.seed)
     for event in targets:  # newest first
         for change in reversed(event.changes):
             play.apply(change.inverse())

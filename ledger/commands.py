@@ -191,9 +191,10 @@ class Undo(Command):
     """Take back the latest action still in force, or every action after ``to``."""
 
     type: Literal["Undo"] = "Undo"
-    later: ClassVar[tuple[str, ...]] = ("keep_order",)
+    later: ClassVar[tuple[str, ...]] = ("keep_order", "seed")
     to: int | None = Field(default=None, ge=1)
     keep_order: bool = False  # the master's decision: seen decks are not reshuffled
+    seed: int | None = None  # the master's, for the reshuffle of seen decks (tests and demos)
 
 
 class Redo(Command):

@@ -176,7 +176,7 @@ def _choose(campaign: Campaign, rng: random.Random) -> tuple[str, c.Command | No
     if kind == "battle":
         return kind, c.EndBattle() if table.battle else c.StartBattle()
     if kind == "undo":
-        return kind, c.Undo(actor=MASTER)
+        return kind, c.Undo(actor=MASTER, seed=seed)
     return kind, c.Redo(actor=MASTER)
 
 

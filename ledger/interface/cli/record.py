@@ -18,8 +18,9 @@ from .session import SEQ, Session, pass_session, record
 @click.option("--to", "to", type=SEQ, default=None, help="Undo every action after SEQ, in one action.")
 @click.option("--keep-order", is_flag=True,
               help="Master only: do not shuffle again the decks that seen cards return to (recorded).")
+@click.option("--seed", default=None, type=int, help="Master only: seed for shuffling those decks again.")
 @pass_session
-def undo(s: Session, to: int | None, keep_order: bool) -> None:
+def undo(s: Session, to: int | None, keep_order: bool, seed: int | None) -> None:
     """Take back the latest action (or every one after SEQ); it stays in the history.
 
     A hero takes back only their own actions, and none that showed anyone a hidden card
@@ -30,7 +31,7 @@ def undo(s: Session, to: int | None, keep_order: bool) -> None:
     """
     from ...commands import Undo
 
-    record(s, Undo(actor=s.actor, to=to, keep_order=keep_order))
+    record(s, Undo(actor=s.actor, to=to, keep_order=keep_order, seed=seed))
 
 
 @cli.command()
