@@ -1,18 +1,17 @@
 """End to end through the real ``ledger`` command (CLI.md) on real SQLite files.
 
-Every check runs ``python -m ledger`` in a child process. A module-scoped campaign is
-played once through the command (``played``); tests that try refusals work on a copy.
+Every check runs the command (``ledger.interface.cli.main``, the code path of ``python
+-m ledger``) through ``run_ledger``, in this process, and reads its exit status, stdout
+and stderr. A module-scoped campaign is played once through the command (``played``);
+tests that try refusals work on a copy.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ import pytest
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 
-from .conftest import run_ledger
+from .conftest import copy_db, json_error, json_of, one_error_line, run_ledger, run_ledger_process, succeeded
 
 SAMPLE = str(sample_catalog_path())
 CATALOG_IDS = load_catalog(sample_catalog_path()).ids()
@@ -58,40 +57,6 @@ LAST = len(SESSION)
 
 
 # -- helpers ---------------------------------------------------------------------
-def succeeded(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert result.returncode == 0, f"exit {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
-    assert "Traceback" not in result.stdout + result.stderr
-    return result
-
-
-def one_error_line(result: subprocess.CompletedProcess, exit_codes=(1,)) -> str:
-    """The contract for a refusal: the exit status, one ``error: `` line, no traceback."""
-    assert result.returncode in exit_codes, (
-        f"exit {result.returncode}, wanted {exit_codes}\nstdout: {result.stdout}\nstderr: {result.stderr}"
-    )
-    assert "Traceback" not in result.stdout + result.stderr
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, f"wanted one stderr line, got {len(lines)}:\n{result.stderr}"
-    assert lines[0].startswith("error: ") and len(lines[0]) > len("error: ")
-    return lines[0]
-
-
-def json_of(result: subprocess.CompletedProcess):
-    """stdout must be exactly one JSON document."""
-    return json.loads(result.stdout)
-
-
-def json_error(result: subprocess.CompletedProcess) -> dict:
-    line = one_error_line(result)
-    doc = json_of(result)
-    assert set(doc) == {"error"}, doc
-    assert set(doc["error"]) >= {"code", "message"}, doc
-    assert isinstance(doc["error"]["code"], str) and doc["error"]["code"]
-    assert isinstance(doc["error"]["message"], str) and doc["error"]["message"]
-    assert line == f"error: {doc['error']['message']}"
-    return doc["error"]
-
-
 def zones(db: Path, *args: str) -> dict:
     return json_of(succeeded(run_ledger("--json", *args, "zones", db=db)))
 
@@ -107,22 +72,6 @@ def stored(db: Path) -> tuple[int, int]:
 
 def ids_in(zone: list[dict]) -> list[str | None]:
     return [entry["id"] for entry in zone]
-
-
-def copy_db(src: Path, dst_dir: Path) -> Path:
-    dst = dst_dir / src.name
-    for suffix in ("", "-wal", "-shm"):
-        if Path(f"{src}{suffix}").exists():
-            shutil.copy(f"{src}{suffix}", f"{dst}{suffix}")
-    return dst
-
-
-def run_with_env(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    """Like ``run_ledger``, but keeps ``LEDGER_DB`` (run_ledger always removes it)."""
-    full_env = {k: v for k, v in os.environ.items() if k != "LEDGER_DB"}
-    full_env.update(env)
-    return subprocess.run([sys.executable, "-m", "ledger", *args], capture_output=True, text=True,
-                          cwd=cwd, env=full_env, timeout=120)
 
 
 # -- the session, played once ----------------------------------------------------------
@@ -392,15 +341,15 @@ def test_a_file_that_is_not_sqlite_is_reported_as_a_database_problem_not_an_inte
 def test_ledger_db_environment_variable_names_the_database(tmp_path):
     db = tmp_path / "from-env.db"
     env = {"LEDGER_DB": str(db)}
-    first = json_of(succeeded(run_with_env("--json", "init", "--catalog", SAMPLE, cwd=tmp_path, env=env)))
+    first = json_of(succeeded(run_ledger("--json", "init", "--catalog", SAMPLE, cwd=tmp_path, env=env)))
     assert first["seq"] == 1
     assert db.exists()
     assert not (tmp_path / "campaign.db").exists()
-    succeeded(run_with_env("hero", "add", "ana", cwd=tmp_path, env=env))
-    assert json_of(succeeded(run_with_env("--json", "zones", cwd=tmp_path, env=env)))["seq"] == 2
+    succeeded(run_ledger("hero", "add", "ana", cwd=tmp_path, env=env))
+    assert json_of(succeeded(run_ledger("--json", "zones", cwd=tmp_path, env=env)))["seq"] == 2
     # --db wins over $LEDGER_DB
     other = tmp_path / "other.db"
-    line = one_error_line(run_with_env("--db", str(other), "zones", cwd=tmp_path, env=env))
+    line = one_error_line(run_ledger("--db", str(other), "zones", cwd=tmp_path, env=env))
     assert "ledger init" in line
     assert not other.exists()
 
@@ -468,6 +417,26 @@ def test_version_names_the_sqlite_version():
     result = succeeded(run_ledger("--version"))
     assert "SQLite" in result.stdout
     assert re.search(r"SQLite \d+\.\d+", result.stdout)
+
+
+# -- the command as a process ---------------------------------------------------------
+def test_python_m_ledger_in_a_child_process_exits_0_1_and_2_and_prints_what_main_prints(tmp_path):
+    """Every other test here runs the command's ``main`` in this process; this one runs
+    ``python -m ledger`` as a shell would: the exit statuses, the one ``error:`` line on
+    stderr, and the same output as in this process."""
+    db = tmp_path / "campaign.db"
+    assert json_of(succeeded(run_ledger_process("--json", "init", "--catalog", SAMPLE, db=db)))["seq"] == 1
+    assert "seq 2" in succeeded(run_ledger_process("hero", "add", "ana", db=db)).stdout
+    before = stored(db)
+    json_error(run_ledger_process("--json", "discard", "item-nope", db=db))  # exit 1
+    one_error_line(run_ledger_process("frobnicate", db=db), exit_codes=(2,))
+    one_error_line(run_ledger_process("zones", db=tmp_path / "missing.db"))
+    assert not (tmp_path / "missing.db").exists()
+    for args in (["--json", "zones"], ["--as", "public", "zones"]):
+        child = succeeded(run_ledger_process(*args, db=db))
+        here = succeeded(run_ledger(*args, db=db))
+        assert (child.stdout, child.stderr) == (here.stdout, here.stderr), args
+    assert stored(db) == before and before[1] == 2
 
 
 def test_demo_writes_demo_db_shows_its_refusals_and_can_run_again(tmp_path):

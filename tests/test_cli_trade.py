@@ -1,6 +1,7 @@
 """RULES.md §6 and §8 through the real ``ledger`` command (CLI.md): locations, travel,
-battles, access effects, trading and activation, each run as ``python -m ledger`` in a
-child process on a real SQLite file made from the sample catalog.
+battles, access effects, trading and activation, each run through the command's own
+``main`` (the code path of ``python -m ledger``, in this process: ``run_ledger``) on a
+real SQLite file made from the sample catalog.
 
 A stocked campaign is set up once per module through the command; each test works on
 its own copy of the database file.
@@ -9,7 +10,6 @@ its own copy of the database file.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ import pytest
 from ledger.application import Ledger
 from ledger.catalog import sample_catalog_path
 
-from .conftest import run_ledger
+from .conftest import copy_db, json_of, one_error_line, run_ledger, succeeded
 
 SAMPLE = str(sample_catalog_path())
 
@@ -38,14 +38,6 @@ AT_VILLAGE = [
     ["location", "add", "village", "--access", "item=2", "--access", "skill=1"],
     ["travel", "ana", "village"],
 ]
-
-
-def copy_db(src: Path, dst_dir: Path) -> Path:
-    dst = dst_dir / src.name
-    for suffix in ("", "-wal", "-shm"):
-        if Path(f"{src}{suffix}").exists():
-            shutil.copy(f"{src}{suffix}", f"{dst}{suffix}")
-    return dst
 
 
 def play(db: Path, steps: list[list[str]]) -> None:
@@ -100,21 +92,15 @@ def last_seq(db: Path) -> int:
 
 
 def ok_json(*args: str, db: Path) -> dict:
-    result = run_ledger("--json", *args, db=db)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    return json_of(succeeded(run_ledger("--json", *args, db=db)))
 
 
 def refused(*args: str, db: Path) -> str:
     """Runs a command that must be refused: exit 1, one ``error:`` line, nothing appended."""
     before = last_seq(db)
-    result = run_ledger(*args, db=db)
-    assert result.returncode == 1, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("error: ")
+    line = one_error_line(run_ledger(*args, db=db))
     assert last_seq(db) == before, "a refused action appended events"
-    return lines[0]
+    return line
 
 
 # -- locations and travel -------------------------------------------------------------------

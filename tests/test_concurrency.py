@@ -1,4 +1,4 @@
-"""Concurrent writers on one SQLite campaign file (issue item 3), with real processes.
+"""Concurrent writers on one SQLite campaign file on disk (issue item 3), with real processes.
 
 Each writer is a child ``python -c`` process that runs the real ``ledger`` command
 (``ledger.interface.cli.main``, the code path of ``python -m ledger``) in a loop, one command
@@ -98,6 +98,7 @@ def report(tag, argv, code, out, err):
     print(json.dumps({"tag": tag, "argv": argv, "code": code, "seq": seq, "stdout": out, "stderr": err}),
           flush=True)
 
+open(plan_path + ".ready", "w").close()  # imported and ready: the parent says go when all are
 limit = time.time() + 60
 while not os.path.exists(go) and time.time() < limit:
     time.sleep(0.002)
@@ -188,6 +189,17 @@ class Run:
         return only
 
 
+def wait_until_ready(files: list[Path], procs: list[subprocess.Popen], timeout: float = 60) -> None:
+    """Until every child has imported the ledger and said so (its file exists), so that
+    they really start together when the parent says go."""
+    deadline = time.monotonic() + timeout
+    while not all(f.exists() for f in files):
+        dead = [p.args for p in procs if p.poll() is not None]
+        assert not dead, f"a child ended before it was ready: {dead}"
+        assert time.monotonic() < deadline, "the children were not ready after a minute"
+        time.sleep(0.01)
+
+
 def run_children(db: Path, plans: list[dict], tmp: Path, timeout: float = 80) -> Run:
     go, stop = tmp / "go", tmp / "stop"
     procs = []
@@ -201,7 +213,7 @@ def run_children(db: Path, plans: list[dict], tmp: Path, timeout: float = 80) ->
         proc = subprocess.Popen([sys.executable, "-c", WRITER, str(db), str(go), str(stop), str(plan_file)],
                                 stdout=out, stderr=err, env=env, cwd=str(tmp))
         procs.append((proc, out, err, "loop" in plan))
-    time.sleep(0.8)  # let every child import the ledger before they start together
+    wait_until_ready([Path(f"{tmp / f'plan{i}.json'}.ready") for i in range(len(plans))], [p for p, *_ in procs])
     started = time.monotonic()
     go.write_text("go")
     deadline = started + timeout
@@ -342,9 +354,9 @@ ROUNDS = {2: 100, 4: 100}
 
 
 @pytest.fixture(scope="module", params=[2, 4], ids=["2-writers", "4-writers"])
-def shared_campaign_run(request, tmp_path_factory) -> Run:
+def shared_campaign_run(request, disk_tmp_path_factory) -> Run:
     writers = request.param
-    tmp = tmp_path_factory.mktemp(f"shared{writers}")
+    tmp = disk_tmp_path_factory.mktemp(f"shared{writers}")
     db = tmp / "campaign.db"
     before = prepare(db, ("north",), heroes=writers)
     plans = [{"steps": writer_plan(None, hero, ROUNDS[writers], RACE_CARDS)} for hero in range(1, writers + 1)]
@@ -444,8 +456,8 @@ def test_readers_running_during_the_writes_never_fail(shared_campaign_run):
 
 
 # -- the last card of a deck, raced by 4 heroes --------------------------------------
-def test_four_heroes_drawing_the_last_card_of_a_deck_at_once_give_it_to_exactly_one(tmp_path):
-    db = tmp_path / "campaign.db"
+def test_four_heroes_drawing_the_last_card_of_a_deck_at_once_give_it_to_exactly_one(disk_tmp_path):
+    db = disk_tmp_path / "campaign.db"
     app = Ledger.open(db, create=True)
     decks = ["deck:item", "deck:skill", "deck:companion", "deck:event"]
     try:
@@ -466,7 +478,7 @@ def test_four_heroes_drawing_the_last_card_of_a_deck_at_once_give_it_to_exactly_
         app.close()
     plans = [{"steps": [(f"draw:{deck}", ["--json", "--actor", f"h{hero}", "draw", deck]) for deck in decks]}
              for hero in range(1, 5)]
-    run = run_children(db, plans, tmp_path)
+    run = run_children(db, plans, disk_tmp_path)
     run.before = {"last": before}
     assert_no_forbidden_output(run)
     assert_refusals_are_one_error_line(run)
@@ -493,8 +505,8 @@ def test_four_heroes_drawing_the_last_card_of_a_deck_at_once_give_it_to_exactly_
 
 # -- two campaigns in one file, two writers each ---------------------------------------
 @pytest.fixture(scope="module")
-def two_campaigns_run(tmp_path_factory) -> Run:
-    tmp = tmp_path_factory.mktemp("two")
+def two_campaigns_run(disk_tmp_path_factory) -> Run:
+    tmp = disk_tmp_path_factory.mktemp("two")
     db = tmp / "campaigns.db"
     before = prepare(db, ("north", "south"), heroes=2)
     plans = [{"steps": writer_plan(slug, hero, 30, RACE_CARDS)} for slug in ("north", "south") for hero in (1, 2)]
@@ -532,6 +544,7 @@ from ledger.errors import LedgerError
 db, go, hero, card, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 app = Ledger.open(db)
 cid = app.resolve("north")
+open(f"{go}.{hero}", "w").close()  # ready: the parent says go when all are
 limit = time.time() + 60
 while not os.path.exists(go) and time.time() < limit:
     time.sleep(0.002)
@@ -548,20 +561,20 @@ app.close()
 
 
 @pytest.mark.parametrize("writers", [2, 4])
-def test_python_api_writers_keeping_their_ledger_open_record_every_turn_exactly_once(tmp_path, writers):
+def test_python_api_writers_keeping_their_ledger_open_record_every_turn_exactly_once(disk_tmp_path, writers):
     """A ``Ledger`` kept open decides on its in-memory copy first; when another process
     saved in between, the save fails and the command is decided again on the new state.
     Turning one's own card over is always legal, so nothing may be refused or lost."""
-    db = tmp_path / "campaign.db"
+    db = disk_tmp_path / "campaign.db"
     before = prepare(db, ("north",), heroes=writers)["north"]
     rounds = 100
-    go = tmp_path / "go"
+    go = disk_tmp_path / "go"
     env = {**os.environ}
     procs = [subprocess.Popen([sys.executable, "-c", API_WRITER, str(db), str(go), f"h{hero}",
                                OWN_CARDS[hero - 1], str(rounds)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
              for hero in range(1, writers + 1)]
-    time.sleep(0.8)
+    wait_until_ready([Path(f"{go}.h{hero}") for hero in range(1, writers + 1)], procs)
     go.write_text("go")
     outputs = [proc.communicate(timeout=80) for proc in procs]
     seqs: list[int] = []

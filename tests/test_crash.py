@@ -13,7 +13,8 @@ Two kinds of child take turns:
   100000 --seed S``, killed 0.05-1.5 s after it starts (it never gets to update the
   read models, so they are left far behind).
 
-After each kill:
+After each kill (the ``ledger`` commands run by the parent, in its own process, on the
+file the killed child left; the campaign file is on disk, see ``disk_tmp_path``):
 
 - ``ledger --db PATH verify`` exits 0 (hash chain intact, every action replays, seqs
   contiguous), and the parent finds seqs 1..last, all readable;
@@ -329,9 +330,9 @@ def _no_error_text(done: subprocess.CompletedProcess, what: str, problems: list[
             problems.append(f"ledger {what} printed {bad!r}: {done.stderr.strip()[:500]}")
 
 
-def test_sigkill_at_random_moments_loses_nothing_and_leaves_nothing_half_written(tmp_path):
+def test_sigkill_at_random_moments_loses_nothing_and_leaves_nothing_half_written(disk_tmp_path):
     print(f"crash test seed: LEDGER_CRASH_SEED={SEED}")
-    rig = CrashRig(tmp_path / "campaign.db", SEED)
+    rig = CrashRig(disk_tmp_path / "campaign.db", SEED)
     for number in range(KILLS):
         cycle = rig.cycle(number)
         assert not cycle.problems, (
@@ -344,22 +345,22 @@ def test_sigkill_at_random_moments_loses_nothing_and_leaves_nothing_half_written
     assert rig.figures.committed >= 2 * KILLS, rig.figures.summary()
 
 
-def test_the_crash_checks_see_a_lost_action_and_a_half_written_read_model(tmp_path):
+def test_the_crash_checks_see_a_lost_action_and_a_half_written_read_model(disk_tmp_path):
     """The checks themselves can fail: a child that reports a seq the log does not
     hold is caught, and read-model rows that disagree with the fold are caught."""
-    rig = CrashRig(tmp_path / "campaign.db", 1)
+    rig = CrashRig(disk_tmp_path / "campaign.db", 1)
     first = rig.cycle(0)
     assert not first.problems, first.problems
     cycle = Cycle(1, "fake", 0.0, before=rig.last, reported=[rig.last + 5])
     rig.check(cycle)
     assert cycle.lost == [rig.last + 5] and any("reported" in p for p in cycle.problems)
     # a half-written batch: a card row moved without its position
-    db = sqlite3.connect(tmp_path / "campaign.db")
+    db = sqlite3.connect(disk_tmp_path / "campaign.db")
     with db:
         db.execute("UPDATE cards SET zone = 'limbo', position = 99 WHERE rowid = (SELECT min(rowid) FROM cards)")
     db.close()
     problems: list[str] = []
-    app = Ledger.open(tmp_path / "campaign.db")
+    app = Ledger.open(disk_tmp_path / "campaign.db")
     try:
         rig.check_read_models(app, app.resolve(None), problems, caught_up=False)
     finally:
@@ -396,7 +397,7 @@ start_simulation(DiesAfterSeq.open(path, create=True), heroes=3, seed=0)
 """
 
 
-def test_a_simulation_killed_while_it_sets_up_its_campaign_can_be_continued(tmp_path):
+def test_a_simulation_killed_while_it_sets_up_its_campaign_can_be_continued(disk_tmp_path):
     """``ledger simulate`` on a new file records the campaign's setup (init, heroes,
     locations, cards into the decks, travels) as separate actions. Killed (SIGKILL)
     right after one of them, it leaves a campaign half set up; ``ledger simulate`` on
@@ -404,14 +405,14 @@ def test_a_simulation_killed_while_it_sets_up_its_campaign_can_be_continued(tmp_
     fail with an internal error, and the log must verify."""
     from ledger.interface.simulate import start_simulation
 
-    reference = Ledger.open(tmp_path / "reference.db", create=True)
+    reference = Ledger.open(disk_tmp_path / "reference.db", create=True)
     try:
         setup_actions = reference.last_seq(start_simulation(reference, heroes=3, seed=0))
     finally:
         reference.close()
     failures = []
     for die_after in sorted({1, 2, 5, 8, setup_actions // 2, setup_actions - 1}):
-        path = tmp_path / f"setup-{die_after}.db"
+        path = disk_tmp_path / f"setup-{die_after}.db"
         child = subprocess.run([sys.executable, "-c", DYING_SETUP_SCRIPT, str(path), str(die_after)],
                                capture_output=True, text=True, cwd=ROOT, env=_child_env(), timeout=120)
         assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
@@ -452,11 +453,11 @@ os.kill(os.getpid(), signal.SIGKILL)  # "tables-created": the store is ready, no
 
 
 @pytest.mark.parametrize("moment", ["first-connection", "tables-created"])
-def test_a_kill_while_a_new_campaign_file_is_created_leaves_a_file_init_can_use(tmp_path, moment):
+def test_a_kill_while_a_new_campaign_file_is_created_leaves_a_file_init_can_use(disk_tmp_path, moment):
     """``ledger init`` (or ``ledger simulate``) on a new file first creates the SQLite
     store. Killed while it does, the file it leaves holds no campaign and nothing else:
     the next ``ledger init`` on that path must start the campaign there."""
-    path = tmp_path / "campaign.db"
+    path = disk_tmp_path / "campaign.db"
     child = subprocess.run([sys.executable, "-c", DYING_CREATE_SCRIPT, str(path), moment],
                            capture_output=True, text=True, cwd=ROOT, env=_child_env(), timeout=120)
     assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]

@@ -22,7 +22,7 @@ from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 
-from .conftest import run_ledger
+from .conftest import one_error_line, run_ledger
 
 SAMPLE = str(sample_catalog_path())
 
@@ -96,13 +96,11 @@ def write_lines(path: Path, lines: list[dict]) -> None:
                     encoding="utf-8")
 
 
-def one_error_line(stderr: str) -> str:
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, f"expected one error line, got: {stderr!r}"
-    assert lines[0].startswith("error: "), lines[0]
-    assert "Traceback" not in stderr
-    assert "unexpected" not in lines[0], f"a refusal, not a crash: {lines[0]}"
-    return lines[0]
+def refusal_line(result) -> str:
+    """Exit 1 with one ``error:`` line (no traceback), a refusal and not a crash."""
+    line = one_error_line(result)
+    assert "unexpected" not in line, f"a refusal, not a crash: {line}"
+    return line
 
 
 def assert_no_campaign_and_no_scratch(target: Path) -> None:
@@ -229,7 +227,7 @@ def test_a_tampered_export_is_refused_naming_the_bad_seq_and_the_target_gets_not
     target = tmp_path / "other.db"
     result = run_ledger("import", str(tampered), "--db", str(target))
     assert result.returncode == 1, (result.stdout, result.stderr)
-    line = one_error_line(result.stderr)
+    line = refusal_line(result)
     named = {int(n) for n in re.findall(r"\bseq\b\D{0,3}(\d+)", line)}
     expected = {bad, bad + 1} if tamper is duplicated_line else {bad}  # the repeated seq, or the one displaced
     assert named & expected, f"seq {bad} not named: {line}"
@@ -246,7 +244,7 @@ def test_a_tampered_export_leaves_a_target_that_holds_another_campaign_as_it_was
     write_lines(tampered, lines)
     result = run_ledger("import", str(tampered), "--db", str(target))
     assert result.returncode == 1
-    assert f"seq {bad}" in one_error_line(result.stderr)
+    assert f"seq {bad}" in refusal_line(result)
     assert run_ledger("--json", "campaigns", db=target).stdout == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".other.db")] == []
 
@@ -257,7 +255,7 @@ def test_importing_the_same_campaign_twice_into_one_file_is_refused(exported, tm
     history = run_ledger("--json", "history", db=target).stdout
     result = run_ledger("import", str(exported), "--db", str(target))
     assert result.returncode == 1
-    one_error_line(result.stderr)
+    refusal_line(result)
     campaigns = json.loads(run_ledger("--json", "campaigns", db=target).stdout)
     assert len(campaigns) == 1
     assert run_ledger("--json", "history", db=target).stdout == history, "the refused import appended something"
@@ -286,14 +284,14 @@ def test_a_malformed_file_gets_a_one_line_error(tmp_path, content):
     target = tmp_path / "other.db"
     result = run_ledger("import", str(path), "--db", str(target))
     assert result.returncode == 1, (result.stdout, result.stderr)
-    assert "export.jsonl" in one_error_line(result.stderr), "the message names the file"
+    assert "export.jsonl" in refusal_line(result), "the message names the file"
     assert_no_campaign_and_no_scratch(target)
 
 
 def test_a_missing_export_file_gets_a_one_line_error(tmp_path):
     result = run_ledger("import", str(tmp_path / "nowhere.jsonl"), "--db", str(tmp_path / "other.db"))
     assert result.returncode == 1
-    assert "nowhere.jsonl" in one_error_line(result.stderr)
+    assert "nowhere.jsonl" in refusal_line(result)
     assert_no_campaign_and_no_scratch(tmp_path / "other.db")
 
 

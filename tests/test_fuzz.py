@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import gc
 import io
@@ -27,6 +26,7 @@ import math
 import os
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,10 +37,11 @@ from ledger import commands as c
 from ledger.application import Ledger
 from ledger.audit import verify
 from ledger.catalog import CARD_ID, CSV_COLUMNS, Catalog, load_catalog, parse_csv, parse_toml, sample_catalog_path
-from ledger.interface.cli import main
 from ledger.errors import BadCatalog
 from ledger.vocabulary import Suit
 from projections.readmodel import ReadModel
+
+from .conftest import one_error_line, run_ledger
 
 SAMPLE = load_catalog(sample_catalog_path())
 SQL = "x'; DROP TABLE stored_events;--"
@@ -349,33 +350,16 @@ def test_catalog_paths_that_are_missing_or_a_directory_are_refused_with_one_line
 # =====================================================================================
 # helpers for the command line, run in this process
 # =====================================================================================
-_RUNS = [0]
-
-
-def run_cli(*argv: str, collect: bool = True) -> tuple[int, str, str]:
-    """``ledger ARGV`` in this process (the code path of ``python -m ledger``). With
-    ``collect`` the command's Ledger is garbage-collected (its connections closed, as
-    when a process ends) before returning; the fuzz loops do that every 25 runs."""
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            main(list(argv))
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    _RUNS[0] += 1
-    if collect or _RUNS[0] % 25 == 0:
-        gc.collect()
-    return code, out.getvalue(), err.getvalue()
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """``ledger ARGV`` in this process (``run_ledger``: the code path of ``python -m
+    ledger``, with every connection it opened closed after, as when a process ends)."""
+    result = run_ledger(*argv)
+    return result.returncode, result.stdout, result.stderr
 
 
 def assert_one_error_line(code: int, out: str, err: str, argv, codes=(1, 2)) -> str:
-    assert code in codes, f"{argv!r}: exit {code}, wanted {codes}\nstdout: {out[:2000]}\nstderr: {err[:2000]}"
-    assert "Traceback" not in out + err, f"{argv!r}: a traceback reached the user:\n{err[:3000]}"
-    lines = err.splitlines()
-    assert len(lines) == 1, f"{argv!r}: wanted one stderr line, got {len(lines)}:\n{err[:2000]}"
-    assert lines[0].startswith("error: ") and len(lines[0]) > len("error: "), f"{argv!r}: {err!r}"
-    return lines[0]
+    """``one_error_line`` (conftest) of what ``run_cli`` returned, naming the arguments."""
+    return one_error_line(subprocess.CompletedProcess(argv, code, out, err), exit_codes=codes, what=argv)
 
 
 def event_count(db: Path) -> int:
@@ -643,7 +627,7 @@ def test_random_cli_commands_exit_0_1_or_2_with_one_error_line_and_refusals_appe
         pre, args = call
         argv = pre + args
         fresh_copy(prepared_db, db)
-        code, out, err = run_cli("--db", str(db), *argv, collect=False)
+        code, out, err = run_cli("--db", str(db), *argv)
         stats["runs"] += 1
         stats["exit"][code] = stats["exit"].get(code, 0) + 1
         assert code in (0, 1, 2), f"{argv!r}: exit {code}\nstderr: {err[:2000]}"
@@ -691,7 +675,7 @@ def test_random_cli_refusals_are_explained_never_reported_as_an_unexpected_inter
     def case(call):
         argv = call[0] + call[1]
         fresh_copy(prepared_db, db)
-        code, out, err = run_cli("--db", str(db), *argv, collect=False)
+        code, out, err = run_cli("--db", str(db), *argv)
         if code != 0 and "unexpected failure" in err:
             internal.append((argv, err.strip()))
 

@@ -9,15 +9,11 @@ once per module; the tests read it.
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import re
 import sqlite3
-from contextlib import redirect_stderr, redirect_stdout
 from datetime import datetime
 from pathlib import Path
-from unittest import mock
 
 import pytest
 
@@ -26,7 +22,7 @@ from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.changes import CardChanged, StackReordered
 from ledger.rules import card_states
 
-from .conftest import run_ledger
+from .conftest import cli, ok, run_ledger
 
 SAMPLE = str(sample_catalog_path())
 CATALOG_IDS = load_catalog(sample_catalog_path()).ids()
@@ -67,27 +63,6 @@ SCRIPT: list[tuple[list[str], str]] = [
 ]
 LAST = len(SCRIPT)
 REDIRECT, REFILL, TRADE, BATTLE_TRADE, FROM_HAND, FROM_TABLE, UNDONE, UNDO = 9, 10, 14, 18, 21, 22, 28, 29
-
-
-def cli(db: Path, *args: str) -> tuple[int, str, str]:
-    """``ledger --db DB ARGS`` through the command's own ``main``, in this process."""
-    from ledger.interface.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with redirect_stdout(out), redirect_stderr(err), mock.patch.dict(os.environ, {"COLUMNS": "1000"}):
-        try:
-            main(["--db", str(db), *args])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return code, out.getvalue(), err.getvalue()
-
-
-def ok(db: Path, *args: str) -> str:
-    code, out, err = cli(db, *args)
-    assert code == 0, f"ledger {' '.join(args)} exited {code}: {err}"
-    assert "Traceback" not in out + err
-    return out
 
 
 def touched_by(event) -> set[str]:

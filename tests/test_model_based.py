@@ -10,9 +10,10 @@ After every step it checks:
   and the number of stored events equals the model's count;
 - a fresh ``Ledger.open`` of the file (a new object, no shared cache: the way a
   fresh process replays the log) reaches the same table, seq, live head, redo
-  stack and hash; every ~25 steps a real child process
-  (``python -m ledger --db PATH --json zones``) is compared with
-  ``zones_view(campaign, "referee")``;
+  stack and hash; every ~25 steps the command run in a child process (``ledger
+  --db PATH --json zones``, by ``ledger.interface.cli.main`` in one child process
+  that serves every replay of the run) is compared with ``zones_view(campaign,
+  "referee")``;
 - the read-model tables equal the fold of the log: ``ReadModel(...).catch_up()``,
   then every ``cards``/``zones`` row equals ``card_row``/``zone_row`` of the live
   campaign, and ``history`` holds seqs 1..last with ``undone_by`` as the log says;
@@ -49,7 +50,10 @@ import json
 import os
 import random
 import re
+import select
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -78,7 +82,6 @@ from projections.queries import history_view
 from projections.readmodel import ReadModel, card_row, zone_row
 from projections.views import action_view, zones_view
 
-from .conftest import run_ledger
 from .test_properties import CATALOG, CATALOG_IDS, assert_every_card_in_one_place
 
 # -- sizes ------------------------------------------------------------------------
@@ -153,6 +156,85 @@ def visible_sets(campaign: Campaign, table: Table | None = None) -> dict[str, se
 
 def without_seq(view: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k != "seq"}
+
+
+# The child process the replays run in: the ``ledger`` command (``ledger.interface.cli.main``,
+# the code path of ``python -m ledger``) run on request, one request per line, each
+# answered by one JSON line. Each request opens the file afresh, in another process than
+# the machine's writer (so nothing is shared with it but the file); the process is
+# started once per run of the machine, not per replay (a start costs ~0.5 s of imports).
+CHILD_SCRIPT = r"""
+import contextlib, io, json, sys
+from ledger.interface.cli import main
+
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main(json.loads(line))
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    print(json.dumps({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()}), flush=True)
+"""
+
+
+class ChildLedger:
+    """A child process that runs ``ledger ARGS`` on request (``run``), started on first
+    use; ``close`` ends it."""
+
+    TIMEOUT = 120.0
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.errors: Any = None
+
+    def _start(self) -> subprocess.Popen:
+        env = {k: v for k, v in os.environ.items() if k != "LEDGER_DB"}
+        self.errors = tempfile.TemporaryFile(mode="w+")
+        proc = subprocess.Popen([sys.executable, "-c", CHILD_SCRIPT], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=self.errors, text=True, env=env)
+        self.proc = proc
+        assert json.loads(self._line()) == {"ready": True}
+        return proc
+
+    def _line(self) -> str:
+        assert self.proc is not None and self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.TIMEOUT)
+        line = self.proc.stdout.readline() if ready else ""
+        if not line:
+            self.proc.kill()
+            self.proc.wait()
+            self.errors.seek(0)
+            raise AssertionError(f"the child process gave no answer (exit {self.proc.returncode}):\n"
+                                 f"{self.errors.read()[-3000:]}")
+        return line
+
+    def run(self, *args: str) -> tuple[int, str, str]:
+        proc = self.proc if self.proc is not None and self.proc.poll() is None else self._start()
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(list(args)) + "\n")
+        proc.stdin.flush()
+        answer = json.loads(self._line())
+        return answer["code"], answer["stdout"], answer["stderr"]
+
+    def close(self) -> None:
+        if self.proc is not None:
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+        if self.errors is not None:
+            self.errors.close()
+            self.errors = None
+
+
+REPLAYER = ChildLedger()
 
 
 class LedgerMachine(RuleBasedStateMachine):
@@ -793,8 +875,10 @@ class LedgerMachine(RuleBasedStateMachine):
     @invariant()
     def no_viewer_sees_a_card_they_may_not(self):
         campaign = self.campaign
+        table = campaign.table
+        zones = campaign.format.zones(tuple(table.heroes))  # what may_identify reads, once per check
         for viewer in VIEWERS:
-            allowed = {card for card in CATALOG_IDS if may_identify(campaign, viewer, card)}
+            allowed = {card for card in CATALOG_IDS if may_identify(campaign, viewer, card, table, zones)}
             assert allowed == {card for card in CATALOG_IDS if can_identify(campaign, viewer, card)}, (
                 f"can_identify disagrees with RULES.md §9 for {viewer}"
             )
@@ -812,11 +896,11 @@ class LedgerMachine(RuleBasedStateMachine):
     def a_child_process_replays_to_the_same_state(self):
         if self.steps % CHILD_EVERY:
             return
-        done = run_ledger("--json", "zones", db=self.path)
-        assert done.returncode == 0, done.stderr
-        assert "locked" not in done.stderr
+        code, out, err = REPLAYER.run("--db", str(self.path), "--json", "zones")
+        assert code == 0, err
+        assert "locked" not in err
         expected = json.loads(json.dumps(zones_view(self.campaign, "referee")))
-        assert json.loads(done.stdout) == expected, "a child process replays the log to another state"
+        assert json.loads(out) == expected, "a child process replays the log to another state"
         STATS["child replays"] += 1
 
     # -- read models -------------------------------------------------------------------------
@@ -863,17 +947,20 @@ class LedgerMachine(RuleBasedStateMachine):
 def test_model_based_random_play_keeps_every_invariant():
     """Runs the state machine; then checks that it really did many steps of each kind."""
     before = Counter(STATS)
-    run_state_machine_as_test(
-        LedgerMachine,
-        settings=settings(
-            max_examples=MAX_EXAMPLES,
-            stateful_step_count=STEPS_PER_EXAMPLE,
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-            print_blob=True,
-            phases=PHASES,
-        ),
-    )
+    try:
+        run_state_machine_as_test(
+            LedgerMachine,
+            settings=settings(
+                max_examples=MAX_EXAMPLES,
+                stateful_step_count=STEPS_PER_EXAMPLE,
+                deadline=None,
+                suppress_health_check=list(HealthCheck),
+                print_blob=True,
+                phases=PHASES,
+            ),
+        )
+    finally:
+        REPLAYER.close()
     done = Counter(STATS)
     done.subtract(before)
     print(f"model-based figures: {dict(done)}")

@@ -13,16 +13,12 @@
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import sqlite3
 import tempfile
 import threading
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -36,7 +32,7 @@ from ledger.errors import LedgerError
 from projections import readmodel
 from projections.readmodel import ReadModel, card_row, zone_row
 
-from .conftest import run_ledger
+from .conftest import cli, run_ledger
 from .test_properties import Session, draw_command, stock_decks
 
 CATALOG = load_catalog(sample_catalog_path())
@@ -100,20 +96,6 @@ def scripted_session(app: Ledger, cid, after_each=None) -> None:
             continue
         if after_each is not None:
             after_each()
-
-
-def cli(db: Path, *args: str) -> tuple[int, str, str]:
-    """The ledger command run in this process (same code path as ``python -m ledger``)."""
-    from ledger.interface.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with redirect_stdout(out), redirect_stderr(err), mock.patch.dict(os.environ, {"COLUMNS": "400"}):
-        try:
-            main(["--db", str(db), *args])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return code, out.getvalue(), err.getvalue()
 
 
 # -- the tables ---------------------------------------------------------------------
@@ -456,10 +438,14 @@ def test_two_read_models_catching_up_concurrently_never_duplicate_or_skip(game, 
         try:
             while True:
                 done = stop.is_set()
+                # what this call committed: the batches it reported before returning, or
+                # before another model's batch made it stop (_Raced)
+                committed = [0]
                 try:
-                    applied[name] += model.catch_up(batch=2)
+                    model.catch_up(batch=2, progress=lambda n, _end: committed.__setitem__(0, n))
                 except readmodel._Raced:
                     model._campaigns.clear()
+                applied[name] += committed[0]
                 if done and model.position() == ledger.recorder.max_notification_id():
                     break
         except BaseException as exc:

@@ -9,16 +9,12 @@ campaign are refused with one error line.
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import random
 import re
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 
@@ -30,7 +26,7 @@ from ledger.errors import LedgerError
 from ledger.fold import Table
 from ledger.rules import card_states
 
-from .conftest import run_ledger
+from .conftest import cli, ok, run_ledger
 
 CATALOG = load_catalog(sample_catalog_path())
 CATALOG_IDS = CATALOG.ids()
@@ -182,26 +178,6 @@ def test_time_travel_starts_from_the_nearest_snapshot_and_never_reads_more_than_
 
 
 # -- the command ----------------------------------------------------------------------------------------
-def cli(db: Path, *args: str) -> tuple[int, str, str]:
-    """``ledger --db DB ARGS`` through the command's own ``main``, in this process."""
-    from ledger.interface.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with redirect_stdout(out), redirect_stderr(err), mock.patch.dict(os.environ, {"COLUMNS": "1000"}):
-        try:
-            main(["--db", str(db), *args])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return code, out.getvalue(), err.getvalue()
-
-
-def ok(db: Path, *args: str) -> str:
-    code, out, err = cli(db, *args)
-    assert code == 0, f"ledger {' '.join(args)} exited {code}: {err}"
-    return out
-
-
 SAMPLE_KS = (1, 2, 3, 19, 20, 21, 40, 77, 150, 199, 200, 201, 263, 299, ACTIONS)
 
 

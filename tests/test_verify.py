@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sqlite3
 from pathlib import Path
 from uuid import UUID
@@ -26,7 +25,7 @@ from ledger.audit import Report, verify
 from ledger.catalog import sample_catalog_path
 from ledger.integrity import sealed
 
-from .conftest import run_ledger
+from .conftest import copy_db, run_ledger
 
 SAMPLE = str(sample_catalog_path())
 
@@ -97,11 +96,7 @@ def played(tmp_path_factory) -> Played:
 @pytest.fixture
 def copy(played, tmp_path) -> Path:
     """A copy of the played campaign's file, to tamper with."""
-    dst = tmp_path / "campaign.db"
-    for suffix in ("", "-wal", "-shm"):
-        if Path(f"{played.db}{suffix}").exists():
-            shutil.copy(f"{played.db}{suffix}", f"{dst}{suffix}")
-    return dst
+    return copy_db(played.db, tmp_path)
 
 
 # -- raw SQLite tampering ------------------------------------------------------------

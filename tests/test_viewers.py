@@ -13,23 +13,18 @@ catalog name the viewer may not know may appear:
 - ``history``, ``explain``, ``card``: the cards the viewer could identify at no seq of
   the campaign and that no action showed to everyone.
 
-The reads run the command's ``main`` in this process (the code ``python -m ledger``
-runs) so that the few thousand reads stay fast; actions and refusals also run through
-a child process where it matters.
+Every command runs the command's ``main`` in this process (the code ``python -m
+ledger`` runs: ``cli``/``run_ledger`` of conftest), so that the few thousand reads
+stay fast.
 """
 
 from __future__ import annotations
 
-import io
 import json
-import os
 import re
-import shutil
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 
@@ -37,7 +32,7 @@ from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.visibility import can_identify
 
-from .conftest import run_ledger
+from .conftest import cli, copy_db, ok, run_ledger
 
 SAMPLE = str(sample_catalog_path())
 CATALOG = load_catalog(sample_catalog_path())
@@ -99,39 +94,6 @@ REFILL_DRAW = 15
 
 
 # -- running the command in this process ---------------------------------------------------------
-def cli(db: Path, *args: str) -> tuple[int, str, str]:
-    """``ledger --db DB ARGS`` through the command's own ``main``: exit code, stdout, stderr.
-    Wide terminal, so that no id is wrapped across lines in the human tables."""
-    from ledger.interface.cli import main
-
-    opened: list[Ledger] = []
-    real_open = Ledger.open.__func__
-
-    def tracking_open(cls, *a, **kw):
-        ledger = real_open(cls, *a, **kw)
-        opened.append(ledger)
-        return ledger
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with redirect_stdout(out), redirect_stderr(err), mock.patch.dict(os.environ, {"COLUMNS": "1000"}), \
-            mock.patch.object(Ledger, "open", classmethod(tracking_open)):
-        try:
-            main(["--db", str(db), *args])
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    for ledger in opened:
-        ledger.close()
-    return code, out.getvalue(), err.getvalue()
-
-
-def ok(db: Path, *args: str) -> str:
-    code, out, err = cli(db, *args)
-    assert code == 0, f"ledger {' '.join(args)} exited {code}: {err}"
-    assert "Traceback" not in out + err
-    return out
-
-
 # -- the campaign ----------------------------------------------------------------------------------
 @dataclass
 class Played:
@@ -324,11 +286,7 @@ REAL_ACTIONS = [
 
 @pytest.mark.parametrize("hero,args", REAL_ACTIONS, ids=[" ".join(a) for _, a in REAL_ACTIONS])
 def test_a_heros_action_through_the_real_command_names_no_other_hidden_card(played, tmp_path, hero, args):
-    db = tmp_path / "campaign.db"
-    shutil.copy(played.db, db)
-    for suffix in ("-wal", "-shm"):
-        if Path(f"{played.db}{suffix}").exists():
-            shutil.copy(f"{played.db}{suffix}", f"{db}{suffix}")
+    db = copy_db(played.db, tmp_path)
     result = run_ledger("--actor", hero, "--json", *args, db=db)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
