@@ -17,10 +17,18 @@ After every step it checks:
 - the read-model tables equal the fold of the log: ``ReadModel(...).catch_up()``,
   then every ``cards``/``zones`` row equals ``card_row``/``zone_row`` of the live
   campaign, and ``history`` holds seqs 1..last with ``undone_by`` as the log says;
-- undo restores the exact previous state: after every accepted undo the table is
-  the state before the oldest action taken back, after every redo the state the
-  undo took back; a dedicated rule records an action, undoes it and compares the
-  table, the read-model rows and every viewer's rendering, then redoes it;
+- undo restores the previous state: after every accepted undo the table is the state
+  before the oldest action taken back — exactly, but for the order of the face-down
+  decks fair play shuffles again (those an undo returned a seen card to, which must
+  hold the same cards) — and after every redo the state the undo took back; a
+  dedicated rule records an action, undoes it with ``keep_order`` and compares the
+  table, the read-model rows and every viewer's rendering exactly, then redoes it;
+- fair play: an undo never gives back an order a non-referee has seen (every
+  face-down deck a seen card returns to is in the undo's ``reshuffled_stacks``,
+  unless the master kept the order); no hero action gives that hero a hidden card
+  they could not see before, except cards it brings into their own zones; a hero's
+  undo of an action that showed a hidden card, a hero's seed, a hero's search
+  without an effect and the other cheats of ``illegal_hero_cheats`` are refused;
 - no viewer's rendering (``zones_view`` for public and each hero, ``action_view``
   of each recorded action, ``history_view`` of the latest actions) contains the id
   of a card that viewer may not identify (in a view of an action: at no moment of
@@ -154,6 +162,16 @@ def visible_sets(campaign: Campaign, table: Table | None = None) -> dict[str, se
     return {v: {card for card in CATALOG_IDS if may_identify(campaign, v, card, table, zones)} for v in VIEWERS}
 
 
+def assert_same_but_order(table: dict[str, Any], expected: dict[str, Any], loose: set[str], what: str) -> None:
+    """The two tables are equal, but for the order of the ``loose`` stacks, which must
+    hold the same cards (fair play shuffled them again)."""
+    def tidy(state: dict[str, Any]) -> dict[str, Any]:
+        stacks = {k: (sorted(v) if k in loose else v) for k, v in state["stacks"].items()}
+        return {**state, "stacks": stacks}
+
+    assert tidy(table) == tidy(expected), what
+
+
 def without_seq(view: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k != "seq"}
 
@@ -257,6 +275,10 @@ class LedgerMachine(RuleBasedStateMachine):
         self.live_head: int | None = None
         self.redo: list[int] = []  # undo seqs a redo may take back, latest last
         self.undo_targets: dict[int, tuple[int, ...]] = {}
+        self.identified: dict[int, dict[str, tuple[str, ...]]] = {}  # seq -> who was shown which hidden card
+        # decks whose order an undo shuffled again: a later undo or redo gives back their
+        # cards, not their old order (that order was seen)
+        self.loose: set[str] = set()
         self.undone_by: dict[int, int | None] = {}
         rec = self.app.start(CATALOG, name="Model", slug="model")
         self.cid = rec.campaign.id
@@ -343,12 +365,29 @@ class LedgerMachine(RuleBasedStateMachine):
         assert replayed.to_dict() == after.table.to_dict(), f"{command!r}: its changes disagree with the table"
         self.advance_model(rec.event, after)
         self.check_action_views(rec.event, after, before_table)
+        self.check_hero_learns_only_their_own(rec.event, after, before_table)
         return rec
+
+    def check_hero_learns_only_their_own(self, event, after: Campaign, before: dict[str, Any]) -> None:
+        """Fair play: a hero's action gives that hero no hidden card id they could not
+        see before, except the cards it brings into their own zones (a draw, a search, a
+        trade) or lays face-up for everyone."""
+        hero = event.actor
+        if hero == "master":
+            return
+        before_table = Table.from_dict(before)
+        seen_before = visible_sets(after, before_table)[hero]
+        table = after.table
+        theirs = {card for card in CATALOG_IDS if after.zone_of(card).owner == hero or table.face(card) == "up"}
+        learned = visible_sets(after)[hero] - seen_before
+        assert learned <= theirs, f"{hero}'s {event.action} (seq {event.seq}) let {hero} see {sorted(learned - theirs)}"
+        assert set(event.identified.get(hero, ())) <= theirs | set(event.shown_to_all()), event.identified
 
     def advance_model(self, event, after: Campaign) -> None:
         seq = event.seq
         self.states[seq] = after.table.to_dict()
         self.actors[seq] = event.actor
+        self.identified[seq] = dict(event.identified)
         self.undone_by[seq] = None
         if isinstance(event, ActionUndone):
             self.live_head = event.live_head
@@ -397,7 +436,10 @@ class LedgerMachine(RuleBasedStateMachine):
         while seq is not None and (seq > command.to if command.to is not None else not targets):
             targets.append(seq)
             seq = self.prev_live[seq]
-        if command.actor != "master" and any(self.actors[t] != command.actor for t in targets):
+        if command.actor != "master" and (
+                any(self.actors[t] != command.actor for t in targets)
+                or any(self.identified[t] for t in targets)  # fair play: it showed a hidden card
+                or command.keep_order or command.seed is not None):
             return None
         return tuple(targets), seq
 
@@ -411,9 +453,21 @@ class LedgerMachine(RuleBasedStateMachine):
         targets, head = expected  # type: ignore[misc]
         assert rec.event.targets == targets, f"undo took back {rec.event.targets}, the model says {targets}"
         assert rec.event.live_head == head, f"undo left seq {rec.event.live_head} in force, the model says {head}"
-        assert self.campaign.table.to_dict() == self.states[min(targets) - 1], (
-            f"undoing seqs {targets} did not restore the state before seq {min(targets)}"
-        )
+        campaign = self.campaign
+        # Fair play: every face-down deck a seen card came back to is shuffled again.
+        seen = {card for t in targets for cards in self.identified[t].values() for card in cards}
+        must = sorted({campaign.zone_of(card).id for card in seen
+                       if campaign.zone_of(card).ordered and campaign.zone_of(card).visibility != "face-up"
+                       and len(campaign.table.cards_in(campaign.zone_of(card).id)) > 1})
+        if command.keep_order:
+            assert rec.event.reshuffled_stacks == () and rec.event.keep_order
+        else:
+            assert list(rec.event.reshuffled_stacks) == must, (
+                f"undo of {targets} shuffled {rec.event.reshuffled_stacks} again; seen cards came back to {must}")
+            STATS["undo reshuffles"] += bool(must)
+        self.loose |= set(rec.event.reshuffled_stacks)
+        assert_same_but_order(campaign.table.to_dict(), self.states[min(targets) - 1], self.loose,
+                              f"undoing seqs {targets} did not restore the state before seq {min(targets)}")
         STATS["undone"] += 1
         return rec
 
@@ -422,7 +476,8 @@ class LedgerMachine(RuleBasedStateMachine):
         if self.redo:
             undo_seq = self.redo[-1]
             targets = self.undo_targets[undo_seq]
-            if command.actor == "master" or all(self.actors[t] == command.actor for t in targets):
+            if command.actor == "master" or (all(self.actors[t] == command.actor for t in targets)
+                                             and self.actors[undo_seq] == command.actor):  # fair play
                 expected = (undo_seq, targets)
         if must_record:
             assert expected is not None, "the model sees nothing to redo"
@@ -431,9 +486,8 @@ class LedgerMachine(RuleBasedStateMachine):
             return None
         undo_seq, targets = expected  # type: ignore[misc]
         assert (rec.event.undo, rec.event.targets) == (undo_seq, targets)
-        assert self.campaign.table.to_dict() == self.states[undo_seq - 1], (
-            f"redo of undo seq {undo_seq} did not give back the state the undo took back"
-        )
+        assert_same_but_order(self.campaign.table.to_dict(), self.states[undo_seq - 1], self.loose,
+                              f"redo of undo seq {undo_seq} did not give back the state the undo took back")
         STATS["redone"] += 1
         return rec
 
@@ -496,7 +550,7 @@ class LedgerMachine(RuleBasedStateMachine):
         stack = data.draw(st.sampled_from(full or decks))
         to = None if actor != "master" and data.draw(st.booleans()) else data.draw(
             st.sampled_from(self.in_play_zones() + ["discard", "depot"]))
-        seed = data.draw(st.integers(0, 2**31), label="seed")
+        seed = data.draw(st.integers(0, 2**31), label="seed") if actor == "master" else None
         self.attempt(c.Draw(actor=actor, stack=stack, count=data.draw(st.integers(1, 3)), to=to, seed=seed))
 
     @rule(data=st.data())
@@ -513,8 +567,11 @@ class LedgerMachine(RuleBasedStateMachine):
         if data.draw(st.integers(0, 3)) == 0:
             table = self.campaign.table
             full = [d for d in self.decks() if table.cards_in(d)] or self.decks()
-            self.attempt(c.Discard(actor=self.actor_for(data), stack=data.draw(st.sampled_from(full)),
-                                   count=data.draw(st.integers(1, 2)), seed=data.draw(st.integers(0, 2**31))))
+            actor = self.actor_for(data)
+            self.attempt(c.Discard(actor=actor, stack=data.draw(st.sampled_from(full)),
+                                   count=data.draw(st.integers(1, 2)),
+                                   seed=data.draw(st.integers(0, 2**31)) if actor == "master" else None),
+                         refuse=True if actor != "master" else None, why="only the master discards from a deck")
             return
         cards = self.cards(data, self.in_campaign())
         self.attempt(c.Discard(actor=self.actor_for(data, cards), cards=cards))
@@ -534,8 +591,9 @@ class LedgerMachine(RuleBasedStateMachine):
     def shuffle(self, data):
         table = self.campaign.table
         decks = [d for d in self.decks() if len(table.cards_in(d)) > 1] or self.decks()
-        self.attempt(c.Shuffle(actor=self.actor_for(data), stack=data.draw(st.sampled_from(decks)),
-                               seed=data.draw(st.integers(0, 2**31), label="seed")))
+        actor = self.actor_for(data)
+        seed = data.draw(st.integers(0, 2**31), label="seed") if actor == "master" else None
+        self.attempt(c.Shuffle(actor=actor, stack=data.draw(st.sampled_from(decks)), seed=seed))
 
     @rule(data=st.data())
     def search(self, data):
@@ -548,8 +606,13 @@ class LedgerMachine(RuleBasedStateMachine):
         to = None
         if take and (actor == "master" or data.draw(st.booleans())):
             to = data.draw(st.sampled_from(self.in_play_zones()))
-        self.attempt(c.Search(actor=actor, stack=stack, take=take, to=to,
-                              seed=data.draw(st.integers(0, 2**31), label="seed")))
+        by = None
+        if actor != "master":  # a hero searches by the effect of an active card they control
+            mine = [x for x in self.in_campaign() if self.owner_of(x) == actor and table.face(x) == "up"]
+            by = data.draw(st.sampled_from(mine)) if mine else None
+        seed = data.draw(st.integers(0, 2**31), label="seed") if actor == "master" else None
+        self.attempt(c.Search(actor=actor, stack=stack, take=take, to=to, seed=seed, by=by),
+                     refuse=True if actor != "master" and by is None else None, why="a hero searches by an effect")
 
     @rule(data=st.data(), kind=st.sampled_from(["reveal", "hide"]))
     def turn(self, data, kind):
@@ -661,7 +724,9 @@ class LedgerMachine(RuleBasedStateMachine):
         actor = data.draw(st.sampled_from(["master"] * 3 + list(HEROES)))
         last = self.app.last_seq(self.cid)
         to = data.draw(st.none() | st.none() | st.integers(max(1, last - 12), last + 2))
-        self.undo(c.Undo(actor=actor, to=to))
+        keep = actor == "master" and data.draw(st.integers(0, 4)) == 0
+        seed = data.draw(st.integers(0, 2**31), label="seed") if actor == "master" else None
+        self.undo(c.Undo(actor=actor, to=to, keep_order=keep, seed=seed))
 
     @rule(actor=st.sampled_from(["master", "master", *HEROES]))
     def redo_any(self, actor):
@@ -716,7 +781,7 @@ class LedgerMachine(RuleBasedStateMachine):
         table_after = self.campaign.table.to_dict()
         views_after = {v: without_seq(zones_view(self.campaign, v)) for v in VIEWERS}
 
-        self.undo(c.Undo(), must_record=True)
+        self.undo(c.Undo(keep_order=True), must_record=True)  # the exact order too: the master's decision
         assert self.campaign.table.to_dict() == table_before, f"undo of {rec.action} did not restore the table"
         self.catch_up_follower()
         assert self.rows(self.follower) == rows_before, f"undo of {rec.action}: read-model rows differ from before"
@@ -817,6 +882,56 @@ class LedgerMachine(RuleBasedStateMachine):
         ]
         self.attempt(data.draw(st.sampled_from(options)), refuse=True,
                      why=f"{hero} may not touch {card} ({campaign.table.zone_of(card)}) or act for {other}")
+
+    @rule(data=st.data())
+    def undo_of_a_seen_draw_shuffles_the_deck_again(self, data):
+        """A hero draws (or is dealt) cards they now know; the master takes it back: the
+        cards are back in the deck, in an order nobody has seen (recorded, committed)."""
+        table = self.campaign.table
+        decks = [d for d in self.decks() if len(table.cards_in(d)) >= 3]
+        heroes = [h for h in HEROES if h in table.heroes]
+        if not decks or not heroes:
+            return
+        deck, hero = data.draw(st.sampled_from(decks)), data.draw(st.sampled_from(heroes))
+        cards = set(table.cards_in(deck))
+        drawn = self.attempt(c.Draw(actor=hero, stack=deck, count=data.draw(st.integers(1, 2))))
+        if drawn is None:
+            return
+        assert drawn.event.identified.get(hero), "a hero's draw must record that the hero saw the cards"
+        self.attempt(c.Undo(actor=hero), refuse=True, why="fair play: the draw showed hidden cards")
+        undo = self.undo(c.Undo(seed=data.draw(st.integers(0, 2**31))), must_record=True)
+        assert undo is not None and undo.event.reshuffled_stacks == (deck,)
+        assert set(self.campaign.table.cards_in(deck)) == cards
+        assert [x.stack for x in undo.event.commitments] == [deck]
+
+    @rule(data=st.data())
+    def illegal_hero_cheats(self, data):
+        """Fair play: the cheats a hostile player would try through the ledger."""
+        campaign = self.campaign
+        table = campaign.table
+        hero = data.draw(st.sampled_from(HEROES))
+        other = next(h for h in HEROES if h != hero)
+        decks = [d for d in self.decks() if table.cards_in(d)] or self.decks()
+        deck = data.draw(st.sampled_from(decks))
+        options: list[c.Command] = [
+            c.Draw(actor=hero, stack=deck, seed=data.draw(st.integers(0, 2**31))),
+            c.Shuffle(actor=hero, stack=deck, seed=data.draw(st.integers(0, 2**31))),
+            c.Search(actor=hero, stack=deck, take=tuple(table.cards_in(deck)[:1])),
+            c.Discard(actor=hero, stack=deck),
+            c.SetKnowledge(actor=hero, hero=hero, knowledge=data.draw(st.integers(0, 3))),
+            c.Draw(actor=hero, stack=deck, to=data.draw(st.sampled_from([f"inventory:{other}", "box", "depot"]))),
+            c.Undo(actor=hero, keep_order=True),
+        ]
+        pile = [x for x in table.cards_in("discard") + table.cards_in("depot")]
+        if pile:
+            card = data.draw(st.sampled_from(pile))
+            options += [c.Send(actor=hero, cards=(card,), to=f"inventory:{hero}"),
+                        c.Exile(actor=hero, cards=(card,)), c.Bury(actor=hero, cards=(card,))]
+        head = campaign.live_head
+        if head is not None and self.actors.get(head) == hero and self.identified.get(head):
+            options.append(c.Undo(actor=hero))  # it showed someone a hidden card: ask the master
+        self.attempt(data.draw(st.sampled_from(options)), refuse=True, why="fair play")
+        STATS["cheats refused"] += 1
 
     @rule(data=st.data())
     def illegal_actor(self, data):
@@ -971,6 +1086,7 @@ def test_model_based_random_play_keeps_every_invariant():
     assert done["undone"] >= 10 and done["redone"] >= 3 and done["roundtrips"] >= 3, done
     assert done["recorded draw"] >= 10, done
     assert done["child replays"] >= 10, done
+    assert done["cheats refused"] >= 20 and done["undo reshuffles"] >= 3, done
 
 
 # -- what the machine found, pinned down one by one --------------------------------------
@@ -1033,7 +1149,9 @@ def test_other_viewers_get_no_seed_to_recompute_a_hidden_draw(game, seed):
     items = tuple(card for card in CATALOG_IDS if CATALOG[card].suit == "item")
     game.add(*items, to="depot")
     depot = list(game.cards("depot"))  # in public view, in this order
-    rec = game.do(c.Draw(actor="ana", stack="deck:item", seed=seed))
+    # the master deals (only the master may fix a seed; a hero's draw takes the system's)
+    rec = game.do(c.Draw(actor="master" if seed is not None else "ana", stack="deck:item", to="inventory:ana",
+                         seed=seed))
     drawn = rec.event.cards[0]
     assert game.zone(drawn) == "inventory:ana" and not can_identify(rec.campaign, "public", drawn)
     for viewer in ("public", "bo"):
