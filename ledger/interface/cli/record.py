@@ -182,4 +182,4 @@ def demo(ctx: click.Context) -> None:
 
     s: Session = ctx.obj
     explicit = ctx.parent is not None and ctx.parent.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
-    run_demo(s.db if explicit else "demo.db", s.out)
+    run_demo(s.db if explicit else "demo.db", s.out).close()  # no connection outlives the command
