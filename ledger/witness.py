@@ -23,24 +23,34 @@ def change_marks(event: ActionRecorded, after: Campaign, viewer: str) -> list[bo
     return marks_for(event, after, [viewer])[viewer]
 
 
-def marks_for(event: ActionRecorded, after: Campaign, viewers: list[str]) -> dict[str, list[bool]]:
-    """``change_marks`` for several viewers in one step back through the action."""
+def marks_for(event: ActionRecorded, after: Campaign, viewers: list[str],
+              owned: bool = False) -> dict[str, list[bool]]:
+    """``change_marks`` for several viewers in one step back through the action.
+    ``owned``: the caller owns ``after`` (a read model's own fold, not the live
+    campaign), so it is stepped back and forward again in place instead of copied."""
     marks = {viewer: [True] * len(event.changes) for viewer in viewers}
     blind = [v for v in viewers if not sees_everything(v)]
     if not blind or not event.changes:
         return marks
     if not any(isinstance(change, CardChanged) for change in event.changes):
         return marks
-    scratch = after.copy()
+    scratch = after if owned else after.copy()
     shown = set(event.shown_to_all())
-    for i in range(len(event.changes) - 1, -1, -1):
-        change = event.changes[i]
-        card = change.card if isinstance(change, CardChanged) else None
-        now_seen = {v: card in shown or can_identify(scratch, v, card) for v in blind} if card else {}
-        scratch.table.apply(change.inverse())
-        if card:
-            for v in blind:
-                marks[v][i] = now_seen[v] or can_identify(scratch, v, card)
+    undone = []
+    try:
+        for i in range(len(event.changes) - 1, -1, -1):
+            change = event.changes[i]
+            card = change.card if isinstance(change, CardChanged) else None
+            now_seen = {v: card in shown or can_identify(scratch, v, card) for v in blind} if card else {}
+            scratch.table.apply(change.inverse())
+            undone.append(change)
+            if card:
+                for v in blind:
+                    marks[v][i] = now_seen[v] or can_identify(scratch, v, card)
+    finally:
+        if owned:  # forward again, exactly (the fold makes it so)
+            for change in reversed(undone):
+                scratch.table.apply(change)
     return marks
 
 

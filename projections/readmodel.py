@@ -196,7 +196,7 @@ class ReadModel:
         seen: dict[str, list[str]] = {card: [] for card in touched}
         unnamed: dict[str, list[str]] = {}
         viewers = viewers_of(campaign)
-        marks = marks_for(event, campaign, viewers) if touched else {}
+        marks = marks_for(event, campaign, viewers, owned=after is None) if touched else {}
         for viewer in viewers if touched else ():
             named = visible_cards(event, campaign, viewer, touched, marks[viewer])
             for card in witnessed_cards(event, campaign, viewer, touched, marks[viewer]):
