@@ -45,7 +45,7 @@ SESSION: list[tuple[list[str], str]] = [
     (["--actor", "ana", "send", "companion-wolf", "--to", "table:ana"], "send"),             # 11
     (["exile", "item-torch"], "exile"),                                                      # 12 torch -> limbo
     (["shuffle", "deck:skill", "--seed", "7"], "shuffle"),                                   # 13
-    (["--actor", "ana", "search", "deck:skill", "--take", "skill-first-aid", "--seed", "3"], "search"),  # 14
+    (["search", "deck:skill", "--take", "skill-first-aid", "--to", "inventory:ana", "--seed", "3"], "search"),  # 14 for ana
     (["--actor", "ana", "reveal", "skill-first-aid"], "reveal"),                             # 15
     (["--actor", "ana", "hide", "skill-first-aid"], "hide"),                                 # 16
     (["--actor", "ana", "exhaust", "item-sword"], "exhaust"),                                # 17
@@ -210,7 +210,7 @@ REFUSALS = [
     ["detach", "item-sword"],                                         # not attached
     ["restore", "item-sword"],                                        # already restored
     ["hero", "add", "ana"],                                           # already there
-    ["--actor", "ana", "search", "deck:item", "--take", "item-torch"],  # it is in limbo
+    ["search", "deck:item", "--take", "item-torch", "--to", "inventory:ana"],  # it is in limbo
     ["exile", "item-torch"],                                          # already in limbo
     ["--as", "Not A Hero!", "zones"],
     ["init", "--catalog", SAMPLE, "--name", "Teste"],                 # the campaign exists

@@ -40,7 +40,7 @@ SCRIPT: list[tuple[list[str], str]] = [
     (["--actor", "ana", "send", "item-sword", "--to", "table:ana"], "send"),                        # 7
     (["add", "item-lantern", "--to", "discard"], "add"),                                            # 8
     (["send", "item-lantern", "--to", "table:bo"], "send"),                                         # 9 redirected
-    (["--actor", "ana", "draw", "deck:item", "--count", "3", "--seed", "4"], "draw"),                # 10 refill 2
+    (["--actor", "ana", "draw", "deck:item", "--count", "3"], "draw"),                              # 10 refill 2, all drawn
     (["location", "add", "village", "--access", "item=2", "--access", "skill=1"], "location add"),  # 11
     (["travel", "ana", "village"], "travel"),                                                        # 12
     (["add", "item-helm", "item-shield", "--to", "discard"], "add"),                                # 13
@@ -59,7 +59,7 @@ SCRIPT: list[tuple[list[str], str]] = [
     (["--actor", "ana", "discard", "item-axe", "item-torch"], "discard"),                           # 26
     (["--actor", "ana", "exhaust", "item-sword"], "exhaust"),                                       # 27
     (["--actor", "ana", "draw", "deck:item"], "draw"),                                              # 28
-    (["undo"], "undo"),                                                                              # 29 takes 28 back
+    (["undo", "--seed", "3"], "undo"),                                            # 29 takes 28 back; deck:item reshuffled
 ]
 LAST = len(SCRIPT)
 REDIRECT, REFILL, TRADE, BATTLE_TRADE, FROM_HAND, FROM_TABLE, UNDONE, UNDO = 9, 10, 14, 18, 21, 22, 28, 29

@@ -50,10 +50,10 @@ PLAY = [
     ["search", "deck:skill", "--take", "skill-tracking", "--to", "inventory:ana"],  # reshuffled, no seed
     ["undo"],
     ["redo"],
-    ["--actor", "ana", "send", "item-axe", "--to", "table:ana"],
+    ["--actor", "ana", "send", "item-axe", "--to", "table:ana", "--face", "down"],  # shows no one a hidden card
     ["--actor", "ana", "attach", "companion-falcon", "--to", "item-axe"],
     ["undo"],
-    ["--actor", "ana", "undo"],
+    ["--actor", "ana", "undo"],                                  # a hero takes back her own send
     ["battle", "start"],
     ["access", "village", "item", "1", "--by", "event-festival"],
     ["battle", "end"],

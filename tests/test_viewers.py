@@ -4,7 +4,9 @@ viewer who may not see it, in any output".
 One campaign is played through the ``ledger`` command with cards hidden in every way
 the game hides them: face-down deck cards, a deck refilled from the face-up depot and
 drawn from in the same action, Ana's hand, Bo's hand, a face-down card on a table, a
-searched card, buried cards, decks shuffled with ``--seed``. Then, for each viewer
+searched card, buried cards, decks shuffled with the master's ``--seed``, a hero's shuffle
+and refill with a seed from the system, a seen card undone back into its deck, which is
+shuffled again. Then, for each viewer
 (public, ana, bo), every read command is run, human and ``--json``, and no card id or
 catalog name the viewer may not know may appear:
 
@@ -22,14 +24,17 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
+from ledger.rulebook import HERO_MAY, RULEBOOK
 from ledger.visibility import can_identify
 
 from .conftest import cli, copy_db, ok, run_ledger
@@ -68,29 +73,41 @@ SCRIPT: list[list[str]] = [
     ["shuffle", "deck:skill", "--seed", "7"],                                         # 8 a seeded shuffle
     ["--actor", "ana", "draw", "deck:item", "--count", "2"],                          # 9 sword, bow: Ana's hand
     ["--actor", "bo", "draw", "deck:companion", "--count", "2"],                      # 10 wolf, falcon: Bo's hand
-    ["--actor", "ana", "search", "deck:skill", "--take", "skill-first-aid", "--seed", "3"],  # 11 searched
+    ["search", "deck:skill", "--take", "skill-first-aid", "--to", "inventory:ana", "--seed", "3"],  # 11 searched for Ana
     ["--actor", "ana", "send", "item-sword", "--to", "table:ana", "--face", "down"],  # 12 face-down on a table
     ["--actor", "bo", "send", "companion-falcon", "--to", "table:bo", "--face", "down"],  # 13
     ["--actor", "bo", "bury", "companion-wolf"],                                      # 14 buried from Bo's hand
-    ["--actor", "ana", "draw", "deck:item", "--count", "3", "--seed", "11"],          # 15 rope, lantern, refill, 1
+    ["--actor", "ana", "draw", "deck:item", "--count", "3"],                          # 15 rope, lantern, refill, 1
     ["--actor", "ana", "reveal", "item-bow"],                                         # 16 everyone sees the bow
     ["--actor", "ana", "hide", "item-bow"],                                           # 17 …then no longer
     ["--actor", "bo", "draw", "deck:skill"],                                          # 18 a skill in Bo's hand
     ["add", "skill-fireball", "--to", "inventory:ana"],                               # 19 from the box to a hand
     ["--actor", "ana", "activate", "skill-fireball", "--target", "goblin"],           # 20 declared: shown to all
-    ["--actor", "bo", "shuffle", "deck:companion", "--seed", "5"],                    # 21 a hero's seeded shuffle
+    ["--actor", "bo", "shuffle", "deck:companion"],                                   # 21 a hero's shuffle (system seed)
     ["--actor", "ana", "discard", "item-rope"],                                       # 22 face-up in the discard
     ["discard", "--from", "deck:item"],                                               # 23 a refilled card, face-up
     ["--actor", "ana", "bury", "item-lantern"],                                       # 24 never seen by others
     ["add", "item-spear", "--to", "inventory:bo"],                                    # 25
     ["--actor", "bo", "attach", "item-spear", "--to", "companion-falcon"],            # 26 face-up on a hidden host
-    ["--actor", "ana", "draw", "deck:companion", "--to", "inventory:bo"],             # 27 drawn for Bo, unseen by Ana
+    ["draw", "deck:companion", "--to", "inventory:bo"],                               # 27 drawn for Bo, unseen by Ana
     ["add", "item-dagger", "--to", "inventory:ana"],                                  # 28
     ["--actor", "ana", "attach", "item-dagger", "--to", "item-sword"],                # 29 face-up on Ana's hidden card
     ["--actor", "bo", "draw", "deck:skill"],                                          # 30 into Bo's hand…
-    ["undo"],                                                                         # 31 …and back on the deck
+    ["undo", "--seed", "13"],                                                         # 31 …back on the deck, reshuffled
+    ["add", "class-rogue", "--to", "table:ana"],                                      # 32 face-up: Ana searches by it
+    ["add", "class-hunter", "--to", "table:bo"],                                      # 33 face-up: Bo searches by it
 ]
 REFILL_DRAW = 15
+UNDO_OF_A_SEEN_DRAW = 31
+# A hero never chooses a seed: the ledger takes one from the system's secure random source
+# (``secrets``). For these heroes' steps the session pins what that source gives, so that
+# it plays the same on every run (seq -> the seed the system gives).
+SYSTEM_SEEDS = {REFILL_DRAW: 11, 21: 5}
+
+
+def system_seed(seed: int | None):
+    """The system's random source giving ``seed`` to the action run inside (none pinned: as is)."""
+    return nullcontext() if seed is None else mock.patch("ledger.play.secrets.randbits", return_value=seed)
 
 
 # -- running the command in this process ---------------------------------------------------------
@@ -120,7 +137,8 @@ def played(tmp_path_factory) -> Played:
     db = tmp_path_factory.mktemp("viewers") / "campaign.db"
     action_json: dict[int, dict] = {}
     for seq, args in enumerate(SCRIPT, start=1):
-        out = ok(db, "--json", *args)
+        with system_seed(SYSTEM_SEEDS.get(seq)):
+            out = ok(db, "--json", *args)
         action_json[seq] = json.loads(out)
         assert action_json[seq]["seq"] == seq, f"step {seq} {args} recorded as {action_json[seq]['seq']}"
     app = Ledger.open(db)
@@ -143,6 +161,7 @@ def played(tmp_path_factory) -> Played:
 def _check_the_script_hid_what_it_should(p: Played) -> None:
     """The session really hides cards in each of the ways it means to (else the sweep proves little)."""
     end = p.at[p.last].table
+    assert {k: p.events[k].rng for k in SYSTEM_SEEDS} == SYSTEM_SEEDS, "the system seeds were not pinned"
     assert end.zone_of("item-sword") == "table:ana" and end.face("item-sword") == "down"
     assert end.zone_of("companion-falcon") == "table:bo" and end.face("companion-falcon") == "down"
     assert end.zone_of("skill-first-aid") == "inventory:ana"
@@ -151,6 +170,7 @@ def _check_the_script_hid_what_it_should(p: Played) -> None:
     assert end.zone_of("skill-fireball") == "deck:skill"
     assert end.host("item-spear") == "companion-falcon" and end.face("item-spear") == "up"
     assert end.host("item-dagger") == "item-sword" and end.face("item-sword") == "down"
+    assert p.events[UNDO_OF_A_SEEN_DRAW].reshuffled_stacks == ("deck:skill",)
     assert p.events[REFILL_DRAW].refills and p.events[REFILL_DRAW].refills[0].count == 3
     never_public = p.never_known("public")
     for card in ("item-sword", "item-lantern", "skill-first-aid", "companion-wolf", "companion-falcon",
@@ -279,15 +299,17 @@ def test_the_json_of_an_action_by_a_hero_names_no_card_that_hero_cannot_see(play
 
 REAL_ACTIONS = [
     ("bo", ["draw", "deck:skill", "--count", "2"]),                   # cards he will see
-    ("ana", ["draw", "deck:skill", "--to", "inventory:bo"]),          # a card she will not see
-    ("ana", ["search", "deck:skill", "--take", "skill-dodge", "--seed", "1"]),  # a deck she cannot see, reshuffled
+    ("ana", ["shuffle", "deck:skill"]),                               # cards she will not see, given a new order
+    ("ana", ["search", "deck:skill", "--take", "skill-dodge", "--by", "class-rogue"]),  # a deck she cannot see, reshuffled
 ]
+REAL_ACTION_SEED = 1  # what the system's random source gives these actions (see SYSTEM_SEEDS)
 
 
 @pytest.mark.parametrize("hero,args", REAL_ACTIONS, ids=[" ".join(a) for _, a in REAL_ACTIONS])
 def test_a_heros_action_through_the_real_command_names_no_other_hidden_card(played, tmp_path, hero, args):
     db = copy_db(played.db, tmp_path)
-    result = run_ledger("--actor", hero, "--json", *args, db=db)
+    with system_seed(REAL_ACTION_SEED):  # the same new order on every run
+        result = run_ledger("--actor", hero, "--json", *args, db=db)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["seq"] == played.last + 1
@@ -298,6 +320,7 @@ def test_a_heros_action_through_the_real_command_names_no_other_hidden_card(play
         event = app.event(cid, played.last + 1)
     finally:
         app.close()
+    assert event.rng == REAL_ACTION_SEED, "the system seed was not pinned"
     forbidden = {card for card in CATALOG_IDS
                  if not can_identify(before, hero, card) and not can_identify(after, hero, card)}
     forbidden -= set(args)  # a card the hero named himself
@@ -307,6 +330,17 @@ def test_a_heros_action_through_the_real_command_names_no_other_hidden_card(play
     assert not found, f"{hero}'s {' '.join(args)} shows {sorted(found)}"
     if hero == "bo":
         assert leaks(result.stdout, set(event.cards)) == set(event.cards), "bo should see the cards he drew"
+
+
+# The rulebook's own words, which explain quotes ("the refill's seed comes from the system"):
+# they name no seed. Any other mention of a seed in a viewer's output is one.
+RULE_WORDS = sorted({*HERO_MAY.values(), *(rule.text for rule in RULEBOOK)}, key=len, reverse=True)
+
+
+def mentions_a_seed(output: str) -> bool:
+    for words in RULE_WORDS:
+        output = output.replace(words, " ")
+    return re.search(r"seed|\brng\b", output, re.IGNORECASE) is not None
 
 
 def test_seeds_are_shown_to_no_one_but_the_referee(played):
@@ -322,10 +356,10 @@ def test_seeds_are_shown_to_no_one_but_the_referee(played):
         for seq in range(JOINS[viewer], played.last + 1):
             for form in ([], ["--json"]):
                 out = ok(played.db, "--as", viewer, *form, "explain", str(seq))
-                if re.search(r"seed|\brng\b", out, re.IGNORECASE):
+                if mentions_a_seed(out):
                     problems.append(f"explain {seq} as {viewer} {' '.join(form)} mentions a seed: {out.strip()[:300]}")
         history = ok(played.db, "--as", viewer, "--json", "history")
-        if re.search(r"seed|\brng\b", history, re.IGNORECASE):
+        if mentions_a_seed(history):
             problems.append(f"history as {viewer} mentions a seed")
     assert not problems, "\n".join(problems)
     # the referee, who reviews disputes, does see them
@@ -336,17 +370,17 @@ def test_seeds_are_shown_to_no_one_but_the_referee(played):
 # (actor, arguments, the card whose zone the actor cannot see)
 REFUSALS = [
     ("bo", ["send", "skill-first-aid", "--to", "inventory:bo"], "skill-first-aid"),
-    ("bo", ["search", "deck:skill", "--take", "skill-first-aid"], "skill-first-aid"),
+    ("bo", ["search", "deck:skill", "--take", "skill-first-aid", "--by", "class-hunter"], "skill-first-aid"),
     ("bo", ["discard", "item-bow"], "item-bow"),
     ("bo", ["exhaust", "item-sword"], "item-sword"),
     ("bo", ["reveal", "item-sword"], "item-sword"),
     ("bo", ["detach", "item-bow"], "item-bow"),
-    ("bo", ["search", "discard", "--take", "companion-raven"], "companion-raven"),
+    ("bo", ["search", "discard", "--take", "companion-raven", "--by", "class-hunter"], "companion-raven"),
     ("ana", ["exile", "companion-falcon"], "companion-falcon"),
     ("ana", ["activate", "companion-falcon"], "companion-falcon"),
     ("ana", ["trade", "ana", "--take", "companion-raven", "--give", "item-bow"], "companion-raven"),
     ("ana", ["attach", "companion-horse", "--to", "item-bow"], "companion-horse"),
-    ("ana", ["search", "deck:skill", "--take", "companion-horse"], "companion-horse"),
+    ("ana", ["search", "deck:skill", "--take", "companion-horse", "--by", "class-rogue"], "companion-horse"),
     ("ana", ["send", "item-lantern", "--to", "table:ana"], "item-lantern"),
     ("ana", ["send", "house-north", "--to", "table:ana"], "house-north"),
     ("bo", ["activate", "skill-riposte"], "skill-riposte"),
@@ -376,7 +410,8 @@ def test_a_refusal_for_a_hero_does_not_say_where_a_card_they_cannot_see_is(playe
 
 
 def test_a_refusal_through_the_real_command_does_not_say_where_a_hidden_card_is(played):
-    result = run_ledger("--actor", "bo", "search", "deck:skill", "--take", "skill-first-aid", db=played.db)
+    result = run_ledger("--actor", "bo", "search", "deck:skill", "--take", "skill-first-aid", "--by", "class-hunter",
+                        db=played.db)
     assert result.returncode == 1
     assert "inventory:ana" not in result.stderr + result.stdout, result.stderr
 

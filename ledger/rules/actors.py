@@ -46,13 +46,30 @@ def hand_for(actor: str, to: str | None, doing: str) -> str:
     return Zone.inventory(actor)
 
 
+def unseen(actor: str, card: str, doing: str) -> NotAllowed:
+    """The one refusal for a card a hero names but cannot see, or that does not exist."""
+    return NotAllowed(f"{actor} cannot see card {card}; a hero {_third_person(doing)} only cards they can see")
+
+
+def _third_person(doing: str) -> str:
+    """``attach to`` -> ``attaches to``, ``bury`` -> ``buries``, ``send`` -> ``sends``."""
+    verb, _, rest = doing.partition(" ")
+    if verb.endswith(("ch", "sh", "s", "x")):
+        verb += "es"
+    elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        verb = verb[:-1] + "ies"
+    else:
+        verb += "s"
+    return f"{verb} {rest}".strip()
+
+
 def may_name(campaign: Campaign, actor: str, cards: tuple[str, ...], doing: str) -> None:
     """RULES.md §9 and §4: a hero names only cards they can see (and hears nothing of
     where the others are, not even "in the box"); cards in the box are not in the
     campaign."""
     for card in cards:
         if not sees_everything(actor) and not can_identify(campaign, actor, card):
-            raise NotAllowed(f"{actor} cannot see card {card}; a hero {doing}s only cards they can see")
+            raise unseen(actor, card, doing)
         must_be_in_campaign(campaign, actor, card, doing)
 
 

@@ -23,7 +23,7 @@ from ..rulebook import RULESET
 from ..states import card_states
 from ..visibility import can_identify, sees_everything
 from ..vocabulary import Role, Zone
-from .actors import acts_for, master_only
+from .actors import acts_for, master_only, unseen
 
 
 _RULESET: ContextVar[int] = ContextVar("ruleset", default=RULESET)
@@ -48,11 +48,6 @@ def decided_under(version: int) -> Iterator[None]:
 
 def _fair() -> bool:
     return _RULESET.get() >= 2
-
-
-def unseen(actor: str, card: str, doing: str) -> NotAllowed:
-    """The one refusal for a card a hero names but cannot see, or that does not exist."""
-    return NotAllowed(f"{actor} cannot see card {card}; a hero {doing}s only cards they can see")
 
 
 def knows_card(campaign: Campaign, actor: str, card: str, doing: str) -> None:
