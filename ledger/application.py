@@ -24,7 +24,6 @@ from eventsourcing.application import AggregateNotFoundError, Application, Event
 from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.utils import get_topic
 
-from . import rules
 from .actions import decide
 from .campaign import Campaign, make_projector
 from .catalog import Catalog
@@ -36,6 +35,7 @@ from .formats import Format, standard_format
 from .integrity import GENESIS, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
+from .rules.fair_play import ruleset
 from .vocabulary import MASTER, PUBLIC
 from .witness import newly_identified
 
@@ -321,7 +321,7 @@ def decide_event(play: Play, command: Command, timestamp: Any = None) -> ActionR
         command=command.to_record(),
         rng=play.seed,
         prev_live=campaign.live_head,
-        ruleset=rules.ruleset(),
+        ruleset=ruleset(),
         **extra,
         **params,
     )

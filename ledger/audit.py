@@ -32,7 +32,7 @@ from .errors import BadCatalog, LedgerError, StoreError
 from .events import ActionRecorded, CampaignStarted
 from .integrity import GENESIS, chain_hash, sealed
 from .play import Play
-from .rules import decided_under
+from .rules.fair_play import decided_under
 
 PAGE = 1000
 

@@ -43,10 +43,16 @@ from .actors import (
     may_name,
     may_use_stack,
 )
+from .attachments import (
+    host_in_play,
+    must_be_attached,
+    no_attachment_cycle,
+    not_already_attached,
+    not_attached_to_itself,
+)
 from .fair_play import (
     controls_card,
     decks_to_reshuffle,
-    decided_under,
     keeps_order_by_master,
     knows_card,
     master_discards_from_decks,
@@ -56,15 +62,7 @@ from .fair_play import (
     searched_card,
     seed_is_the_masters,
     sends_to_own_zone,
-    ruleset,
     showed_nothing_hidden,
-)
-from .attachments import (
-    host_in_play,
-    must_be_attached,
-    no_attachment_cycle,
-    not_already_attached,
-    not_attached_to_itself,
 )
 from .heroes import knowledge_changes, new_hero
 from .locations import (

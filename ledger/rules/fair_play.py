@@ -25,7 +25,6 @@ from ..visibility import can_identify, sees_everything
 from ..vocabulary import Role, Zone
 from .actors import acts_for, master_only, unseen
 
-
 _RULESET: ContextVar[int] = ContextVar("ruleset", default=RULESET)
 
 
