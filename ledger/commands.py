@@ -24,7 +24,7 @@ class Command(BaseModel):
         """The command as stored in its event: its ``type`` and its fields."""
         record = self.model_dump(mode="json")
         for name in self.later:
-            if not record.get(name):
+            if getattr(self, name) == type(self).model_fields[name].get_default():
                 record.pop(name, None)
         return record
 

@@ -46,7 +46,7 @@ def big_game(app) -> Game:
 def test_drawing_from_an_empty_deck_refills_it_from_the_depot_with_that_suit_only(game):
     game.add("item-sword", "item-bow", "item-rope", "skill-dodge", "event-storm", to="depot")
     before = game.app.last_seq(game.cid)
-    rec = game.do(c.Draw(actor="ana", stack="deck:item", seed=3))
+    rec = game.do(c.Draw(stack="deck:item", to="inventory:ana", seed=3))  # recorded by the master, whose seed it is
     assert rec.seq == before + 1
     assert game.app.last_seq(game.cid) == before + 1
     assert rec.event.refills == (Refill(deck="deck:item", source="depot", count=3),)
@@ -74,7 +74,7 @@ def test_refill_takes_at_most_100_cards_of_the_suit(big_game):
     g = big_game
     g.add(*(f"item-{i:03d}" for i in range(120)), to="depot")
     g.add("skill-000", "skill-001", to="depot")
-    rec = g.do(c.Draw(actor="ana", stack="deck:item", seed=1))
+    rec = g.do(c.Draw(stack="deck:item", to="inventory:ana", seed=1))  # recorded by the master, whose seed it is
     assert rec.event.refills == (Refill(deck="deck:item", source="depot", count=100),)
     assert len(rec.event.cards) == 1
     assert len(g.cards("deck:item")) == 99
@@ -136,8 +136,11 @@ def test_discard_from_an_empty_deck_without_depot_cards_is_refused(game):
 
 # -- searching ---------------------------------------------------------------------------
 def test_search_takes_the_named_cards_into_the_actors_inventory(game):
+    """A hero searches by the effect of an active card they control; the cards found go
+    to their inventory when no zone is named."""
     game.add(*ITEMS, to="deck:item")
-    rec = game.do(c.Search(actor="ana", stack="deck:item", take=("item-axe", "item-bow"), seed=2))
+    game.add("skill-tracking", to="table:ana")  # face-up on her table: active
+    rec = game.do(c.Search(actor="ana", stack="deck:item", take=("item-axe", "item-bow"), by="skill-tracking"))
     assert game.zone("item-axe") == "inventory:ana"
     assert game.zone("item-bow") == "inventory:ana"
     assert rec.event.taken == ("item-axe", "item-bow")
@@ -153,7 +156,7 @@ def test_search_with_to_takes_the_cards_there(game):
 def test_searching_a_face_down_deck_reshuffles_it_in_the_same_action(game):
     game.add(*ITEMS, to="deck:item")
     before = game.app.last_seq(game.cid)
-    rec = game.do(c.Search(actor="ana", stack="deck:item", take=("item-rope",), seed=11))
+    rec = game.do(c.Search(stack="deck:item", take=("item-rope",), to="inventory:ana", seed=11))  # the master's seed
     assert rec.seq == before + 1
     assert rec.event.reshuffled is True
     (change,) = _reorders(rec, "deck:item")
@@ -166,7 +169,7 @@ def test_searching_a_face_down_deck_reshuffles_it_in_the_same_action(game):
 def test_searching_the_face_up_discard_pile_does_not_reshuffle(game):
     game.add(*ITEMS, to="discard")
     order = game.cards("discard")
-    rec = game.do(c.Search(actor="ana", stack="discard", take=("item-rope",), seed=11))
+    rec = game.do(c.Search(stack="discard", take=("item-rope",), to="inventory:ana", seed=11))  # the master's seed
     assert game.zone("item-rope") == "inventory:ana"
     assert rec.event.reshuffled is False
     assert _reorders(rec, "discard") == []
@@ -174,18 +177,31 @@ def test_searching_the_face_up_discard_pile_does_not_reshuffle(game):
 
 
 def test_search_for_a_card_not_in_the_stack_is_refused_without_revealing_where_it_is(game):
+    """ana searches by her tracking skill; a card hidden elsewhere reads, word for word,
+    like a card that does not exist."""
     game.add("item-sword", "item-bow", to="deck:item")
     game.add("item-rope", to="inventory:bo")
-    err = game.refuse(c.Search(actor="ana", stack="deck:item", take=("item-rope",)), CardNotThere)
+    game.add("skill-tracking", to="table:ana")
+    err = game.refuse(c.Search(actor="ana", stack="deck:item", take=("item-rope",), by="skill-tracking"),
+                      CardNotThere)
     assert "inventory:bo" not in str(err)
-    err = game.refuse(c.Search(actor="ana", stack="discard", take=("item-sword",)), CardNotThere)
+    missing = game.refuse(c.Search(actor="ana", stack="deck:item", take=("item-nothing",), by="skill-tracking"),
+                          CardNotThere)
+    assert str(err).replace("item-rope", "X") == str(missing).replace("item-nothing", "X")
+    err = game.refuse(c.Search(actor="ana", stack="discard", take=("item-sword",), by="skill-tracking"),
+                      CardNotThere)
     assert "deck:item" not in str(err)
+    missing = game.refuse(c.Search(actor="ana", stack="discard", take=("item-nothing",), by="skill-tracking"),
+                          CardNotThere)
+    assert str(err).replace("item-sword", "X") == str(missing).replace("item-nothing", "X")
 
 
 def test_search_for_a_card_not_in_the_stack_says_where_it_is_when_the_actor_sees_it(game):
     game.add("item-sword", "item-bow", to="deck:item")
     game.add("item-rope", to="inventory:ana")
-    err = game.refuse(c.Search(actor="ana", stack="deck:item", take=("item-rope",)), CardNotThere)
+    game.add("skill-tracking", to="table:ana")
+    err = game.refuse(c.Search(actor="ana", stack="deck:item", take=("item-rope",), by="skill-tracking"),
+                      CardNotThere)
     assert "inventory:ana" in str(err)
 
 

@@ -224,13 +224,20 @@ def test_master_may_take_cards_from_a_heros_zones(game):
     assert game.cards("inventory:bo") == [] and game.cards("table:bo") == []
 
 
-def test_hero_may_use_unowned_stacks(game):
+def test_hero_may_draw_from_and_search_unowned_decks_but_not_take_from_the_discard_pile(game):
+    """A deck nobody owns is anyone's to draw from, and to search by an effect (fair
+    play: an active card the hero controls); the discard pile, nobody's either, is
+    reached only by trading (RULES.md §8), so sending a card out of it is refused."""
     game.add("item-sword", "item-bow", to="deck:item")
     game.add("item-rope", to="discard")
+    game.add("skill-dodge", to="table:bo")  # knowledge 0, face-up on bo's table: active
     game.do(c.Draw(actor="bo", stack="deck:item"))
-    game.do(c.Send(actor="bo", cards=("item-rope",), to="inventory:bo"))
-    game.do(c.Search(actor="bo", stack="deck:item", take=("item-bow",)))
-    assert sorted(game.cards("inventory:bo")) == ["item-bow", "item-rope", "item-sword"]
+    err = game.refuse(c.Send(actor="bo", cards=("item-rope",), to="inventory:bo"), NotAllowed)
+    assert "trad" in str(err)
+    game.refuse(c.Search(actor="bo", stack="deck:item", take=("item-bow",)), NotAllowed)  # no effect named
+    game.do(c.Search(actor="bo", stack="deck:item", take=("item-bow",), by="skill-dodge"))
+    assert sorted(game.cards("inventory:bo")) == ["item-bow", "item-sword"]
+    assert game.zone("item-rope") == "discard"
 
 
 def test_hero_may_move_their_own_cards(game):

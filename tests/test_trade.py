@@ -334,13 +334,19 @@ def test_a_card_of_the_heros_own_cannot_be_taken(village):
 
 
 @pytest.mark.parametrize("where", ["deck:item", "inventory:bo"])
-def test_refusing_a_take_does_not_reveal_where_a_hidden_card_is(village, where):
+def test_refusing_a_take_of_a_hidden_card_reads_the_same_as_for_a_missing_card(village, where):
+    """Fair play (RULES.md §9): a hero who names a card hidden from them hears, word for
+    word, what they would hear for a card that does not exist: nothing says where it is."""
     village.add("item-torch", to=where)
     err = village.refuse(c.Trade(actor="ana", hero="ana", take=("item-torch",), give=("item-sword", "item-axe")),
-                         CardNotThere)
+                         NotAllowed)
     msg = str(err)
     assert where not in msg
     assert "deck:" not in msg and "inventory:bo" not in msg and ":bo" not in msg
+    missing = village.refuse(c.Trade(actor="ana", hero="ana", take=("item-nothing",),
+                                     give=("item-sword", "item-axe")), NotAllowed)
+    assert msg.replace("item-torch", "X") == str(missing).replace("item-nothing", "X")
+    assert err.code == missing.code
 
 
 @pytest.mark.parametrize("where", ["inventory:bo", "table:bo", "discard", "depot", "scenario", "deck:item"])
@@ -350,11 +356,17 @@ def test_given_cards_must_be_controlled_by_the_hero(village, where):
     village.refuse(c.Trade(hero="ana", take=("item-bow",), give=("item-torch", "item-rope")), CardNotThere)
 
 
-def test_refusing_a_give_does_not_reveal_where_a_hidden_card_is(village):
+def test_refusing_a_give_of_a_hidden_card_reads_the_same_as_for_a_missing_card(village):
+    """Fair play (RULES.md §9): giving a card hidden from the hero is refused in the words
+    used for a card that does not exist, so the refusal does not say where it is."""
     village.add("item-torch", to="inventory:bo")
     err = village.refuse(c.Trade(actor="ana", hero="ana", take=("item-bow",), give=("item-torch", "item-rope")),
-                         CardNotThere)
+                         NotAllowed)
     assert "inventory:bo" not in str(err)
+    missing = village.refuse(c.Trade(actor="ana", hero="ana", take=("item-bow",),
+                                     give=("item-nothing", "item-rope")), NotAllowed)
+    assert str(err).replace("item-torch", "X") == str(missing).replace("item-nothing", "X")
+    assert err.code == missing.code
 
 
 def test_a_hero_may_give_cards_from_their_table(village):

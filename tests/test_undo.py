@@ -8,7 +8,12 @@
 - shuffles, refills, trades and attachments come back card by card;
 - undos walk back one action at a time; ``Undo(to=SEQ)`` takes back everything after SEQ
   in one action; redo is refused when there is nothing to redo;
-- a hero may take back only their own actions; the master anything;
+- a hero may take back only their own actions, and none that showed anyone a hidden card
+  (fair play); the master anything;
+- the master's undo of an action that showed someone hidden cards shuffles again every
+  face-down deck those cards return to (a committed order, ``reshuffled_stacks``), unless
+  the master keeps the order (``Undo(keep_order=True)``): the exactness checks below undo
+  with ``keep_order`` and the reshuffle is checked beside them (same cards, new order);
 - an undo reads a bounded number of stored events, whatever the log's length;
 - nothing stored is ever edited or deleted.
 """
@@ -30,6 +35,8 @@ from ledger import events as ev
 from ledger.application import Ledger
 from ledger.audit import verify
 from ledger.catalog import load_catalog, sample_catalog_path
+from ledger.changes import StackReordered
+from ledger.commitments import digest_of
 from ledger.errors import LedgerError, NotAllowed, RuleBroken
 from ledger.events import ActionRedone, ActionUndone
 from projections.readmodel import ReadModel
@@ -77,13 +84,53 @@ def raw_rows(path: Path, cid) -> dict[int, tuple]:
     return {seq: (rowid, topic, bytes(state)) for seq, rowid, topic, state in rows}
 
 
+def seen_decks(campaign, before: dict[str, Any], events) -> tuple[str, ...]:
+    """The face-down ordered stacks that, in the table ``before``, hold a card one of
+    ``events`` showed someone (and more than one card): the decks a master's undo of
+    them must shuffle again, unless it keeps the order."""
+    specs = campaign.zones()
+    where = {card: stack for stack, cards in before["stacks"].items() for card in cards}
+    seen = {card for event in events for cards in event.identified.values() for card in cards}
+    decks = {stack for stack, spec in specs.items() if spec.ordered and spec.visibility != "face-up"}
+    return tuple(sorted({
+        where[card] for card in seen if where[card] in decks and len(before["stacks"][where[card]]) > 1
+    }))
+
+
+def check_reshuffled(undo, before: dict[str, Any], now: dict[str, Any], decks: tuple[str, ...]) -> None:
+    """An undo without ``keep_order``: the table is exactly ``before``, except that each of
+    ``decks`` holds the same cards in a new order, recorded in the undo (its last
+    ``StackReordered``; none when the shuffle happened to leave the order as it was) and
+    committed (a digest of the salt and the new order)."""
+    assert not undo.event.keep_order
+    assert undo.event.reshuffled_stacks == decks
+    for deck in decks:
+        reorders = [ch for ch in undo.event.changes if isinstance(ch, StackReordered) and ch.stack == deck]
+        assert (reorders and reorders[-1].now == tuple(now["stacks"][deck])) \
+            or now["stacks"][deck] == before["stacks"][deck], f"the new order of {deck} is not recorded"
+    assert [x.stack for x in undo.event.commitments] == list(decks)
+    for commitment in undo.event.commitments:
+        assert commitment.size == len(now["stacks"][commitment.stack])
+        assert digest_of(commitment.salt, now["stacks"][commitment.stack]) == commitment.digest
+    assert set(now["stacks"]) == set(before["stacks"])
+    for stack, cards in before["stacks"].items():
+        if stack in decks:
+            assert sorted(now["stacks"][stack]) == sorted(cards), f"{stack} does not hold the same cards"
+        else:
+            assert now["stacks"][stack] == cards, f"{stack} is not as before the undone action"
+    assert {k: v for k, v in now.items() if k != "stacks"} == {k: v for k, v in before.items() if k != "stacks"}
+
+
 def check_undo_then_redo(game: Game, rec, before: dict[str, Any]) -> None:
-    """Undoes the action just recorded (table == before), then redoes it (table == after)."""
+    """Undoes the action just recorded (table == before), then redoes it (table == after).
+    The master keeps the order of the decks a seen card returns to, so that the table
+    comes back exactly (the reshuffle is checked in its own tests)."""
     after = table_of(game)
-    undo = game.do(c.Undo())
+    undo = game.do(c.Undo(keep_order=True))
     assert isinstance(undo.event, ActionUndone)
     assert undo.seq == rec.seq + 1
     assert undo.event.targets == (rec.seq,)
+    assert undo.event.reshuffled_stacks == ()
     assert table_of(game) == before, f"undoing seq {rec.seq} ({rec.action}) does not give back the table before it"
     redo = game.do(c.Redo())
     assert isinstance(redo.event, ActionRedone)
@@ -150,7 +197,7 @@ def every_kind_script() -> list[c.Command]:
         c.Add(cards=("event-festival",), to="scenario"),
         c.Shuffle(stack="deck:skill", seed=11),
         c.Shuffle(stack="deck:skill"),  # no seed: the order drawn is recorded
-        c.Draw(actor="ana", stack="deck:item", count=2, seed=5),  # empty deck: refilled from the depot
+        c.Draw(stack="deck:item", count=2, to="inventory:ana", seed=5),  # empty deck: refilled from the depot
         c.Search(stack="deck:skill", take=("skill-tracking",), to="inventory:ana", seed=3),
         c.Send(actor="ana", cards=("item-axe",), to="table:ana"),
         c.Reveal(actor="ana", cards=("item-sword",)),
@@ -159,7 +206,7 @@ def every_kind_script() -> list[c.Command]:
         c.Restore(actor="ana", cards=("companion-wolf",)),
         c.Attach(actor="ana", card="item-torch", host="item-sword"),
         c.Attach(actor="ana", card="item-sword", host="companion-wolf"),  # the torch is discarded
-        c.Attach(actor="ana", card="item-torch", host="item-sword"),
+        c.Attach(card="item-torch", host="item-sword"),  # the master takes it back from the discard pile
         c.Detach(actor="ana", card="item-sword", to="inventory:ana"),  # the torch is discarded again
         c.Attach(actor="ana", card="companion-falcon", host="item-axe"),
         c.Discard(stack="deck:skill", count=1, seed=2),
@@ -191,6 +238,36 @@ def test_every_kind_of_action_is_undone_to_the_table_before_it_and_redone_to_the
     assert recorded == UNDOABLE_ACTIONS, f"kinds never undone here: {UNDOABLE_ACTIONS - recorded}"
     live = table_of(game)
     assert fresh_table(game) == live
+    assert verify(game.app, game.cid).ok
+
+
+def test_without_keep_order_the_masters_undo_of_a_seen_search_gives_back_the_same_cards_in_a_new_order(game):
+    """The every-kind session's search, undone by the master without ``keep_order``: the
+    card ana saw goes back into deck:skill, which then holds the same cards as before the
+    search in a new order, recorded and committed in the undo; all else is as before."""
+    cards = ("skill-meditation", "skill-tracking", "skill-first-aid", "skill-persuade", "skill-stealth")
+    game.add(*cards, to="deck:skill", position="bottom")
+    game.do(c.Shuffle(stack="deck:skill", seed=11))
+    before = table_of(game)
+    rec = game.do(c.Search(stack="deck:skill", take=("skill-tracking",), to="inventory:ana", seed=3))
+    assert "skill-tracking" in rec.event.identified["ana"]
+    assert seen_decks(game.campaign, before, [rec.event]) == ("deck:skill",)
+    undo = game.do(c.Undo(seed=4))
+    assert undo.event.targets == (rec.seq,)
+    check_reshuffled(undo, before, table_of(game), ("deck:skill",))
+    assert game.cards("deck:skill") != before["stacks"]["deck:skill"], "seed 4 gives the deck another order"
+    assert fresh_table(game) == table_of(game)
+    assert verify(game.app, game.cid).ok
+
+
+def test_a_masters_undo_with_seed_0_is_recorded_and_verified(game):
+    """Seed 0 is a seed like any other: the undo's command keeps it, and verify decides
+    the undo (and its reshuffle of deck:item) again to the same event."""
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.do(c.Draw(stack="deck:item", to="inventory:ana", seed=1))
+    undo = game.do(c.Undo(seed=0))
+    assert undo.event.reshuffled_stacks == ("deck:item",)
+    assert game.app.event(game.cid, undo.seq).command.get("seed") == 0
     assert verify(game.app, game.cid).ok
 
 
@@ -291,15 +368,35 @@ def test_in_random_sessions_undo_gives_back_the_table_before_each_action_and_red
                     assert app.campaign(cid).table.to_dict() == before
                     continue
                 after = app.campaign(cid).table.to_dict()
-                undo = app.execute(cid, c.Undo(actor=command.actor))
+                shown = bool(rec.event.identified)
+                if shown and command.actor != "master":
+                    # fair play: not even their own action, once it showed someone a hidden card
+                    count = app.stored_event_count()
+                    with pytest.raises(NotAllowed, match="ask the master"):
+                        app.execute(cid, c.Undo(actor=command.actor))
+                    assert app.stored_event_count() == count, "a refused undo appended an event"
+                    assert app.campaign(cid).table.to_dict() == after
+                undoer = "master" if shown else command.actor
+                if shown and data.draw(st.integers(0, 3), label="reshuffle seen decks?") == 0:
+                    # the master's undo without keep_order: the same cards, the seen decks in a new order
+                    decks = seen_decks(app.campaign(cid), before, [rec.event])
+                    undo = app.execute(cid, c.Undo(seed=data.draw(st.integers(0, 2**32), label="undo seed")))
+                    assert undo.event.targets == (rec.seq,)
+                    check_reshuffled(undo, before, app.campaign(cid).table.to_dict(), decks)
+                    assert_every_card_in_one_place(app.campaign(cid).table)
+                    expected_undone_by[rec.seq] = undo.seq  # play on from there
+                    continue
+                # the master keeps the order of seen decks, so that the table comes back exactly
+                undo = app.execute(cid, c.Undo(actor=undoer, keep_order=shown))
                 assert undo.event.targets == (rec.seq,)
+                assert undo.event.reshuffled_stacks == ()
                 assert app.campaign(cid).table.to_dict() == before, (
                     f"undoing {command!r} (seq {rec.seq}) does not give back the table before it")
                 assert_every_card_in_one_place(app.campaign(cid).table)
                 if data.draw(st.integers(0, 3), label="leave undone?") == 0:
                     expected_undone_by[rec.seq] = undo.seq  # play on from the state before it
                     continue
-                app.execute(cid, c.Redo(actor=command.actor))
+                app.execute(cid, c.Redo(actor=undoer))
                 assert app.campaign(cid).table.to_dict() == after, (
                     f"redoing {command!r} (seq {rec.seq}) does not give back the table after it")
                 expected_undone_by[rec.seq] = None
@@ -343,10 +440,13 @@ def test_undoing_a_draw_that_refilled_the_deck_restores_the_deck_and_the_depot(g
     game.add("item-bow", "item-rope", "item-axe", "skill-dodge", "item-helm", to="depot")
     before = table_of(game)
     depot = game.cards("depot")
-    rec = game.do(c.Draw(actor="ana", stack="deck:item", count=3, seed=9))
+    rec = game.do(c.Draw(stack="deck:item", count=3, to="inventory:ana", seed=9))  # the master's seed
     assert rec.event.refills, "the deck ran out and was refilled from the depot"
     assert game.cards("depot") == ["skill-dodge"]
-    game.do(c.Undo())
+    undo = game.do(c.Undo())
+    # the cards ana saw go back to the face-up depot, and the sword to a deck holding only
+    # it: nothing to shuffle again, so even without keep_order the table comes back exactly
+    assert undo.event.reshuffled_stacks == () and undo.event.commitments == ()
     assert game.cards("deck:item") == ["item-sword"]
     assert game.cards("depot") == depot
     assert game.cards("inventory:ana") == []
@@ -433,8 +533,9 @@ def test_repeated_undos_walk_back_one_action_at_a_time_skipping_what_is_undone(g
         seqs.append(game.do(command).seq)
         states.append(table_of(game))
     for i in range(len(seqs) - 1, -1, -1):
-        rec = game.do(c.Undo())
+        rec = game.do(c.Undo(keep_order=True))  # the master keeps the order of the deck the drawn cards return to
         assert rec.event.targets == (seqs[i],), "each undo takes back the latest action still in force"
+        assert rec.event.reshuffled_stacks == ()
         assert table_of(game) == states[i]
     # an undone action is never undone twice: the next undo takes back the add before them
     add_seq = seqs[0] - 1
@@ -443,14 +544,41 @@ def test_repeated_undos_walk_back_one_action_at_a_time_skipping_what_is_undone(g
     assert game.cards("deck:item") == []
 
 
+def test_without_keep_order_undos_walk_back_to_the_same_cards_with_each_seen_deck_reshuffled(game):
+    """The walk back above, by the master without keep_order: each undo gives back the
+    table before its action, except that a deck a seen card returns to is shuffled again."""
+    game.add("item-sword", "item-bow", "item-rope", "item-axe", to="deck:item")
+    states = [table_of(game)]
+    recs = []
+    for command in (
+        c.Shuffle(stack="deck:item", seed=4),
+        c.Draw(actor="ana", stack="deck:item"),
+        c.Draw(actor="bo", stack="deck:item"),
+        c.Discard(cards=("item-sword", "item-bow")),
+    ):
+        recs.append(game.do(command))
+        states.append(table_of(game))
+    reshuffled = []
+    for i in range(len(recs) - 1, -1, -1):
+        decks = seen_decks(game.campaign, states[i], [recs[i].event])
+        undo = game.do(c.Undo(seed=i))
+        assert undo.event.targets == (recs[i].seq,)
+        check_reshuffled(undo, states[i], table_of(game), decks)
+        reshuffled += undo.event.reshuffled_stacks
+    # seed 4 leaves the bow in the deck: the master's discard shows it to everyone from deck:item
+    assert reshuffled == ["deck:item"] * 3, "the discard and the two draws each put a seen card back in deck:item"
+    assert table_of(game) == states[0], "the undone shuffle gives back the order before it"
+    assert verify(game.app, game.cid).ok
+
+
 def test_after_an_undo_and_a_new_action_undo_takes_back_the_new_one_then_the_one_before_the_undone(game):
     game.add("item-sword", "item-bow", "item-rope", to="deck:item")
     first = game.do(c.Draw(actor="ana", stack="deck:item")).seq
     second = game.do(c.Draw(actor="ana", stack="deck:item")).seq
-    game.do(c.Undo())
+    game.do(c.Undo(keep_order=True))  # the master keeps the deck's order: the check below is exact
     third = game.do(c.Draw(actor="bo", stack="deck:item")).seq
-    assert game.do(c.Undo()).event.targets == (third,)
-    assert game.do(c.Undo()).event.targets == (first,), f"seq {second} is already undone"
+    assert game.do(c.Undo(keep_order=True)).event.targets == (third,)
+    assert game.do(c.Undo(keep_order=True)).event.targets == (first,), f"seq {second} is already undone"
     assert game.cards("deck:item") == ["item-sword", "item-bow", "item-rope"]
 
 
@@ -468,9 +596,10 @@ def test_undo_to_seq_reverts_every_action_after_it_in_one_action(game, db_path):
         game.do(c.Exhaust(cards=(top,))).seq,
     ]
     count = game.app.stored_event_count()
-    rec = game.do(c.Undo(to=mark))
+    rec = game.do(c.Undo(to=mark, keep_order=True))  # the master keeps the order of deck:item: exactly at_mark
     assert game.app.stored_event_count() == count + 1, "one action, however many it takes back"
     assert sorted(rec.event.targets) == later
+    assert rec.event.keep_order and rec.event.reshuffled_stacks == ()
     assert table_of(game) == at_mark
     assert fresh_table(game) == at_mark
     history = undone_by(game.app, db_path, game.campaign.slug)
@@ -481,6 +610,27 @@ def test_undo_to_seq_reverts_every_action_after_it_in_one_action(game, db_path):
     assert table_of(game) == game.app.campaign(game.cid, at=later[-1]).table.to_dict()
     history = undone_by(game.app, db_path, game.campaign.slug)
     assert all(history[seq] is None for seq in later)
+
+
+def test_undo_to_seq_without_keep_order_gives_back_the_same_cards_with_the_seen_deck_reshuffled(game):
+    """The undo to a seq above, without keep_order: the cards ana drew and the one sent to
+    bo's table were seen, so deck:item, where they return, is shuffled again in the undo."""
+    game.add("item-sword", "item-bow", "item-rope", "item-torch", to="deck:item")
+    mark = game.app.last_seq(game.cid)
+    at_mark = table_of(game)
+    game.do(c.Shuffle(stack="deck:item", seed=8))
+    game.do(c.Draw(actor="ana", stack="deck:item", count=2))
+    top = game.cards("deck:item")[0]
+    game.do(c.Send(cards=(top,), to="table:bo"))
+    game.do(c.Exhaust(cards=(top,)))
+    targets = [game.app.event(game.cid, seq) for seq in range(mark + 1, game.app.last_seq(game.cid) + 1)]
+    assert seen_decks(game.campaign, at_mark, targets) == ("deck:item",)
+    rec = game.do(c.Undo(to=mark, seed=2))
+    assert sorted(rec.event.targets) == [event.seq for event in targets]
+    check_reshuffled(rec, at_mark, table_of(game), ("deck:item",))
+    assert game.cards("deck:item") != at_mark["stacks"]["deck:item"], "seed 2 gives the deck another order"
+    assert fresh_table(game) == table_of(game)
+    assert verify(game.app, game.cid).ok
 
 
 def test_redo_after_undo_gives_back_the_table_before_the_undo(game):
@@ -502,9 +652,10 @@ def test_two_undos_then_two_redos_give_back_each_state_in_turn(game):
     s1 = table_of(game)
     game.do(c.Send(cards=("item-bow",), to="discard"))
     s2 = table_of(game)
-    game.do(c.Undo())
+    # the bow and the sword were seen: the master keeps the order of the deck they return to
+    game.do(c.Undo(keep_order=True))
     assert table_of(game) == s1
-    game.do(c.Undo())
+    game.do(c.Undo(keep_order=True))
     assert table_of(game) == s0
     game.do(c.Redo())
     assert table_of(game) == s1
@@ -540,19 +691,42 @@ def test_undo_is_refused_once_every_action_is_undone(game):
 
 
 def test_a_hero_may_undo_only_their_own_actions_and_the_master_anything(game):
-    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    """Whose action it is decides. The heroes' actions here show no one a hidden card (a
+    face-up card on a table exhausted), so fair play does not forbid taking them back."""
+    game.add("item-sword", to="table:ana")
+    game.add("item-bow", to="table:bo")
     mark = game.app.last_seq(game.cid)
-    ana = game.do(c.Draw(actor="ana", stack="deck:item"))
-    game.refuse(c.Undo(actor="bo"), NotAllowed)
+    ana = game.do(c.Exhaust(actor="ana", cards=("item-sword",)))
+    assert ana.event.identified == {}
+    assert "only their own actions" in str(game.refuse(c.Undo(actor="bo"), NotAllowed))
     assert game.do(c.Undo(actor="ana")).event.targets == (ana.seq,)
     game.refuse(c.Redo(actor="bo"), NotAllowed)
     game.do(c.Redo(actor="ana"))
-    bo = game.do(c.Draw(actor="bo", stack="deck:item"))
-    game.refuse(c.Undo(actor="ana"), NotAllowed)
-    game.refuse(c.Undo(actor="bo", to=mark), NotAllowed)  # ana's draw is among them
+    bo = game.do(c.Exhaust(actor="bo", cards=("item-bow",)))
+    assert "only their own actions" in str(game.refuse(c.Undo(actor="ana"), NotAllowed))
+    game.refuse(c.Undo(actor="bo", to=mark), NotAllowed)  # ana's exhaust is among them
     assert game.do(c.Undo()).event.targets == (bo.seq,)  # the master undoes bo's
     assert game.do(c.Undo()).event.targets == (ana.seq,)  # and ana's
     game.refuse(c.Undo(actor="ana"), NotAllowed)  # the master's add is next
+
+
+def test_a_hero_may_not_undo_even_their_own_draw_it_showed_them_hidden_cards_and_the_master_may(game):
+    """Fair play: ana's draw showed her a hidden card, so she may not take it back (the
+    card would go back to the top of the deck, where she now knows it is); she asks the
+    master, whose undo shuffles the deck again. Bo is still refused for not being its
+    author."""
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    ana = game.do(c.Draw(actor="ana", stack="deck:item"))
+    assert ana.event.identified == {"ana": ("item-sword",)}
+    assert "only their own actions" in str(game.refuse(c.Undo(actor="bo"), NotAllowed))
+    assert "ask the master" in str(game.refuse(c.Undo(actor="ana"), NotAllowed))
+    undo = game.do(c.Undo())
+    assert undo.event.targets == (ana.seq,)
+    assert sorted(game.cards("deck:item")) == ["item-bow", "item-rope", "item-sword"]
+    assert undo.event.reshuffled_stacks == ("deck:item",)
+    game.refuse(c.Redo(actor="ana"), NotAllowed)  # a hero redoes only their own undo
+    game.do(c.Redo())
+    assert game.zone("item-sword") == "inventory:ana"
 
 
 # -- cost and immutability ---------------------------------------------------------------------
