@@ -169,8 +169,15 @@ def draw_command(data, campaign) -> c.Command:
     attached = [card for card, at in table.where.items() if at.startswith("on:")]
 
     kind = data.draw(st.sampled_from(KINDS), label="kind")
-    # always a seed: an unseeded shuffle would make the state, and so the next draws, vary
+    # always a seed: an unseeded shuffle would make the state, and so the next draws, vary.
+    # Only the master may fix one (fair play): what a hero would draw, shuffle or search
+    # with randomness, the master records for them (``seeded``).
     seed = data.draw(st.integers(0, 2**32), label="seed")
+
+    def seeded(actor: str, to: str | None) -> tuple[str, str | None]:
+        if actor == "master":
+            return actor, to
+        return "master", to or f"inventory:{actor}"
 
     def actor_for(cards=()) -> str:
         owners = sorted({specs[table.zone_of(card)].owner for card in cards} - {None})
@@ -192,9 +199,9 @@ def draw_command(data, campaign) -> c.Command:
         actor = "master" if data.draw(st.integers(0, 5)) else actor_for()
         return c.Add(actor=actor, cards=cards, to=to, position="top" if pos is None else pos)
     if kind == "draw":
-        actor = actor_for()
+        actor, to = seeded(*(lambda a: (a, target(a)))(actor_for()))
         stack = data.draw(st.sampled_from(non_empty_decks or decks))
-        return c.Draw(actor=actor, stack=stack, count=data.draw(st.integers(1, 3)), to=target(actor), seed=seed)
+        return c.Draw(actor=actor, stack=stack, count=data.draw(st.integers(1, 3)), to=to, seed=seed)
     if kind == "send":
         cards = _cards(data, in_campaign)
         to = data.draw(st.sampled_from(hands_and_areas * 3 + zones))
@@ -202,7 +209,8 @@ def draw_command(data, campaign) -> c.Command:
                       face=data.draw(st.sampled_from([None, None, "up", "down"])))
     if kind == "discard":
         if data.draw(st.integers(0, 4)) == 0:
-            return c.Discard(actor=actor_for(), stack=data.draw(st.sampled_from(non_empty_decks or decks)),
+            return c.Discard(actor=seeded(actor_for(), None)[0],
+                             stack=data.draw(st.sampled_from(non_empty_decks or decks)),
                              count=data.draw(st.integers(1, 2)), seed=seed)
         cards = _cards(data, in_campaign)
         return c.Discard(actor=actor_for(cards), cards=cards)
@@ -214,13 +222,14 @@ def draw_command(data, campaign) -> c.Command:
         return c.Exile(actor=actor_for(cards), cards=cards)
     if kind == "shuffle":
         stack = data.draw(st.sampled_from([z for z in non_empty_decks if len(table.cards_in(z)) > 1] or zones))
-        return c.Shuffle(actor=actor_for(), stack=stack, seed=seed)
+        return c.Shuffle(actor=seeded(actor_for(), None)[0], stack=stack, seed=seed)
     if kind == "search":
         stack = data.draw(st.sampled_from((non_empty_decks or decks) + ["discard", "depot"]))
         inside = list(table.cards_in(stack))
         take = tuple(data.draw(st.lists(st.sampled_from(inside), max_size=2, unique=True))) if inside else ()
-        actor = actor_for()
-        return c.Search(actor=actor, stack=stack, take=take, to=target(actor) if take else None, seed=seed)
+        hero = actor_for()
+        actor, to = seeded(hero, target(hero) if take else None)
+        return c.Search(actor=actor, stack=stack, take=take, to=to if take else None, seed=seed)
     if kind in ("reveal", "hide"):
         wanted = "down" if kind == "reveal" else "up"
         pool = [card for card in in_play if table.face(card) == wanted] or in_campaign
