@@ -182,7 +182,9 @@ class CrashRig:
             cycle.problems.append(
                 f"the child ended by itself (exit {proc.returncode}) before the kill: {''.join(errors)[-2000:]}"
             )
-        cycle.reported = [int(line.split()[1]) for line in lines if line.startswith("committed ")]
+        # a line the kill cut short ("committed" without its seq, or no newline) was never reported
+        cycle.reported = [int(parts[1]) for line in lines if line.endswith("\n")
+                          and len(parts := line.split()) == 2 and parts[0] == "committed" and parts[1].isdigit()]
         self.figures.kills += 1 if alive else 0
         self.check(cycle)
         self.figures.reported += len(cycle.reported)
