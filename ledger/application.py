@@ -343,6 +343,6 @@ def commitments_of(play: Play, seq: int) -> tuple[Commitment, ...]:
     for stack in dict.fromkeys(play.randomized):
         zone = play.campaign.zone(stack)
         order = play.table.cards_in(stack)
-        if zone.ordered and zone.visibility != "face-up" and order:
+        if zone.secret_order and order:
             found.append(commit(play.seed, seq, stack, order))
     return tuple(found)

@@ -72,6 +72,12 @@ class ZoneSpec(BaseModel):
         return self.kind == "deck"
 
     @property
+    def secret_order(self) -> bool:
+        """An ordered face-down stack (a deck): its order is a secret worth keeping
+        (fair play shuffles it again after an undo; its shuffles are committed)."""
+        return self.ordered and self.visibility != "face-up"
+
+    @property
     def in_play(self) -> bool:
         """Zones whose cards are in play: tables, inventories, extra zones, the scenario."""
         return self.kind in ("hand", "area")

@@ -162,8 +162,7 @@ def decks_to_reshuffle(campaign: Campaign, events: Sequence[ActionRecorded]) -> 
     stacks = []
     for card in sorted(seen):
         zone = campaign.zone_of(card)
-        if zone.ordered and zone.visibility != "face-up" and zone.id not in stacks \
-                and len(campaign.table.cards_in(zone.id)) > 1:
+        if zone.secret_order and zone.id not in stacks and len(campaign.table.cards_in(zone.id)) > 1:
             stacks.append(zone.id)
     return sorted(stacks)
 

@@ -128,4 +128,4 @@ def deck_can_give(campaign: Campaign, deck: ZoneSpec, given: int = 0, asked: int
 
 def reshuffles_after_search(zone: ZoneSpec) -> bool:
     """RULES.md §4: after searching a face-down deck it is shuffled again."""
-    return zone.visibility != "face-up" and zone.ordered
+    return zone.secret_order
