@@ -237,13 +237,14 @@ def search(play: Play, cmd: c.Search) -> Decided:
     rules.may_use_stack(play.campaign, play.actor, stack, "search")
     rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.search_allowed(play.campaign, play.actor, cmd.by)
+    taking = "search takes cards from the stack searched"
     for card in cmd.take:
-        rules.searched_card(play.campaign, play.actor, card, stack.id)
+        rules.searched_card(play.campaign, play.actor, card, stack.id, taking)
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
     if to is not None:
         rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take")
     for card in cmd.take:
-        rules.must_be_in(play.campaign, play.actor, card, stack.id, "search takes cards from the stack searched")
+        rules.must_be_in(play.campaign, play.actor, card, stack.id, taking)
     if len(set(cmd.take)) != len(cmd.take):
         raise BadInput("a card is named twice in --take")
     moving = frozenset(cmd.take)

@@ -35,8 +35,11 @@ def can_identify(campaign: Campaign, viewer: str, card: str) -> bool:
     return zone.owner == viewer and zone.visibility != "face-down"
 
 
+UNSEEN_PLACE = "you cannot see where it is"  # what a viewer is told of a card they cannot see (or that is not there)
+
+
 def where_for(campaign: Campaign, viewer: str, card: str) -> str:
     """A phrase saying where a card is, or nothing that gives it away."""
     if can_identify(campaign, viewer, card):
         return f"it is in {campaign.table.zone_of(card)}"
-    return "you cannot see where it is"
+    return UNSEEN_PLACE

@@ -16,14 +16,15 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from ..campaign import Campaign
-from ..errors import CardNotThere, NotAllowed, RuleBroken
+from ..errors import NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..formats import ZoneSpec
 from ..rulebook import RULESET
 from ..states import card_states
-from ..visibility import can_identify, sees_everything
+from ..visibility import UNSEEN_PLACE, can_identify, sees_everything
 from ..vocabulary import Role, Zone
 from .actors import acts_for, master_only, unseen
+from .stacks import not_in
 
 _RULESET: ContextVar[int] = ContextVar("ruleset", default=RULESET)
 
@@ -59,14 +60,14 @@ def knows_card(campaign: Campaign, actor: str, card: str, doing: str) -> None:
         raise unseen(actor, card, doing)
 
 
-def searched_card(campaign: Campaign, actor: str, card: str, stack: str) -> None:
+def searched_card(campaign: Campaign, actor: str, card: str, stack: str, doing: str) -> None:
     """RULES.md §4, §9: a hero names the card to take from a stack they search without
-    seeing it first; one that is not in the stack (or does not exist) reads the same."""
+    seeing it first; one that is not in the stack (or does not exist) reads the same
+    (``must_be_in``'s words for a card the hero cannot see)."""
     if sees_everything(actor) or not _fair():
         campaign.card(card)
     elif card not in campaign.catalog.cards:
-        raise CardNotThere(f"card {card} is not in {stack} (you cannot see where it is); "
-                           "search takes cards from the stack searched")
+        raise not_in(card, stack, UNSEEN_PLACE, doing)
 
 
 def controls_card(campaign: Campaign, actor: str, card: str, doing: str) -> None:

@@ -31,9 +31,12 @@ def must_be_in(campaign: Campaign, actor: str, card: str, zone_id: str, doing: s
     """RULES.md §3: an action takes a card only from the stack it names; the message
     says where the card is only if the actor may see it there."""
     if campaign.table.zone_of(card) != zone_id:
-        raise CardNotThere(
-            f"card {card} is not in {zone_id} ({where_for(campaign, actor, card)}); {doing}"
-        )
+        raise not_in(card, zone_id, where_for(campaign, actor, card), doing)
+
+
+def not_in(card: str, zone_id: str, where: str, doing: str) -> CardNotThere:
+    """The refusal for a card that is not where an action takes it from."""
+    return CardNotThere(f"card {card} is not in {zone_id} ({where}); {doing}")
 
 
 def must_be_deck(zone: ZoneSpec, doing: str) -> None:
