@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from itertools import groupby
 from typing import Any
 
 from ledger.campaign import Campaign
@@ -62,8 +63,9 @@ def action_view(
         data["changes"] = _moves(event, campaign, viewer, marks, known)
         # A seed and the public order of the depot would let anyone recompute where
         # hidden cards went, and the hash of the whole event could be matched against
-        # guesses: only the referee sees seeds, the recorded command and the hash.
-        for key in ("seed", "rng", "hash", "command"):
+        # guesses: only the referee sees seeds, the recorded command, the hash and the
+        # digest of the state (a small set of possible orders could be tried against it).
+        for key in ("seed", "rng", "hash", "command", "state_digest"):
             data.pop(key, None)
         # A committed order's salt stays the referee's (ledger.commitments).
         data["commitments"] = [public_commitment(c) for c in data.get("commitments", [])]
@@ -93,7 +95,23 @@ def _moves(event: ActionRecorded, campaign: Campaign, viewer: str, marks: list[b
             moves.append({"kind": "order", "stack": change.stack, "count": len(change.now)})
         else:
             moves.append(change.model_dump(mode="json"))
-    return moves
+    return _no_secret_order(campaign, moves)
+
+
+def _no_secret_order(campaign: Campaign, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Card moves made one after another between the same two zones, one of them a stack
+    whose order is secret (a face-down deck), listed by card id (hidden ones first): the
+    order they were made in can be the order a shuffle gave (a refill from the depot puts
+    the cards in the deck in their new order), which would tell the viewer the deck's
+    order, and so which of the cards was then drawn."""
+    zones = campaign.zones()
+    listed: list[dict[str, Any]] = []
+    for (kind, source, target), run in groupby(moves, key=lambda m: (m["kind"], m.get("from"), m.get("to"))):
+        block = list(run)
+        if kind == "card" and any(z in zones and zones[z].secret_order for z in (source, target)):
+            block.sort(key=lambda m: (m["card"] is not None, m["card"] or ""))
+        listed.extend(block)
+    return listed
 
 
 def _zone_name(campaign: Campaign, container: str) -> str:
