@@ -27,15 +27,18 @@ from eventsourcing.utils import get_topic
 from .actions import decide
 from .campaign import Campaign, make_projector
 from .catalog import Catalog
+from .checkpoints import Checkpoint, take
 from .commands import Command
 from .commitments import Commitment, commit
 from .errors import BadInput, LedgerError, StoreError, UnknownCampaign
-from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted
+from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
 from .formats import Format, standard_format
 from .integrity import GENESIS, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
 from .rules.fair_play import ruleset
+from .signing import Signer
+from .snapshots import digest_after, unfit
 from .vocabulary import MASTER, PUBLIC
 from .witness import newly_identified
 
@@ -100,18 +103,31 @@ class Ledger(Application):
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = False) -> Ledger:
-        """Opens a campaign database file; refuses a missing one unless ``create``."""
+        """Opens a campaign database file; refuses a missing one unless ``create``, and
+        one it cannot use with one line saying why (``ledger.storage_errors``). A file on
+        a read-only disk is opened for reading as it stands (``ledger.store.frozen_uri``).
+        Locks other programs hold are waited for ``LEDGER_LOCK_TIMEOUT`` seconds (30)."""
+        from .storage_errors import folder_problem, os_error_reason, problem_message
+
         path = Path(path)
-        if not create and not path.exists():
+        missing = folder_problem(path)
+        if missing is not None:
+            raise StoreError(problem_message(missing, path, writing=create))
+        try:
+            exists = path.exists()
+        except OSError as exc:  # a folder on the way one may not look into
+            raise StoreError(f"cannot open {path}: {os_error_reason(exc)} (ask its owner, or use a copy)") from None
+        if not create and not exists:
             raise StoreError(
                 f"no campaign database at {path}; start one with ledger init --catalog FILE "
                 "(or name another with --db)"
             )
-        if path.exists() and path.is_dir():
+        if exists and path.is_dir():
             raise StoreError(f"{path} is a directory, not a campaign database file")
-        if path.exists() and (not create or path.stat().st_size > 0):
-            _must_be_campaign_file(path, new_ok=create)  # before anything can write to it
-        env = {"SQLITE_DBNAME": str(path), "SQLITE_LOCK_TIMEOUT": "30"}
+        name = str(path)
+        if exists and (not create or path.stat().st_size > 0):
+            name = _must_be_campaign_file(path, new_ok=create)  # before anything can write to it
+        env = {"SQLITE_DBNAME": name, "SQLITE_LOCK_TIMEOUT": "30"}
         if not create:
             env["CREATE_TABLE"] = "no"
         return cls(env=env)
@@ -183,8 +199,28 @@ class Ledger(Application):
             last = self._current(cid).version
             if at > last:
                 raise BadInput(f"--at {at} is past the last action (seq {last})")
-            return self._guard(lambda: self.repository.get(cid, version=at, projector_func=self.project))
+            return self._guard(lambda: self._load(cid, at))
         return self._current(cid)
+
+    def _load(self, cid: UUID, at: int | None = None) -> Campaign:
+        """The campaign at ``at`` (or now) from the latest snapshot at or before it that
+        checks out against the action at its seq (``ledger.snapshots.unfit``), then the
+        actions after it; a snapshot that does not is passed over for the one before."""
+        assert self.snapshots is not None
+        below = at
+        while True:
+            found = list(self.snapshots.get(cid, desc=True, limit=1, lte=below))
+            if not found:
+                campaign = self.project(None, self.events.get(cid, lte=at))
+                if campaign is None:
+                    raise AggregateNotFoundError(cid)
+                return campaign
+            snapshot = found[0]
+            events = list(self.events.get(cid, gt=snapshot.originator_version - 1, lte=at))
+            if events and events[0].originator_version == snapshot.originator_version \
+                    and unfit(snapshot.state, events[0]) is None:
+                return self.project(self.project(None, [snapshot]), events[1:])
+            below = snapshot.originator_version - 1
 
     def _current(self, cid: UUID, fresh: bool = True) -> Campaign:
         """The campaign now. ``fresh=False`` skips asking the store for newer actions:
@@ -193,7 +229,7 @@ class Ledger(Application):
         campaign = self._live.get(cid)
         if campaign is None:
             try:
-                campaign = self._guard(lambda: self.repository.get(cid, projector_func=self.project))
+                campaign = self._guard(lambda: self._load(cid))
             except AggregateNotFoundError:
                 raise UnknownCampaign("that campaign has no events in this database") from None
             self._live[cid] = campaign
@@ -245,6 +281,37 @@ class Ledger(Application):
                 self.snapshot(campaign)
             return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
 
+    # -- checkpoints ------------------------------------------------------------
+    def checkpoint(self, cid: UUID, signer: Signer | None = None) -> Checkpoint:
+        """The latest checkpoint: the campaign's seq and head hash now (``ledger.checkpoints``)."""
+        campaign = self._current(cid)
+        return take(cid, campaign.version, campaign.last_hash, signer)
+
+    def keep_checkpoint(self, cid: UUID, signer: Signer | None = None) -> Checkpoint:
+        """The latest checkpoint, also kept in the file's checkpoints log (which ``verify``
+        checks), unless the same one is kept already."""
+        checkpoint = self.checkpoint(cid, signer)
+        log = self._checkpoint_log(cid)
+        last = self._guard(log.get_last)
+        if last is not None and (last.seq, last.head, last.signature) == (checkpoint.seq, checkpoint.head,
+                                                                           checkpoint.signature):
+            return checkpoint
+        entry = log.trigger_event(seq=checkpoint.seq, head=checkpoint.head, key=checkpoint.key,
+                                  signature=checkpoint.signature)
+        try:
+            self._guard(lambda: self.save(entry))
+        except IntegrityError:
+            pass  # another process kept one at the same moment; this one is still handed out
+        return checkpoint
+
+    def kept_checkpoints(self, cid: UUID) -> list[Checkpoint]:
+        """Every checkpoint kept in the file for this campaign, oldest first."""
+        entries = self._guard(lambda: list(self._checkpoint_log(cid).get()))
+        return [Checkpoint(e.seq, e.head, e.key, e.signature) for e in entries]
+
+    def _checkpoint_log(self, cid: UUID) -> EventSourcedLog[CheckpointTaken]:
+        return EventSourcedLog(self.events, uuid5(NAMESPACE, f"checkpoints:{cid}"), CheckpointTaken)
+
     def snapshot(self, campaign: Campaign) -> None:
         """Stores the campaign's state at its version (a cache: never the record)."""
         assert self.snapshots is not None
@@ -273,32 +340,51 @@ class Ledger(Application):
         except (PersistenceError, sqlite3.Error) as exc:
             if "no such table" in str(exc):
                 raise StoreError("this file is an SQLite database but not a campaign database") from None
+            failure = getattr(self.factory.datastore.pool, "failure", None)  # a storage problem, in words
+            found = failure(exc, writing=False) if failure is not None else None
+            if found is not None:
+                raise found from None
             raise StoreError(f"the campaign database cannot be used ({_reason(exc)})") from None
 
 
-def _must_be_campaign_file(path: Path, new_ok: bool = False) -> None:
+def _must_be_campaign_file(path: Path, new_ok: bool = False) -> str:
     """Refuses a file that is not a campaign database, before eventsourcing opens it
-    (which would switch it to WAL mode and add tables). The file is probed through
-    SQLite itself, read-only in effect: a plain open()/close() of the file would drop
-    the POSIX locks this process's other SQLite connections hold on it."""
+    (which would switch it to WAL mode and add tables), and one that cannot be read,
+    saying why (a full or read-only disk, no permission...: ``ledger.storage_errors``).
+    The file is probed through SQLite itself, read-only in effect: a plain open()/close()
+    of the file would drop the POSIX locks this process's other SQLite connections hold
+    on it. Returns the name SQLite is to open it by: the path, or for a file on a
+    read-only disk a URI that reads it as it stands (``ledger.store.frozen_uri``)."""
+    from .storage_errors import unreadable
+    from .store import frozen_uri, lock_timeout, probe
+
+    name, seconds = str(path), lock_timeout()
     try:
-        probe = sqlite3.connect(str(path), timeout=30)
-        try:
-            mode = probe.execute("PRAGMA journal_mode").fetchone()[0]
-            names = {row[0] for row in probe.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            probe.close()
-    except sqlite3.DatabaseError:
-        raise StoreError(f"{path} is not a campaign database (not an SQLite file)") from None
+        mode, names = probe(name, seconds)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot read {path} ({_reason(exc)})") from None
+        frozen = None if new_ok else frozen_uri(path)
+        if frozen is None:
+            raise unreadable(exc, path, lock_timeout=seconds) from None
+        name, mode = frozen, "wal"  # read as it stands, SQLite reports no journal mode then
+        try:
+            names = probe(name, seconds)[1]
+        except sqlite3.Error as again:
+            raise unreadable(again, path, lock_timeout=seconds) from None
     if new_ok and not names:
-        return  # an empty database (say, a file whose creation was interrupted): init may use it
+        return name  # an empty database (say, a file whose creation was interrupted): init may use it
     if mode.lower() != "wal" or "stored_events" not in names:
         raise StoreError(f"{path} is not a campaign database; name another with --db, or start one with init")
+    return name
 
 
 def _reason(exc: BaseException) -> str:
+    """Why ``exc`` happened, in a few words: a storage problem's (``the disk is full``),
+    else the first line of its message."""
+    from .storage_errors import problem_reason, storage_problem
+
+    problem = storage_problem(exc)
+    if problem is not None:
+        return problem_reason(problem)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
     return text[:200]
 
@@ -331,6 +417,9 @@ def decide_event(play: Play, command: Command, timestamp: Any = None) -> ActionR
         facts["identified"] = identified
     if play.randomized and event.ruleset >= 2:
         facts["commitments"] = commitments_of(play, event.seq)
+    state = digest_after(event, play.table, campaign)
+    if state is not None:
+        facts["state_digest"] = state
     if facts:
         event = event.model_copy(update=facts)
     return sealed(campaign.last_hash, event)

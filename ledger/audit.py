@@ -1,38 +1,41 @@
-"""Checking a campaign's record, and moving it between files.
+"""Checking a campaign's record: ``verify``.
 
 ``verify`` reads the stored actions in order, page by page, through eventsourcing's
 recorder, and for each one checks that it is the next seq, that it decodes, that its
 hash continues the chain, and that deciding its recorded command again on the state
 before it (with its recorded seed, under the rules it was recorded under) gives back
 exactly the stored event — so every action is checked against the rules again — and
-that every committed shuffle order matches the order recorded. It names the first
-bad seq.
+that every committed shuffle order matches the order recorded. Along the way it
+compares every stored snapshot with the state the log gives at its seq, and checks
+every checkpoint: those kept in the file (``ledger checkpoint``; their signatures
+too) and those a player holds (``--expect SEQ:HEAD``). A checkpoint or snapshot past
+the log's end means actions were cut off. It names the first bad seq.
 
-``export`` writes the log as JSON Lines, one action per line; ``import_campaign``
-verifies a file in a scratch database before anything reaches the target file.
+What it cannot see from the file alone: a record rewritten from some seq on, re-hashed
+and re-decided, with the checkpoints and snapshots after that seq deleted too. The
+checkpoints players keep (``--expect``) and signed exports catch that.
 """
 
 from __future__ import annotations
 
-import json
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
-from .application import Ledger, campaign_uuid, decide_event
+from .application import Ledger, decide_event
 from .campaign import Campaign
+from .checkpoints import Checkpoint
 from .commands import from_record
 from .commitments import holds
-from .errors import BadCatalog, LedgerError, StoreError
+from .errors import LedgerError
 from .events import ActionRecorded, CampaignStarted
 from .integrity import GENESIS, chain_hash, sealed
 from .play import Play
 from .rules.fair_play import decided_under
+from .snapshots import digest
 
 PAGE = 1000
 
@@ -43,6 +46,8 @@ class Report:
     actions: int
     bad_seq: int | None = None
     reason: str | None = None
+    head: str = GENESIS
+    signed_to: int | None = None  # the latest seq a kept checkpoint signed (and whose signature holds)
 
     @property
     def ok(self) -> bool:
@@ -50,10 +55,21 @@ class Report:
 
     def as_dict(self) -> dict[str, Any]:
         return {"campaign": self.campaign, "ok": self.ok, "actions": self.actions,
-                "bad_seq": self.bad_seq, "reason": self.reason}
+                "bad_seq": self.bad_seq, "reason": self.reason, "head": self.head if self.ok else None,
+                "signed_to": self.signed_to}
 
 
-def _stored(ledger: Ledger, cid: UUID) -> Iterator[StoredEvent]:
+class _Bad(Exception):
+    """The first problem found: at which seq, and why."""
+
+    def __init__(self, seq: int, reason: str):
+        super().__init__(reason)
+        self.seq = seq
+        self.reason = reason
+
+
+def stored_actions(ledger: Ledger, cid: UUID) -> Iterator[StoredEvent]:
+    """The campaign's stored events in seq order, a page at a time."""
     last = 0
     while True:
         page = ledger.recorder.select_events(cid, gt=last, limit=PAGE)
@@ -63,36 +79,124 @@ def _stored(ledger: Ledger, cid: UUID) -> Iterator[StoredEvent]:
         last = page[-1].originator_version
 
 
+def _stored_snapshots(ledger: Ledger, cid: UUID) -> Iterator[StoredEvent]:
+    assert ledger.snapshots is not None
+    last = 0
+    while page := ledger.snapshots.recorder.select_events(cid, gt=last, limit=PAGE):
+        yield from page
+        last = page[-1].originator_version
+
+
+class _Evidence:
+    """What the log is checked against besides itself: the heads it must hold at some
+    seqs (checkpoints kept in the file or held by a player) and the stored snapshots."""
+
+    def __init__(self, ledger: Ledger, cid: UUID, expect: Iterable[tuple[int, str]], signed_by: str | None):
+        self.ledger = ledger
+        self.cid = cid
+        self.expected: dict[int, list[tuple[str, str]]] = {}
+        for seq, head in expect:
+            self.expected.setdefault(seq, []).append((head, "the checkpoint you hold"))
+        self.signed_to: int | None = None
+        kept = ledger.kept_checkpoints(cid)
+        for number, checkpoint in enumerate(kept, start=1):
+            self._kept(checkpoint, number, signed_by)
+        if signed_by is not None and self.signed_to is None:
+            raise _Bad(1, "no checkpoint kept in this file is signed by the key you trust")
+        self.snapshots = _stored_snapshots(ledger, cid)
+        self.next_snapshot = next(self.snapshots, None)
+
+    def _kept(self, checkpoint: Checkpoint, number: int, signed_by: str | None) -> None:
+        where = f"checkpoint #{number} kept in this file (seq {checkpoint.seq})"
+        if not checkpoint.holds_for(self.cid):
+            raise _Bad(checkpoint.seq, f"the {where} carries a signature that does not hold: it was forged or changed")
+        if signed_by is not None and checkpoint.key != signed_by:
+            raise _Bad(checkpoint.seq, f"the {where} is not signed by the key you trust")
+        if checkpoint.signature is not None:
+            self.signed_to = max(self.signed_to or 0, checkpoint.seq)
+        self.expected.setdefault(checkpoint.seq, []).append((checkpoint.head, f"the {where}"))
+
+    def check(self, campaign: Campaign) -> None:
+        """The log's state at ``campaign.version`` against what was kept for that seq."""
+        seq = campaign.version
+        for head, source in self.expected.pop(seq, ()):
+            if head != campaign.last_hash:
+                raise _Bad(seq, f"the log's head at seq {seq} is not the one {source} names: "
+                                f"the record was rewritten at or before seq {seq}")
+        while self.next_snapshot is not None and self.next_snapshot.originator_version <= seq:
+            snapshot, self.next_snapshot = self.next_snapshot, next(self.snapshots, None)
+            if snapshot.originator_version == seq:
+                self._snapshot(snapshot, campaign)
+
+    def _snapshot(self, stored: StoredEvent, campaign: Campaign) -> None:
+        seq = stored.originator_version
+        try:
+            state = self.ledger.snapshots.mapper.to_domain_event(stored).state  # type: ignore[union-attr]
+        except Exception:  # noqa: BLE001 — a changed byte can break the JSON or the model
+            raise _Bad(seq, f"the snapshot at seq {seq} cannot be read (it is ignored when loading)") from None
+        expected = campaign.snapshot()
+        if state.get("last_hash") != expected["last_hash"] or digest(state) != expected["digest"] \
+                or state.get("digest") not in (None, expected["digest"]):
+            raise _Bad(seq, f"the snapshot at seq {seq} does not match the log (it was changed; "
+                            "loading ignores it and folds from the one before)")
+
+    def past_the_end(self, last: int) -> None:
+        """Anything kept for a seq the log no longer reaches: actions were cut off."""
+        beyond = [seq for seq in self.expected if seq > last]
+        if self.next_snapshot is not None:
+            beyond.append(self.next_snapshot.originator_version)
+        if beyond:
+            raise _Bad(last + 1, f"the log ends at seq {last} but seq {max(beyond)} was once recorded "
+                                 "(a checkpoint or snapshot names it): actions are missing")
+
+
 def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = None,
-           take_snapshots: bool = False) -> Report:
-    """Checks the whole log of a campaign (see the module's docstring); with
-    ``take_snapshots`` it also stores the snapshots a replay passes (for imports)."""
-    slug = "?"
+           take_snapshots: bool = False, expect: Iterable[tuple[int, str]] = (),
+           signed_by: str | None = None) -> Report:
+    """Checks the whole log of a campaign (see the module's docstring). ``expect``:
+    checkpoints ``(seq, head)`` held outside the file; ``signed_by``: the public key
+    the kept checkpoints must be signed with. With ``take_snapshots`` it also stores
+    the snapshots a replay passes (for imports)."""
+    state: dict[str, Any] = {"slug": "?", "campaign": None}
+    try:
+        evidence = _Evidence(ledger, cid, expect, signed_by)
+        _check_log(ledger, cid, evidence, state, progress, take_snapshots)
+    except _Bad as bad:
+        campaign = state["campaign"]
+        done = min(campaign.version if campaign else 0, bad.seq - 1)
+        return Report(state["slug"], done, bad.seq, bad.reason)
+    campaign = state["campaign"]
+    return Report(campaign.slug, campaign.version, head=campaign.last_hash, signed_to=evidence.signed_to)
+
+
+def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, Any],
+               progress: Callable[[int], None] | None, take_snapshots: bool) -> None:
     campaign: Campaign | None = None
     previous = GENESIS
     expected = 1
-    for stored in _stored(ledger, cid):
+    for stored in stored_actions(ledger, cid):
         seq = stored.originator_version
         if seq != expected:
-            return Report(slug, expected - 1, expected, f"seq {expected} is missing from the log")
+            raise _Bad(expected, f"seq {expected} is missing from the log")
         try:
             event = ledger.mapper.to_domain_event(stored)
-        except Exception as exc:  # a changed byte can break the JSON or the model
-            return Report(slug, seq - 1, seq, f"seq {seq} cannot be read ({exc.__class__.__name__})")
+        except Exception as exc:  # noqa: BLE001 — a changed byte can break the JSON or the model
+            raise _Bad(seq, f"seq {seq} cannot be read ({exc.__class__.__name__})") from None
         if not isinstance(event, ActionRecorded):
-            return Report(slug, seq - 1, seq, f"seq {seq} is not a recorded action")
+            raise _Bad(seq, f"seq {seq} is not a recorded action")
         if chain_hash(previous, event) != event.hash:
-            return Report(slug, seq - 1, seq, f"seq {seq} does not match its hash: it was changed or moved")
+            raise _Bad(seq, f"seq {seq} does not match its hash: it was changed or moved")
         if campaign is None:
             if not isinstance(event, CampaignStarted):
-                return Report(slug, 0, seq, "the log does not begin with the campaign's start")
+                raise _Bad(seq, "the log does not begin with the campaign's start")
             campaign = ledger.project(None, [event])
             assert campaign is not None
-            slug = campaign.slug
+            state.update(slug=campaign.slug, campaign=campaign)
         else:
             problem = _replay(ledger, cid, campaign, event)
             if problem:
-                return Report(slug, seq - 1, seq, f"seq {seq} {problem}")
+                raise _Bad(seq, f"seq {seq} {problem}")
+        evidence.check(campaign)
         previous = event.hash
         expected += 1
         if take_snapshots and seq % ledger.SNAPSHOT_INTERVAL == 0:
@@ -100,12 +204,8 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
         if progress is not None:
             progress(seq)
     if campaign is None:
-        return Report(slug, 0, 1, "the campaign has no actions")
-    tail = _latest_snapshot(ledger, cid)
-    if tail is not None and tail > campaign.version:
-        return Report(slug, campaign.version, campaign.version + 1,
-                      f"the log ends at seq {campaign.version} but seq {tail} was once recorded: actions are missing")
-    return Report(slug, campaign.version)
+        raise _Bad(1, "the campaign has no actions")
+    evidence.past_the_end(campaign.version)
 
 
 def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded) -> str | None:
@@ -114,7 +214,7 @@ def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded
         return "records no command to check"
     try:
         command = from_record(event.command)
-    except Exception:
+    except Exception:  # noqa: BLE001 — any malformed record is refused the same way
         return "records a command that cannot be read"
     play = Play(campaign, command.actor, seed=event.rng, lookup=lambda seq: ledger.event(cid, seq))
     try:
@@ -142,99 +242,3 @@ def _as_recorded_then(again: ActionRecorded, stored: ActionRecorded, previous: s
     empty = {name: fields[name].get_default() for name in stored.later
              if getattr(stored, name) == fields[name].get_default() != getattr(again, name)}
     return sealed(previous, again.model_copy(update=empty)) if empty else again
-
-
-def _latest_snapshot(ledger: Ledger, cid: UUID) -> int | None:
-    if ledger.snapshots is None:
-        return None
-    found = list(ledger.snapshots.recorder.select_events(cid, desc=True, limit=1))
-    return found[0].originator_version if found else None
-
-
-# -- export / import -------------------------------------------------------------------
-def export(ledger: Ledger, cid: UUID, out: IO[str]) -> int:
-    """Writes the campaign's log as JSON Lines: one action per line."""
-    count = 0
-    for stored in _stored(ledger, cid):
-        line = {
-            "campaign_id": str(cid), "seq": stored.originator_version,
-            "type": stored.topic.rsplit(":", 1)[-1], "topic": stored.topic,
-            "event": json.loads(stored.state),
-        }
-        out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
-        count += 1
-    return count
-
-
-def _read_export(path: Path) -> list[StoredEvent]:
-    try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError:
-        raise BadCatalog(f"{path}: no such export file") from None
-    except OSError as exc:
-        raise BadCatalog(f"{path}: cannot read it ({exc.__class__.__name__})") from None
-    events: list[StoredEvent] = []
-    cid: UUID | None = None
-    with handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
-                continue
-            try:
-                line = json.loads(text)
-                this = UUID(line["campaign_id"])
-                seq, topic, state = int(line["seq"]), str(line["topic"]), line["event"]
-                if not topic.startswith("ledger.events:") or not isinstance(state, dict):
-                    raise ValueError
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-                raise BadCatalog(f"{path} line {number}: not an exported action") from None
-            if cid is not None and this != cid:
-                raise BadCatalog(f"{path} line {number}: a second campaign; an export holds one campaign")
-            if seq != len(events) + 1:
-                raise BadCatalog(
-                    f"{path} line {number}: refused, seq {len(events) + 1} is bad: the line holds seq {seq} "
-                    "(lines must hold seqs 1, 2, 3… in order)"
-                )
-            cid = this
-            events.append(StoredEvent(originator_id=this, originator_version=seq, topic=topic,
-                                      state=json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode()))
-    if not events:
-        raise BadCatalog(f"{path}: holds no actions")
-    return events
-
-
-def import_campaign(path: str | Path, target: str | Path) -> Report:
-    """Creates a campaign from an export, after verifying it in a scratch database.
-    A tampered file is refused naming the first bad seq; the target is untouched."""
-    path, target = Path(path), Path(target)
-    stored = _read_export(path)
-    cid = stored[0].originator_id
-    scratch = target.with_name(f".{target.name}.import-{uuid.uuid4().hex[:8]}.db")
-    trial = Ledger.open(scratch, create=True)
-    try:
-        trial.recorder.insert_events(stored)
-        report = verify(trial, cid, take_snapshots=True)
-        if not report.ok:
-            raise BadCatalog(f"{path}: refused, seq {report.bad_seq} is bad: {report.reason}")
-        first = trial.event(cid, 1)
-        assert isinstance(first, CampaignStarted)
-        if campaign_uuid(first.slug) != cid:
-            raise BadCatalog(f"{path}: the campaign id does not belong to campaign {first.slug!r}")
-        ledger = Ledger.open(target, create=True)
-        try:
-            if any(e.slug == first.slug for e in ledger.campaigns()):
-                raise StoreError(f"{target} already holds a campaign {first.slug!r}; import into another file with --db")
-            entry = ledger.campaign_log.trigger_event(slug=first.slug, campaign_id=cid, name=first.name)
-            ledger.recorder.insert_events([*stored, ledger.mapper.to_stored_event(entry)])
-            # The snapshots the verifying replay took, so loading never replays from the start.
-            assert trial.snapshots is not None and ledger.snapshots is not None
-            last = 0
-            while page := trial.snapshots.recorder.select_events(cid, gt=last, limit=PAGE):
-                ledger.snapshots.recorder.insert_events(page)
-                last = page[-1].originator_version
-        finally:
-            ledger.close()
-    finally:
-        trial.close()
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{scratch}{suffix}").unlink(missing_ok=True)
-    return report

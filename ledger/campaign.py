@@ -18,6 +18,7 @@ from .events import ActionRecorded, CampaignSnapshot, CampaignStarted
 from .fold import Table
 from .formats import Format, ZoneSpec
 from .integrity import GENESIS
+from .snapshots import digest, state_of
 from .vocabulary import Role, Zone
 
 
@@ -109,10 +110,12 @@ class Campaign:
         return twin
 
     def snapshot(self) -> dict:
-        return {
-            "name": self.name, "slug": self.slug, "table": self.table.to_dict(),
-            "live_head": self.live_head, "redo_stack": list(self.redo_stack), "last_hash": self.last_hash,
-        }
+        """The state a snapshot stores: the table and the bookkeeping, the head hash it
+        was taken at, and the digest of its state (``ledger.snapshots``)."""
+        state = {"name": self.name, "slug": self.slug,
+                 **state_of(self.table, self.live_head, self.redo_stack), "last_hash": self.last_hash}
+        state["digest"] = digest(state)
+        return state
 
 
 CatalogLoader = Callable[[UUID], tuple[Catalog, Format]]

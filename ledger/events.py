@@ -76,7 +76,7 @@ class ActionRecorded(DomainEvent):
     undoable: ClassVar[bool] = True
     # Facts added after campaigns were first recorded: left out of the hash (and of
     # a replay's comparison) while empty, so older records keep their hashes.
-    later: ClassVar[tuple[str, ...]] = ("ruleset", "identified", "commitments")
+    later: ClassVar[tuple[str, ...]] = ("ruleset", "identified", "commitments", "state_digest")
 
     actor: str
     changes: tuple[Change, ...] = ()
@@ -91,6 +91,10 @@ class ActionRecorded(DomainEvent):
     identified: dict[str, tuple[str, ...]] = {}
     # Commitments to the new order of each face-down deck the action shuffled.
     commitments: tuple[Commitment, ...] = ()
+    # On every action whose seq is a multiple of ledger.snapshots.DIGEST_EVERY: the
+    # digest of the campaign's state right after it, which anchors a snapshot taken
+    # there to the hash chain (ledger.snapshots). Referee-only, like the hash.
+    state_digest: str | None = None
     hash: str = ""
 
     @property
@@ -285,6 +289,16 @@ class CampaignRegistered(DomainEvent):
     slug: str
     campaign_id: UUID
     name: str
+
+
+class CheckpointTaken(DomainEvent):
+    """An entry of a campaign's checkpoints log: its head hash at a seq, as handed
+    out to be kept (``ledger checkpoint``), signed when the ledger has a key."""
+
+    seq: int
+    head: str
+    key: str | None = None
+    signature: str | None = None
 
 
 class LocationAdded(ActionRecorded):

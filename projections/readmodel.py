@@ -9,17 +9,29 @@ so any SQLite tool (the ``sqlite3`` shell, Datasette) can browse them:
   of it (``unnamed``: a depot card seen going into a deck, then drawn unseen), and
   ``undone_by``;
 - ``card_actions``: which actions touched which card (for ``card`` and ``history --card``);
-- ``projection_position``: the last notification applied.
+- ``projection_position``: the last notification applied, its ``mark`` (which stored
+  event it was: originator, version and a digest of the stored state) and the last
+  action applied (``last_action``: campaign id and seq).
 
 The tables follow the event store's notification log (read through eventsourcing's
 recorder only). Each batch of rows is written in one transaction together with the
 position it reaches, so a crash never leaves rows without their position or the
 reverse, and a notification is never applied twice. Rows are computed with the same
 fold as the aggregate (``Campaign`` + ``Table.apply``), so they cannot disagree.
+
+The file can still be edited behind the ledger's back, so the tables are checked on
+every catch-up, each check costing O(1) or O(cards of one campaign), never O(log):
+the position must lie within the log and still point at the stored event it was
+applied from; no history row may exist yet for an action about to be written; and
+(``safe_catch_up``) the cards and zones rows of the campaign acted on last must be its
+fold. Tables that fail a check are dropped and applied again from the log, and
+``ReadModel.repaired`` says why, for the caller to report (this module never prints).
+``projections.consistency.compare_with_log`` compares every row, for ``verify``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,10 +53,31 @@ from .summaries import summary
 
 NAME = "tables"
 BATCH = 1000
+POSITION = "projection_position"
+TABLES = ("cards", "zones", "history", "card_actions")
+MARKS = ("mark", "last_action")  # columns of the position added after files existed without them
+SCHEMAS: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
+    POSITION: ({"name": str, "position": int, "mark": str, "last_action": str}, "name"),
+    "cards": ({"campaign": str, "id": str, "suit": str, "name": str, "zone": str, "position": int, "face": str,
+               "exhausted": int, "attached_to": str, "states": str}, ("campaign", "id")),
+    "zones": ({"campaign": str, "id": str, "kind": str, "owner": str, "visibility": str, "ordered": int, "use": str,
+               "affected": str, "suit": str, "count": int}, ("campaign", "id")),
+    "history": ({"campaign": str, "seq": int, "action": str, "actor": str, "time": str, "summary": str, "cards": str,
+                 "seen": str, "unnamed": str, "undone_by": int}, ("campaign", "seq")),
+    "card_actions": ({"campaign": str, "card": str, "seq": int}, ("campaign", "card", "seq")),
+}
+INDEXES = {"cards": ["campaign", "zone"], "history": ["campaign", "actor"]}
 
 
 def viewers_of(campaign: Campaign) -> list[str]:
     return [PUBLIC, *campaign.table.heroes]
+
+
+def mark_of(note: Any) -> str:
+    """What recognises a notification of the log: its originator, its version and a
+    digest of the stored event (which holds the action's place in the hash chain)."""
+    digest = hashlib.sha256(bytes(note.state)).hexdigest()
+    return f"{note.originator_id}:{note.originator_version}:{digest}"
 
 
 class ReadModel:
@@ -55,53 +88,172 @@ class ReadModel:
         # For reading only: every write goes through ``_writing``.
         self.db = sqlite_utils.Database(str(path), execute_plugins=False)
         self.db.conn.execute("PRAGMA busy_timeout = 30000")
-        self._campaigns: dict[UUID, Campaign] = {}
+        self._fold = _Fold(ledger)
+        self.repaired: str | None = None
+        """Why the last catch-up rebuilt the tables (they did not follow the log), or None."""
+        self._broken: str | None = None  # found on opening: a table was missing
         self._ensure_tables()
+
+    @property
+    def _campaigns(self) -> dict[UUID, Campaign]:
+        """The campaigns as the last catch-up left them (a cache; cleared when in doubt)."""
+        return self._fold.campaigns
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite_utils.Database]:
         """One write transaction on the event store's own connection, begun as a
         writer: a process has a single writing connection and its writes are
         serialised (so the WAL-reset bug of SQLite < 3.51.3, which needs several
-        writing connections, cannot happen), and rows commit with their position."""
+        writing connections, cannot happen), and rows commit with their position.
+        Never reach the recorder inside it: its pool has that one connection."""
         with self.ledger.factory.datastore.transaction(commit=True) as cursor:
             yield sqlite_utils.Database(cursor.sqlite_cursor.connection, execute_plugins=False,
                                         recursive_triggers=False)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction on the tables: whatever is read inside it is one moment's
+        (rows and position together), however other processes commit meanwhile."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            yield
+            return
+        conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")  # it wrote nothing
 
     def close(self) -> None:
         self.db.close()
 
     # -- schema -----------------------------------------------------------------
     def _ensure_tables(self) -> None:
-        if self.db["projection_position"].exists():
+        """Creates the tables a file lacks: all of them in a new file. In a file that had
+        them, a missing table means the rows cannot be trusted: they are rebuilt on the
+        next catch-up (``_broken``). Then adds the position's marks to an older file."""
+        present = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = [table for table in (POSITION, *TABLES) if table not in present]
+        if missing:
+            with self._writing() as db:
+                for table in missing:
+                    _create(db, table)
+                db[POSITION].insert({"name": NAME, "position": 0}, ignore=True)
+            if len(missing) < len(SCHEMAS):
+                self._broken = f"table {missing[0]} was missing"
+        self._add_marks()
+
+    def _add_marks(self) -> None:
+        """Migration of a file made before the position carried its marks: the columns,
+        and the mark of the notification its position reached, trusted once as the file
+        stands (rebuilding at the upgrade would cost the whole log). One mark column
+        without the other is no older file but an edited one: rebuilt."""
+        columns = {row[1] for row in self.db.execute(f"PRAGMA table_info([{POSITION}])")}
+        absent = [column for column in MARKS if column not in columns]
+        if not absent:
             return
+        if len(absent) < len(MARKS):
+            self._broken = self._broken or f"column {absent[0]} of {POSITION} was missing"
+        position = self.position()
+        mark = self._mark_at(position) if isinstance(position, int) else None
         with self._writing() as db:
-            db["projection_position"].create({"name": str, "position": int}, pk="name", if_not_exists=True)
-            db["cards"].create(
-                {"campaign": str, "id": str, "suit": str, "name": str, "zone": str, "position": int,
-                 "face": str, "exhausted": int, "attached_to": str, "states": str},
-                pk=("campaign", "id"), if_not_exists=True,
-            )
-            db["zones"].create(
-                {"campaign": str, "id": str, "kind": str, "owner": str, "visibility": str, "ordered": int,
-                 "use": str, "affected": str, "suit": str, "count": int},
-                pk=("campaign", "id"), if_not_exists=True,
-            )
-            db["history"].create(
-                {"campaign": str, "seq": int, "action": str, "actor": str, "time": str, "summary": str,
-                 "cards": str, "seen": str, "unnamed": str, "undone_by": int},
-                pk=("campaign", "seq"), if_not_exists=True,
-            )
-            db["card_actions"].create(
-                {"campaign": str, "card": str, "seq": int}, pk=("campaign", "card", "seq"), if_not_exists=True,
-            )
-            db["cards"].create_index(["campaign", "zone"], if_not_exists=True)
-            db["history"].create_index(["campaign", "actor"], if_not_exists=True)
-            db["projection_position"].insert({"name": NAME, "position": 0}, ignore=True)
+            have = {column.name for column in db[POSITION].columns}
+            for column in MARKS:
+                if column not in have:
+                    db.execute(f"ALTER TABLE [{POSITION}] ADD COLUMN [{column}] TEXT")
+            if "mark" not in have:
+                db.execute(f"UPDATE [{POSITION}] SET mark = ? WHERE name = ? AND position = ?", [mark, NAME, position])
 
     def position(self) -> int:
-        row = self.db.execute("SELECT position FROM projection_position WHERE name = ?", [NAME]).fetchone()
+        row = self.db.execute(f"SELECT position FROM [{POSITION}] WHERE name = ?", [NAME]).fetchone()
         return row[0] if row else 0
+
+    def last_history_seq(self, slug: str) -> int | None:
+        """The latest seq the history table holds for campaign ``slug`` (None: no row):
+        a log whose tail was cut ends before it."""
+        return self.db.execute("SELECT max(seq) FROM history WHERE campaign = ?", [slug]).fetchone()[0]
+
+    # -- trusting the tables ---------------------------------------------------------
+    def position_problem(self) -> str | None:
+        """Why the stored position cannot be trusted, or None: it is missing, outside the
+        log, no longer at the stored event it was applied from, or 0 with rows already
+        written. O(1): a few one-row reads."""
+        if self._broken is not None:
+            return self._broken
+        with self.reading():
+            row = self.db.execute(f"SELECT position, mark, last_action FROM [{POSITION}] WHERE name = ?",
+                                  [NAME]).fetchone()
+            rows_at_start = row is not None and row[0] == 0 and self._any_rows()
+        if row is None:
+            return "the position is missing"
+        position, mark, last_action = row
+        if not isinstance(position, int) or position < 0:
+            return f"position {position!r} is not a place in the log"
+        if position == 0:
+            return "rows were there before the position's first action" if rows_at_start else None
+        end = self.ledger.recorder.max_notification_id() or 0  # read after the position: the log only grows
+        if position > end:
+            return f"position {position} is past the log's end, {end}"
+        if mark is None:
+            return f"position {position} does not say which stored event it reached"
+        found = self._mark_at(position)
+        if found is None:
+            return f"the log has no notification {position}, where the position is"
+        if found != mark:
+            return f"position {position} no longer points at the stored event it was applied from"
+        return _marks_disagree(position, mark, last_action)
+
+    def fold_problem(self, recorded: Recorded | None = None) -> str | None:
+        """Why the rows of the campaign acted on last differ from its fold, or None: its
+        cards and zones rows against ``card_row``/``zone_row``, and its history row of
+        that action. O(cards of that campaign). Checked only while the tables hold that
+        campaign's latest action (if another process has moved on, the next command checks).
+        ``recorded``: the action this process just recorded, whose campaign it holds."""
+        last = self._last_action()
+        campaign = None if last is None else self._campaign_at(*last, recorded)
+        if campaign is None:
+            return None
+        slug = campaign.slug
+        with self.reading():
+            if self._last_action() != last:
+                return None
+            cards = {row["id"]: row for row in self.db.query("SELECT * FROM cards WHERE campaign = ?", [slug])}
+            zones = {row["id"]: row for row in self.db.query("SELECT * FROM zones WHERE campaign = ?", [slug])}
+            logged = self.db.execute("SELECT 1 FROM history WHERE campaign = ? AND seq = ?",
+                                     [slug, campaign.version]).fetchone()
+        if logged is None:
+            return f"history row seq {campaign.version} of campaign {slug} is missing"
+        return fold_difference(campaign, cards, zones)
+
+    def _any_rows(self) -> bool:
+        return any(self.db.execute(f"SELECT 1 FROM [{table}] LIMIT 1").fetchone() for table in TABLES)
+
+    def _mark_at(self, position: int) -> str | None:
+        """The mark of the notification at ``position`` in the log, None if there is none."""
+        if position < 1:
+            return None
+        notes = self.ledger.recorder.select_notifications(start=position, limit=1)
+        return mark_of(notes[0]) if notes and notes[0].id == position else None
+
+    def _last_action(self) -> tuple[UUID, int] | None:
+        """The campaign and seq of the last action applied, as the position stores them."""
+        row = self.db.execute(f"SELECT last_action FROM [{POSITION}] WHERE name = ?", [NAME]).fetchone()
+        return None if row is None else _action_named(row[0])
+
+    def _campaign_at(self, cid: UUID, seq: int, recorded: Recorded | None) -> Campaign | None:
+        """Campaign ``cid`` right after action ``seq`` if it is at hand (the action just
+        recorded, the last catch-up's fold, or the campaign now), else None."""
+        if recorded is not None and recorded.event.originator_id == cid and recorded.campaign.version == seq:
+            return recorded.campaign
+        held = self._campaigns.get(cid)
+        if held is not None and held.version == seq:
+            return held
+        try:
+            now = self.ledger.campaign(cid)
+        except ValueError:  # a LedgerError: no such campaign in the log (any more)
+            return None
+        return now if now.version == seq else None
 
     # -- following the log --------------------------------------------------------
     def catch_up(self, progress: Callable[[int, int], None] | None = None, batch: int = BATCH,
@@ -113,7 +265,22 @@ class ReadModel:
         commit together or not at all, and a batch another process already applied
         is dropped (``_Raced``), never applied twice. The action this process has
         just recorded (``recorded``) is taken as the write path holds it — its event
-        and the campaign right after it — instead of being decoded and folded again."""
+        and the campaign right after it — instead of being decoded and folded again.
+
+        Tables that do not follow the log (``position_problem``, or a history row
+        already there for an action about to be written) are dropped and the whole
+        log applied again; ``repaired`` then says why (else it is None)."""
+        self.repaired = self.position_problem()
+        if self.repaired is None:
+            try:
+                return self._follow(progress, batch, recorded)
+            except _Astray as astray:
+                self.repaired = str(astray)
+        self._reset()
+        return self._follow(progress, batch, recorded)
+
+    def _follow(self, progress: Callable[[int, int], None] | None, batch: int, recorded: Recorded | None) -> int:
+        """Applies the notifications after the stored position, batch by batch."""
         recorder = self.ledger.recorder
         start = self.position()
         end = recorder.max_notification_id() or 0
@@ -123,22 +290,10 @@ class ReadModel:
                 notes = recorder.select_notifications(start=start + 1, limit=batch)
                 if not notes:
                     break
-                writer = _Batch()
-                for note in notes:
-                    if _is(recorded, note):
-                        assert recorded is not None
-                        self._apply(recorded.event, writer, after=recorded.campaign)
-                        continue
-                    event = self.ledger.mapper.to_domain_event(note)
-                    if isinstance(event, ActionRecorded):
-                        self._apply(event, writer)
+                writer = self._fold.rows_of(notes, recorded)
                 with self._writing() as db:
-                    moved = db.execute(
-                        "UPDATE projection_position SET position = ? WHERE name = ? AND position = ?",
-                        [notes[-1].id, NAME, start],
-                    ).rowcount
-                    if moved != 1:
-                        raise _Raced()
+                    _move(db, start, notes[-1], writer.last_action)
+                    _refuse_rows_ahead(db, writer.history, start)
                     writer.write(db)
                 start = notes[-1].id
                 done += len(notes)
@@ -150,46 +305,90 @@ class ReadModel:
         return done
 
     def safe_catch_up(self, recorded: Recorded | None = None) -> int:
-        """``catch_up``, tolerating another process catching up at the same time.
-        ``recorded``: the action this process just recorded (``Recorded``), whose
-        event and campaign the write path already holds, so they are not read again."""
+        """``catch_up``, tolerating another process catching up at the same time, then
+        ``fold_problem``: rows of the campaign acted on last that are not its fold are
+        rebuilt too. ``recorded``: the action this process just recorded (``Recorded``),
+        whose event and campaign the write path already holds, so they are not read
+        again. ``repaired`` says why the tables were rebuilt, or is None."""
+        done, repaired = self._catch_up_retrying(recorded)
+        problem = None if repaired else self.fold_problem(recorded)
+        if problem is not None:
+            self._reset()
+            done, _ = self._catch_up_retrying(recorded)
+            repaired = problem
+        self.repaired = repaired
+        return done
+
+    def _catch_up_retrying(self, recorded: Recorded | None) -> tuple[int, str | None]:
+        """``catch_up`` tried again while other processes win the race (five times at
+        most): how many notifications it applied, and why it rebuilt (or None)."""
+        repaired = None
         for _ in range(5):
             try:
-                return self.catch_up(recorded=recorded)
+                done = self.catch_up(recorded=recorded)
+                return done, repaired or self.repaired
             except _Raced:
-                continue
-        return 0
+                repaired = repaired or self.repaired
+        return 0, repaired
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Drops every row and applies the whole log again."""
-        with self._writing() as db:
-            for table in ("cards", "zones", "history", "card_actions"):
-                db.execute(f"DELETE FROM [{table}]")
-            db.execute("UPDATE projection_position SET position = 0 WHERE name = ?", [NAME])
-        self._campaigns.clear()
+        self._reset()
         return self.catch_up(progress)
 
-    # -- applying one action ---------------------------------------------------------
+    def _reset(self) -> None:
+        """Drops every row and puts the position back before the log's first notification."""
+        with self._writing() as db:
+            for table in TABLES:
+                db.execute(f"DELETE FROM [{table}]")
+            db.execute(f"INSERT OR REPLACE INTO [{POSITION}] (name, position, mark, last_action) "
+                       "VALUES (?, 0, NULL, NULL)", [NAME])
+        self._campaigns.clear()
+        self._broken = None
+
+
+class _Fold:
+    """The campaigns as the read models fold the log, and the rows each action gives:
+    shared by catching up and by ``compare_with_log``."""
+
+    def __init__(self, ledger: EventLog):
+        self.ledger = ledger
+        self.campaigns: dict[UUID, Campaign] = {}
+
+    def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
+        """The rows of a batch of notifications (the campaign log's own are skipped)."""
+        writer = _Batch()
+        for note in notes:
+            if _is(recorded, note):
+                assert recorded is not None
+                self.apply(recorded.event, writer, after=recorded.campaign)
+                continue
+            event = self.ledger.mapper.to_domain_event(note)
+            if isinstance(event, ActionRecorded):
+                self.apply(event, writer)
+        return writer
+
     def _campaign_before(self, event: ActionRecorded) -> Campaign | None:
         cid = event.originator_id
         if isinstance(event, CampaignStarted):
             return None
-        campaign = self._campaigns.get(cid)
+        campaign = self.campaigns.get(cid)
         if campaign is None or campaign.version != event.seq - 1:
             campaign = self.ledger.campaign(cid, at=event.seq - 1)
-            self._campaigns[cid] = campaign
+            self.campaigns[cid] = campaign
         return campaign
 
-    def _apply(self, event: ActionRecorded, writer: _Batch, after: Campaign | None = None) -> None:
+    def apply(self, event: ActionRecorded, writer: _Batch, after: Campaign | None = None) -> None:
         """The rows of one action. ``after``: the campaign right after it, as the
         write path holds it (read only; it stays the write path's)."""
         if after is None:
             campaign = self.ledger.project(self._campaign_before(event), [event])  # the one fold
             assert campaign is not None
-            self._campaigns[event.originator_id] = campaign
+            self.campaigns[event.originator_id] = campaign
         else:
             campaign = after
-            self._campaigns.pop(event.originator_id, None)  # not ours to fold further
+            self.campaigns.pop(event.originator_id, None)  # not ours to fold further
+        writer.last_action = f"{event.originator_id}:{event.seq}"
         touched = event.cards_touched()
         # Who saw each card take part (the action is in the card's history for them),
         # and, of those, who may not be told what became of it (see witness.py).
@@ -254,6 +453,109 @@ class _Raced(Exception):
     """Another process moved the position first; this batch is dropped, not applied twice."""
 
 
+class _Astray(Exception):
+    """The tables do not follow the log (the message says how): they are rebuilt."""
+
+
+def _create(db: sqlite_utils.Database, table: str) -> None:
+    columns, pk = SCHEMAS[table]
+    db[table].create(columns, pk=pk, if_not_exists=True)
+    if table in INDEXES:
+        db[table].create_index(INDEXES[table], if_not_exists=True)
+
+
+def _move(db: sqlite_utils.Database, start: int, last: Any, action: str | None) -> None:
+    """Moves the position from ``start`` to the notification ``last``, with its mark
+    (and the last action applied, if the batch had one), unless another process moved
+    it first (``_Raced``)."""
+    moved = db.execute(
+        f"UPDATE [{POSITION}] SET position = ?, mark = ?, last_action = coalesce(?, last_action) "
+        "WHERE name = ? AND position = ?",
+        [last.id, mark_of(last), action, NAME, start],
+    ).rowcount
+    if moved != 1:
+        raise _Raced()
+
+
+def _refuse_rows_ahead(db: sqlite_utils.Database, history: list[dict[str, Any]], position: int) -> None:
+    """Raises ``_Astray`` if a history row already exists for an action about to be
+    written (rows past the position): one indexed lookup per campaign of the batch, in
+    the batch's transaction, after the position moved (so no other process wrote it)."""
+    first: dict[str, int] = {}
+    for row in history:
+        first.setdefault(row["campaign"], row["seq"])
+    for slug, seq in first.items():
+        found = db.execute("SELECT seq FROM history WHERE campaign = ? AND seq >= ? ORDER BY seq LIMIT 1",
+                           [slug, seq]).fetchone()
+        if found is not None:
+            raise _Astray(f"history row seq {found[0]} of campaign {slug} is past position {position}")
+
+
+def _marks_disagree(position: int, mark: str, last_action: str | None) -> str | None:
+    """The stored event the position reached and the last action applied name the same
+    campaign at two seqs (they are one action whenever the event is a campaign's)."""
+    if last_action is None:
+        return None
+    named = _action_named(last_action)
+    if named is None:
+        return f"the last action applied, {_shown(last_action)}, names no action"
+    origin, _, rest = mark.partition(":")
+    version = rest.partition(":")[0]
+    if str(named[0]) != origin or str(named[1]) == version:
+        return None
+    return f"position {position} reached seq {version}, yet the last action applied is seq {named[1]}"
+
+
+def _action_named(text: Any) -> tuple[UUID, int] | None:
+    """The campaign id and seq a ``last_action`` value names ("id:seq"), None if none."""
+    try:
+        cid, _, seq = text.rpartition(":")
+        return UUID(cid), int(seq)
+    except (AttributeError, ValueError):
+        return None
+
+
+# -- comparing rows with the fold ---------------------------------------------------------
+def fold_difference(campaign: Campaign, cards: dict[str, dict[str, Any]],
+                    zones: dict[str, dict[str, Any]]) -> str | None:
+    """The first of ``campaign``'s stored cards and zones rows (by id) that is not its
+    fold (``card_row``/``zone_row``): one line, or None when they all match."""
+    expected_cards = {card: card_row(campaign, card) for card in campaign.catalog.ids()}
+    expected_zones = {zone: zone_row(campaign, zone) for zone in campaign.zones()}
+    return (table_difference("cards", campaign.slug, cards, expected_cards)
+            or table_difference("zones", campaign.slug, zones, expected_zones))
+
+
+def table_difference(table: str, slug: str, stored: dict[Any, dict[str, Any]],
+                     expected: dict[Any, dict[str, Any]]) -> str | None:
+    """The first row (by key) of one campaign in ``table`` that is missing, differs or
+    is not in the log, as one line; None when the stored rows are the expected ones."""
+    for key in sorted(set(expected) | set(stored), key=str):  # str: an edited row may hold any type
+        what = f"{table} row {key} of campaign {slug}"
+        if key not in expected:
+            return f"{what} is not in the log"
+        problem = row_difference(what, stored.get(key), expected[key])
+        if problem is not None:
+            return problem
+    return None
+
+
+def row_difference(what: str, stored: dict[str, Any] | None, expected: dict[str, Any]) -> str | None:
+    """How a stored row differs from the one the log gives (its first differing column),
+    or None. ``what`` names the row."""
+    if stored is None:
+        return f"{what} is missing"
+    for column, value in expected.items():
+        if stored.get(column) != value:
+            return f"{what} differs: {column} is {_shown(stored.get(column))}, the log gives {_shown(value)}"
+    return None
+
+
+def _shown(value: Any, room: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= room else f"{text[:room]}..."
+
+
 class _Dirty:
     def __init__(self, campaign: Campaign):
         self.campaign = campaign
@@ -269,6 +571,7 @@ class _Batch:
         self.history: list[dict[str, Any]] = []
         self.card_actions: list[dict[str, Any]] = []
         self.undone: list[tuple[str, tuple[int, ...], int | None]] = []  # (campaign, seqs, undone_by)
+        self.last_action: str | None = None  # "campaign id:seq" of its last action
         self._dirty: dict[UUID, _Dirty] = {}
 
     def dirty(self, campaign: Campaign) -> _Dirty:

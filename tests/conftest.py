@@ -55,6 +55,9 @@ def pytest_configure(config) -> None:
     tmpdir = _test_tmpdir()
     if tmpdir is not None:
         tempfile.tempdir = tmpdir  # read by pytest's tmp_path_factory and by tempfile
+    # No test signs with a key of this machine's user (ledger.signing): the key is
+    # looked for where there is none, unless a test makes one (tests/test_record_trust.py).
+    os.environ["LEDGER_KEY"] = str(Path(tempfile.gettempdir()) / f"no-key-here-{os.getpid()}" / "signing-key.pem")
 
 
 class DiskTmpPathFactory:

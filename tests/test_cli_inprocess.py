@@ -5,6 +5,8 @@ error, and never a traceback."""
 
 from __future__ import annotations
 
+import re
+
 import io
 import json
 from contextlib import redirect_stderr, redirect_stdout
@@ -57,7 +59,7 @@ def both(twins: tuple[Path, Path], *args: str) -> tuple[int, str, str]:
     """Runs ``ledger --db DB ARGS`` both ways; they must agree. Returns the result."""
     by_main = through_main(["--db", str(twins[0]), *args])
     by_runner = through_runner(["--db", str(twins[1]), *args])
-    assert by_runner == by_main
+    assert _same_but_heads(by_runner) == _same_but_heads(by_main)
     assert "Traceback" not in by_runner[1] + by_runner[2]
     return by_runner
 
@@ -106,3 +108,10 @@ def test_help_and_version_exit_0_with_the_same_text(twins, monkeypatch):
     assert through_runner([]) == through_main([])  # a bare `ledger` shows the help
     code, out, _ = through_runner([])
     assert code == 0 and out.startswith("Usage: ledger")
+
+
+def _same_but_heads(result: tuple[int, str, str]) -> tuple[int, str, str]:
+    """A result with head hashes masked: the twins' actions differ in their times, so
+    their checkpoints (which every view carries) differ too."""
+    code, out, err = result
+    return code, re.sub(r"[0-9a-f]{64}", "HEAD", out), err

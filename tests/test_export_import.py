@@ -118,7 +118,9 @@ def test_export_writes_one_json_line_per_action_with_seq_type_and_event(source, 
     assert all(line.strip() for line in raw)
     lines = [json.loads(line) for line in raw]
     assert all(isinstance(line, dict) for line in lines)
+    trailer = lines.pop()["trailer"]  # the last line: the count and head of what the file holds
     n = last_seq(source)
+    assert trailer["count"] == n
     assert [line["seq"] for line in lines] == list(range(1, n + 1)), "one line per action, in seq order"
     for line in lines:
         assert {"seq", "type", "event"} <= set(line)

@@ -6,14 +6,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from ledger.application import Ledger
-from ledger.audit import import_campaign, verify
+from ledger.audit import verify
+from ledger.errors import BadCatalog
+from ledger.transfer import import_campaign
 
 OLD_EXPORT = Path(__file__).parent / "data" / "demo_v0_1.jsonl"  # `ledger demo`, exported by v0.1
 
 
+def test_an_export_without_a_trailer_is_refused_unless_asked_for_as_an_old_one(tmp_path):
+    with pytest.raises(BadCatalog, match="no trailer line.*--without-trailer"):
+        import_campaign(OLD_EXPORT, tmp_path / "old.db")
+    assert not (tmp_path / "old.db").exists()
+
+
 def test_a_campaign_exported_by_the_first_version_imports_and_verifies(tmp_path):
-    report = import_campaign(OLD_EXPORT, tmp_path / "old.db")
+    report = import_campaign(OLD_EXPORT, tmp_path / "old.db", untrailed_ok=True)
     assert report.ok and report.actions == 36
     app = Ledger.open(tmp_path / "old.db")
     try:
@@ -27,7 +37,7 @@ def test_a_campaign_exported_by_the_first_version_imports_and_verifies(tmp_path)
 def test_an_old_campaign_goes_on_with_new_actions_that_record_who_saw_what(tmp_path):
     from ledger import commands as c
 
-    import_campaign(OLD_EXPORT, tmp_path / "old.db")
+    import_campaign(OLD_EXPORT, tmp_path / "old.db", untrailed_ok=True)
     app = Ledger.open(tmp_path / "old.db")
     try:
         cid = app.resolve(None)

@@ -142,6 +142,9 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
     report = verify(ledger, cid)
     out.print(f"\n[bold]verify[/bold]: {'ok' if report.ok else 'BROKEN'} — {report.actions} actions, hash chain "
               "intact, every action decided again under the rules gives back what was recorded", highlight=False)
+    kept = ledger.checkpoint(cid)
+    out.print(f"[bold]checkpoint[/bold] {kept.text}\n  (every player may keep it: later, ledger verify --expect "
+              "SEQ:HEAD fails if the record was cut short or rewritten)", highlight=False)
     campaign = ledger.campaign(cid)
     out.print("\n[bold]The same moment as the referee, the public and Ana see it[/bold]", highlight=False)
     render_compared(out, campaign, ["referee", "public", "ana"])
@@ -156,6 +159,7 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
         f"  ledger --db {path} explain 27             why the trade at seq 27 was allowed, with the figures\n"
         f"  ledger --db {path} undo                   take back the latest action (then: ledger redo)\n"
         f"  ledger --db {path} verify                 check the whole record\n"
+        f"  ledger --db {path} --as ana export        what Ana may know of the whole campaign, as JSON Lines\n"
         f"  ledger --db {path} card item-sword        one card: where it is, its states, the actions that touched it\n"
         f"  ledger --db {path} --actor ana draw deck:skill\n"
         f"  ledger --db {path} send item-sword --to table:ana\n",

@@ -63,10 +63,15 @@ def usage_error(exc: click.UsageError) -> NoReturn:
 
 
 def refusal(exc: Exception) -> tuple[str, str]:
-    """A failure as ``(code, message)`` for its ``error:`` line and ``--json`` object."""
+    """A failure as ``(code, message)`` for its ``error:`` line and ``--json`` object. A
+    storage failure that reached here unnamed (one the application did not turn into a
+    ``StoreError``, say from a read-model connection) is put in words all the same."""
     import sqlite3
 
+    from eventsourcing.persistence import PersistenceError
     from pydantic import ValidationError
+
+    from ...storage_errors import database_failure, os_error_advice, os_error_reason
 
     if isinstance(exc, click.ClickException):
         return "bad-input", exc.format_message()
@@ -74,8 +79,15 @@ def refusal(exc: Exception) -> tuple[str, str]:
         return exc.code, str(exc)
     if isinstance(exc, ValidationError):
         return "bad-input", first_problem(exc)
+    from_store = isinstance(exc, sqlite3.Error | PersistenceError)
+    found = database_failure(exc, None, writing=False, recorded=-1) if from_store else None
+    if found is not None:
+        return "store", str(found)
     if isinstance(exc, sqlite3.Error):
         return "store", f"the campaign database cannot be used ({exc})"
+    if isinstance(exc, OSError) and exc.filename:
+        advice = os_error_advice(exc)
+        return "file", f"cannot use {exc.filename}: {os_error_reason(exc)}" + (f" ({advice})" if advice else "")
     return "internal", f"unexpected failure ({exc.__class__.__name__}: {str(exc)[:200]}); please report it"
 
 

@@ -24,7 +24,7 @@ def zones(s: Session, at: int | None) -> None:
 
     campaign = s.ledger().campaign(s.cid(), at=at)
     view = zones_view(campaign, s.viewing(campaign))
-    s.emit(view, human=lambda out: render_zones(out, view, campaign))
+    s.emit_view(view, human=lambda out: render_zones(out, view, campaign))
 
 
 @cli.command()
@@ -44,7 +44,7 @@ def card(s: Session, card_id: str, at: int | None) -> None:
     campaign = ledger.campaign(s.cid(), at=at)
     campaign.card(card_id)
     view = card_view(ledger, s.model(), campaign, s.viewing(campaign), card_id)
-    s.emit(view, human=lambda out: render_card(out, view))
+    s.emit_view(view, human=lambda out: render_card(out, view))
 
 
 @cli.command()
@@ -73,7 +73,7 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
         raise BadInput(f"--limit {limit}: give a number of actions, at least 1")
     rows = history_view(ledger, s.model(), cid, campaign.slug, s.viewing(campaign), start=start, end=end,
                         card=card_id, actor=actor, limit=limit)
-    s.emit(rows, human=lambda out: render_history(out, rows, campaign, s.viewer))
+    s.emit_view(rows, human=lambda out: render_history(out, rows, campaign, s.viewer))
 
 
 @cli.command()
@@ -95,4 +95,4 @@ def explain(s: Session, seq: int) -> None:
     event = ledger.event(cid, seq)
     before = ledger.campaign(cid, at=seq - 1) if seq > 1 else None
     view = explain_action(event, before, after, viewer)
-    s.emit(view, human=lambda out: render_explain(out, view))
+    s.emit_view(view, human=lambda out: render_explain(out, view))

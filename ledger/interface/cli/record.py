@@ -1,11 +1,8 @@
-"""The record itself (CLI.md "History, replay, undo"): ``undo`` and ``redo``, ``verify``,
-``export`` and ``import``, ``rebuild`` of the read models, and the ``simulate`` and
-``demo`` campaigns."""
+"""The record itself (CLI.md "History, replay, undo"): ``undo`` and ``redo``, ``rebuild``
+of the read models, and the ``simulate`` and ``demo`` campaigns (checking the record and
+moving it between files: ``trust``)."""
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import click
 
@@ -45,75 +42,6 @@ def redo(s: Session) -> None:
     from ...commands import Redo
 
     record(s, Redo(actor=s.actor))
-
-
-@cli.command()
-@pass_session
-def verify(s: Session) -> None:
-    """Check the whole log: hash chain, and every action decided again under the rules.
-
-    Exits 1 and names the first bad seq if the record was altered.
-
-    \b
-    Example: ledger verify
-    """
-    from ...audit import verify as verify_log
-
-    ledger = s.ledger()
-    cid = s.cid()
-    report = verify_log(ledger, cid)
-    s.emit(report.as_dict(), human=(
-        f"ok: {report.actions} actions of {report.campaign}: hash chain intact, every action "
-        "replays under the rules"
-    ) if report.ok else None)
-    if not report.ok:
-        click.echo(f"error: the log is not intact: {report.reason} (first bad seq: {report.bad_seq})", err=True)
-        sys.exit(1)
-
-
-@cli.command()
-@click.argument("file", required=False, type=click.Path(dir_okay=False, writable=True))
-@pass_session
-def export(s: Session, file: str | None) -> None:
-    """Write the campaign's log as JSON Lines, one action per line (stdout without FILE).
-
-    \b
-    Example: ledger export campaign.jsonl
-    """
-    from ...audit import export as export_log
-
-    ledger = s.ledger()
-    cid = s.cid()
-    if file is None:
-        export_log(ledger, cid, sys.stdout)  # the log itself is the output, with or without --json
-        return
-    target = Path(file)
-    partial = target.with_name(f".{target.name}.partial")
-    with partial.open("w", encoding="utf-8") as out:
-        count = export_log(ledger, cid, out)
-    partial.replace(target)
-    s.emit({"exported": count, "file": str(target)}, human=f"exported {count} actions to {target}")
-
-
-@cli.command("import")
-@click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--db", "target", default=None, help="The database to import into (default: the global --db).")
-@pass_session
-def import_(s: Session, file: str, target: str | None) -> None:
-    """Create a campaign from an export, verified first; a tampered file is refused.
-
-    \b
-    Example: ledger import campaign.jsonl --db copy.db
-    """
-    from ...audit import import_campaign
-
-    destination = target or s.db
-    report = import_campaign(file, destination)
-    s.close()
-    s.db = destination
-    s.model()
-    s.emit({"imported": report.actions, "campaign": report.campaign, "db": destination},
-           human=f"imported {report.actions} actions of {report.campaign} into {destination} (verified)")
 
 
 @cli.command()

@@ -45,6 +45,7 @@ class Session:
     _out: Console | None = None
     _ledger: Ledger | None = None
     _model: Any = None
+    _signer: Any = None  # the master's signing key (ledger.signing), False when there is none
 
     @property
     def out(self) -> Console:
@@ -64,6 +65,21 @@ class Session:
             self.out.print(human, highlight=False)
         elif human is not None:
             human(self.out)
+
+    def emit_view(self, data: Any, human: Callable[[Console], None]) -> None:
+        """``emit`` for what a viewer reads: it carries the campaign's latest checkpoint
+        (a ``checkpoint`` key in a JSON object; a last line for the public or a hero),
+        so that every player can keep one and check the record later."""
+        checkpoint = self.checkpoint()
+        if isinstance(data, dict):
+            data = {**data, "checkpoint": checkpoint}
+
+        def shown(out: Console) -> None:
+            human(out)
+            if self.viewer != REFEREE:
+                out.print(f"[dim]checkpoint {checkpoint['seq']}:{checkpoint['head']}[/dim]", highlight=False)
+
+        self.emit(data, human=shown)
 
     @contextmanager
     def progress(self, label: str, unit: str, total: int) -> Iterator[Callable[[int], None]]:
@@ -99,17 +115,34 @@ class Session:
 
     def model(self, catch_up: bool = True, recorded: Recorded | None = None) -> Any:
         """The read-model tables of this file, caught up with the log (``recorded``:
-        the action just recorded, handed over so that it is not read back)."""
+        the action just recorded, handed over so that it is not read back). Tables that
+        did not follow the log are rebuilt, and one ``note:`` line on stderr says why."""
         from projections.readmodel import ReadModel
 
         if self._model is None:
             self._model = ReadModel(self.ledger(), self.db)
         if catch_up:
             self._model.safe_catch_up(recorded)
+            if self._model.repaired:
+                click.echo(f"note: the read models did not follow the log ({one_line(self._model.repaired)}); "
+                           "rebuilt them from the log", err=True)
         return self._model
 
     def cid(self) -> UUID:
         return self.ledger().resolve(self.campaign_slug)
+
+    def signer(self) -> Any:
+        """The master's signing key if this machine has one (``ledger keys init``), else None."""
+        if self._signer is None:
+            from ...signing import key_path, load_signer
+
+            self._signer = load_signer(key_path()) or False
+        return self._signer or None
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The campaign's latest checkpoint (signed when there is a key), which every view
+        carries so that each player can keep one (``ledger.checkpoints``)."""
+        return self.ledger().checkpoint(self.cid(), self.signer()).as_dict()
 
     def viewing(self, campaign: Campaign) -> str:
         """The viewer, checked: referee, public, or a hero of this campaign."""
@@ -143,8 +176,11 @@ def action_data(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> dict[
     """A recorded action as ``--json`` shows it (CLI.md): seq, action, events."""
     from projections.views import action_view
 
+    from ...checkpoints import take
+
     view = action_view(rec.event, rec.campaign, s.actor, known=frozenset(named))
-    return {"seq": rec.seq, "action": rec.action, "events": [view]}
+    checkpoint = take(rec.event.originator_id, rec.seq, rec.event.hash, s.signer())
+    return {"seq": rec.seq, "action": rec.action, "events": [view], "checkpoint": checkpoint.as_dict()}
 
 
 def record(s: Session, command: Command, named: tuple[str, ...] = ()) -> None:

@@ -1,0 +1,245 @@
+"""A record nobody can quietly rewrite (README "a record you can trust"): ``verify``,
+``checkpoint``, the master's signing ``keys``, and ``export`` / ``import``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import IO, Any, NoReturn
+
+import click
+
+from ...errors import BadInput, StoreError
+from ...vocabulary import REFEREE
+from .group import cli
+from .session import Session, error_line, pass_session
+
+EXPECT_HELP = ("A checkpoint you kept (SEQ:HEAD, from a view or ledger checkpoint): the log must still hold "
+               "that head at that seq. Repeatable.")
+SIGNED_BY_HELP = "The master's public key (ledger keys show): the signatures must be made with it."
+
+
+def _expected(values: tuple[str, ...]) -> list[tuple[int, str]]:
+    from ...checkpoints import parse_expected
+
+    return [parse_expected(value) for value in values]
+
+
+def _public_key(value: str | None) -> str | None:
+    from ...signing import check_public_key
+
+    return check_public_key(value) if value else None
+
+
+@cli.command()
+@click.option("--expect", "expected", multiple=True, metavar="SEQ:HEAD", help=EXPECT_HELP)
+@click.option("--signed-by", default=None, metavar="KEY", help=SIGNED_BY_HELP)
+@pass_session
+def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None:
+    """Check the whole log: hash chain, every action decided again under the rules,
+    snapshots, checkpoints, and the read-model tables.
+
+    Exits 1 and names the first bad seq if the record was altered.
+
+    \b
+    Example: ledger verify    |    ledger verify --expect 42:5f0c…
+    """
+    from ...audit import verify as verify_log
+
+    expect, key = _expected(expected), _public_key(signed_by)
+    ledger = s.ledger()
+    cid = s.cid()
+    model = s.model(catch_up=False)
+    slug = next(e.slug for e in ledger.campaigns() if e.campaign_id == cid)  # not a load: the log may be bad
+    witnessed = model.last_history_seq(slug)
+    with s.progress("verifying", "actions", ledger.last_seq(cid)) as update:
+        report = verify_log(ledger, cid, progress=update, expect=expect, signed_by=key)
+    if report.ok and witnessed is not None and witnessed > report.actions:
+        _not_intact(s, report.as_dict() | {"bad_seq": report.actions + 1, "head": None},
+                    f"the log is not intact: it ends at seq {report.actions} but the read models once recorded "
+                    f"seq {witnessed}: actions are missing")
+    if not report.ok:
+        _not_intact(s, report.as_dict(), f"the log is not intact: {report.reason}")
+    problem = _read_models_problem(s)
+    if problem:
+        _not_intact(s, report.as_dict() | {"read_models": problem},
+                    f"the log is intact, but the read-model tables did not match it: {problem} "
+                    "(they were changed; rebuilt them from the log)")
+    signed = f"; signed checkpoints hold up to seq {report.signed_to}" if report.signed_to else ""
+    s.emit(report.as_dict(), human=(
+        f"ok: {report.actions} actions of {report.campaign}: hash chain intact, every action replays under the "
+        f"rules, snapshots and checkpoints match{signed}; head {report.actions}:{report.head}"
+    ))
+
+
+def _read_models_problem(s: Session) -> str | None:
+    """Catches the read models up (a repair on the way is reported on stderr) and
+    compares every row with the log; a difference is named, and the tables rebuilt."""
+    from projections.consistency import compare_with_log
+
+    model = s.model()
+    problem = compare_with_log(model, s.ledger())
+    if problem:
+        model.rebuild()
+    return problem
+
+
+def _not_intact(s: Session, data: dict[str, Any], message: str) -> NoReturn:
+    """Verify's failure: the report (``--json``) and one ``error:`` line, exit 1."""
+    data = data | {"ok": False, "reason": message}
+    if s.as_json:
+        click.echo(json.dumps(data))
+    where = f" (first bad seq: {data['bad_seq']})" if data.get("bad_seq") else ""
+    click.echo(error_line(f"{message}{where}"), err=True)
+    sys.exit(1)
+
+
+@cli.command()
+@pass_session
+def checkpoint(s: Session) -> None:
+    """Print the campaign's latest checkpoint (seq and head hash) for players to keep.
+
+    It is kept in the database too (verify checks it), and signed when this machine
+    has the master's key (ledger keys init). Later, anyone can check that the record
+    was not cut short or rewritten: ledger verify --expect SEQ:HEAD.
+
+    \b
+    Example: ledger checkpoint
+    """
+    kept = s.ledger().keep_checkpoint(s.cid(), s.signer())
+    signed = f" (signed by {kept.key})" if kept.signature else ""
+    s.emit(kept.as_dict(), human=f"checkpoint {kept.text}{signed}\n"
+                                 f"keep it; check the record later with: ledger verify --expect {kept.text}")
+
+
+@cli.group()
+def keys() -> None:
+    """The master's signing key (Ed25519), kept outside the database.
+
+    With a key, checkpoints and exports are signed, so that whoever holds the database
+    file alone cannot hand out checkpoints or exports of a rewritten record. The key is
+    at $LEDGER_KEY, else ~/.config/campaign-ledger/signing-key.pem.
+    """
+
+
+@keys.command("init")
+@click.option("--key", "file", default=None, help="Where to write the key (default: $LEDGER_KEY or ~/.config/…).")
+@pass_session
+def keys_init(s: Session, file: str | None) -> None:
+    """Create the master's signing key and print its public key, for the players.
+
+    \b
+    Example: ledger keys init
+    """
+    from ...signing import KEY_ENV, create_key, key_path
+
+    path = key_path(file)
+    signer = create_key(path)
+    hint = "" if path == key_path() else f"; set {KEY_ENV}={path} for the ledger to use it"
+    s.emit({"key": str(path), "public": signer.public}, human=(
+        f"created the signing key {path} (keep it safe, away from the campaign's file{hint})\n"
+        f"public key: {signer.public}\n"
+        f"give it to the players; they check signatures with: ledger verify --signed-by {signer.public}"))
+
+
+@keys.command("show")
+@pass_session
+def keys_show(s: Session) -> None:
+    """Print the public key of the master's signing key.
+
+    \b
+    Example: ledger keys show
+    """
+    from ...signing import key_path
+
+    signer = s.signer()
+    if signer is None:
+        raise BadInput(f"no signing key at {key_path()}; create one with ledger keys init")
+    s.emit({"key": str(signer.path), "public": signer.public}, human=f"public key: {signer.public}")
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@pass_session
+def export(s: Session, file: str | None) -> None:
+    """Write the campaign's log as JSON Lines (stdout without FILE), ending with a
+    trailer (the count and head hash, signed when there is a key).
+
+    As the referee (the default) it is the whole log, importable. With --as public or
+    --as HERO it is only what that viewer may know: hidden cards as null, no seeds, no
+    deck orders, no action hashes; its first line says so, and it cannot be imported.
+
+    \b
+    Example: ledger export campaign.jsonl    |    ledger --as ana export ana.jsonl
+    """
+    ledger = s.ledger()
+    cid = s.cid()
+    viewer = s.viewing(ledger.campaign(cid))
+    if file is None:
+        count = _export_to(s, viewer, sys.stdout)  # the log itself is the output, with or without --json
+        return
+    target = Path(file)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as out:
+            count = _export_to(s, viewer, out)
+        partial.replace(target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise StoreError(f"cannot write the export to {target}: {_os_reason(exc)}") from None
+    whose = "" if viewer == REFEREE else f" as {viewer} may know them"
+    s.emit({"exported": count, "file": str(target), "viewer": viewer},
+           human=f"exported {count} actions{whose} to {target}")
+
+
+def _export_to(s: Session, viewer: str, out: IO[str]) -> int:
+    from ...transfer import export as export_log
+    from ...transfer import write_trailer
+
+    ledger, cid = s.ledger(), s.cid()
+    if viewer == REFEREE:
+        return export_log(ledger, cid, out, s.signer()).seq
+    from projections.viewer_export import write_viewer_export
+
+    from ...checkpoints import take
+
+    count = write_viewer_export(ledger, cid, viewer, out)
+    write_trailer(out, take(cid, count, ledger.event(cid, count).hash, s.signer()))
+    return count
+
+
+def _os_reason(exc: OSError) -> str:
+    try:
+        from ...storage_errors import os_error_reason
+    except ImportError:  # pragma: no cover
+        return exc.strerror or exc.__class__.__name__
+    return os_error_reason(exc)
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--db", "target", default=None, help="The database to import into (default: the global --db).")
+@click.option("--expect", "expected", multiple=True, metavar="SEQ:HEAD", help=EXPECT_HELP)
+@click.option("--signed-by", default=None, metavar="KEY", help=SIGNED_BY_HELP)
+@click.option("--without-trailer", is_flag=True,
+              help="Accept an export written before exports had trailers (it is verified all the same).")
+@pass_session
+def import_(s: Session, file: str, target: str | None, expected: tuple[str, ...], signed_by: str | None,
+            without_trailer: bool) -> None:
+    """Create a campaign from an export, verified first; a tampered, cut or viewer's file is refused.
+
+    \b
+    Example: ledger import campaign.jsonl --db copy.db
+    """
+    from ...transfer import import_campaign
+
+    destination = target or s.db
+    report = import_campaign(file, destination, expect=_expected(expected), signed_by=_public_key(signed_by),
+                             untrailed_ok=without_trailer)
+    s.close()
+    s.db = destination
+    s.model()
+    s.emit({"imported": report.actions, "campaign": report.campaign, "db": destination, "head": report.head},
+           human=f"imported {report.actions} actions of {report.campaign} into {destination} (verified; "
+                 f"head {report.actions}:{report.head})")

@@ -1,0 +1,71 @@
+"""Snapshots that are checked, not trusted.
+
+A snapshot is a cache of the campaign's state at a seq, so that loading never replays
+from the start. Someone with the database file could edit one (move a card inside
+it) and every read would serve the edited table. So:
+
+- each snapshot records the head hash it was taken at (``last_hash``) and the
+  ``digest`` of its state (SHA-256 over the canonical JSON of the table and the
+  undo bookkeeping);
+- every action whose seq is a multiple of ``DIGEST_EVERY`` records the digest of
+  the state right after it (``ActionRecorded.state_digest``), inside the hash chain:
+  a snapshot taken there is anchored to the record, and editing it means editing
+  the chained action too, which ``verify`` catches;
+- loading checks a snapshot against the action at its seq (``unfit``); a bad one is
+  ignored and the campaign is folded from the snapshot before it. ``verify`` folds
+  the whole log and compares every snapshot with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from .events import ActionRecorded, LogBooks
+from .fold import Table
+
+DIGEST_EVERY = 100
+"""Actions at these seqs record the digest of the state after them (the default
+snapshot interval, so every snapshot the ledger takes is anchored)."""
+
+
+class _Books:
+    def __init__(self, live_head: int | None, redo_stack: list[int]):
+        self.live_head = live_head
+        self.redo_stack = redo_stack
+
+
+def state_of(table: Table, live_head: int | None, redo_stack: list[int]) -> dict[str, Any]:
+    """The part of a campaign's state a snapshot holds and its digest covers."""
+    return {"table": table.to_dict(), "live_head": live_head, "redo_stack": list(redo_stack)}
+
+
+def digest(state: dict[str, Any]) -> str:
+    """SHA-256 over the canonical JSON of ``state_of``'s keys."""
+    part = {key: state.get(key) for key in ("table", "live_head", "redo_stack")}
+    text = json.dumps(part, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def digest_after(event: ActionRecorded, table: Table, books: LogBooks) -> str | None:
+    """The digest ``event`` records (its changes already on ``table``; ``books``: the
+    bookkeeping before it), or None at a seq that records none."""
+    if event.seq % DIGEST_EVERY:
+        return None
+    after = _Books(books.live_head, list(books.redo_stack))
+    event.keep_books(after)
+    return digest(state_of(table, after.live_head, after.redo_stack))
+
+
+def unfit(state: dict[str, Any], at: ActionRecorded) -> str | None:
+    """Why a snapshot's ``state`` cannot be trusted as the state after action ``at``
+    (the stored action at the snapshot's seq), or None if it checks out."""
+    if state.get("last_hash") != at.hash:
+        return "was not taken at the head the log holds at its seq"
+    actual = digest(state)
+    if state.get("digest") not in (None, actual):
+        return "does not match its own digest (it was changed)"
+    if at.state_digest is not None and at.state_digest != actual:
+        return "does not match the state its seq's action recorded (it was changed)"
+    return None

@@ -1,0 +1,323 @@
+"""Why a file could not be read or written, in words a game master understands, and
+what to do about it: a full disk, a read-only file, folder or disk, a file held
+locked by another program, a missing folder, no permission, a failing disk.
+
+SQLite reports these as error codes (``sqlite3.Error.sqlite_errorcode``; eventsourcing
+wraps them in its ``PersistenceError`` classes), some of them ambiguous: "unable to open
+database file" is said alike of a missing folder, a read-only disk and a file one may
+not read. So the cause is read from the code first and, where the code does not say,
+asked of the file system (``path_problem``: ``stat``, ``statvfs`` and ``access`` only;
+the database file itself is never opened here, since closing a file drops the POSIX
+locks this process's SQLite connections hold on it).
+
+Public API:
+
+- ``os_error_reason(exc)`` and ``os_error_advice(exc)``: an ``OSError`` (writing an
+  export, say) in words: ``"the disk is full"``, ``"free some space and try again"``.
+- ``storage_problem(exc, path)``: the ``Problem`` behind an sqlite3 or eventsourcing
+  error, or ``None`` when it is no storage problem (a bug, a lost race, a file that is
+  not a campaign database); ``problem_reason(problem)``: it in a few words.
+- ``database_failure(exc, path)``: that problem as the one-line ``StoreError`` the
+  ``ledger`` command prints, naming the file, the cause, what to do, and whether the
+  command recorded anything before it failed.
+- ``unreadable(exc, path)``: why SQLite could not read the file at all: a storage
+  problem, or a damaged file, or no SQLite file (never the one for the other).
+- ``folder_problem(path)`` and ``path_problem(path)``: what the file system says stands
+  in the way of a database at ``path``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import StoreError
+
+LOW_SPACE = 1 << 20  # bytes: a failing write with less free than this is put down to a full disk
+
+# Kinds of problem (``Problem.kind``).
+FULL = "full"
+READ_ONLY_FILE = "read-only-file"
+READ_ONLY_DISK = "read-only-disk"
+READ_ONLY_FOLDER = "read-only-folder"
+NO_PERMISSION = "no-permission"
+LOCKED = "locked"
+NO_FOLDER = "no-folder"
+NOT_A_FOLDER = "not-a-folder"
+IO_ERROR = "io-error"
+CANNOT_OPEN = "cannot-open"
+
+
+# -- OSError --------------------------------------------------------------------------
+_OS_REASONS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EFBIG: "the file would be larger than this disk or system allows",
+    errno.EROFS: "it is on a read-only disk",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOENT: "no such folder",
+    errno.ENOTDIR: "part of its path is a file, not a folder",
+    errno.EISDIR: "it is a folder",
+    errno.EIO: "the disk reported an input/output error",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.EBUSY: "it is in use by another program",
+}
+
+_OS_ADVICE = {
+    errno.ENOSPC: "free some space and try again",
+    errno.EDQUOT: "free some space and try again",
+    errno.EFBIG: "write it to another disk",
+    errno.EROFS: "write it to a writable disk or folder",
+    errno.EACCES: "write it to a folder you may write to",
+    errno.EPERM: "write it to a folder you may write to",
+    errno.ENOENT: "create the folder first, or name another",
+    errno.ENOTDIR: "name a file inside a folder",
+    errno.EISDIR: "name a file, not a folder",
+    errno.EIO: "the disk may be failing or unplugged; write it to another disk",
+    errno.ENAMETOOLONG: "use a shorter name",
+    errno.EBUSY: "close the other program and try again",
+}
+
+
+def os_error_reason(exc: OSError) -> str:
+    """What went wrong with a file, in words: ``"the disk is full"``, ``"it is on a
+    read-only disk"``, ``"permission denied"``, ``"no such folder"``... (else the
+    system's own words)."""
+    if exc.errno in _OS_REASONS:
+        return _OS_REASONS[exc.errno]
+    text = exc.strerror or str(exc) or exc.__class__.__name__
+    return text[:1].lower() + text[1:]
+
+
+def os_error_advice(exc: OSError) -> str:
+    """What to do about ``exc``, in words (``"free some space and try again"``), or ``""``."""
+    return _OS_ADVICE.get(exc.errno or 0, "")
+
+
+# -- SQLite's errors --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Problem:
+    """A storage problem: its ``kind`` (one of the constants above) and, for the kinds
+    that need them, the folder and the lock timeout it is about."""
+
+    kind: str
+    folder: Path | None = None
+    seconds: float | None = None
+
+
+def sqlite_error_in(exc: BaseException | None) -> sqlite3.Error | None:
+    """The sqlite3 error behind ``exc``: itself, or the one an eventsourcing
+    ``PersistenceError`` wraps (its cause, or its argument)."""
+    for _ in range(5):
+        if exc is None or isinstance(exc, sqlite3.Error):
+            return exc
+        inner = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = exc.__cause__ or inner
+    return None
+
+
+# Primary result codes (https://sqlite.org/rescode.html), and the words SQLite says them
+# in, for errors that come without a code (eventsourcing's own, rebuilt from a message).
+_PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _FULL, _CANTOPEN = 3, 5, 6, 8, 10, 13, 14
+_READONLY_DIRECTORY = 1544
+_CODE_OF_WORDS = {
+    "database or disk is full": _FULL,
+    "attempt to write a readonly database": _READONLY,
+    "unable to open database file": _CANTOPEN,
+    "database is locked": _BUSY,
+    "database table is locked": _LOCKED,
+    "disk i/o error": _IOERR,
+    "access permission denied": _PERM,
+}
+
+
+def _code_of(exc: BaseException) -> int | None:
+    """SQLite's (extended) result code for ``exc``, or the primary one its words name."""
+    err = sqlite_error_in(exc)
+    code = getattr(err, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code
+    text = str(err if err is not None else exc).lower()
+    return next((c for words, c in _CODE_OF_WORDS.items() if words in text), None)
+
+
+def storage_problem(exc: BaseException, path: str | Path | None = None, *,
+                    lock_timeout: float | None = None) -> Problem | None:
+    """The storage problem behind an sqlite3 (or eventsourcing) error on the database
+    ``path``, or ``None`` when ``exc`` is no storage problem: not a database, damaged,
+    a missing table, a lost race, a bug. Where SQLite's code is ambiguous (cannot open,
+    read-only, I/O error) the file system is asked (``path_problem``)."""
+    code = _code_of(exc)
+    if code is None:
+        return None
+    primary = code & 0xFF
+    if primary in (_BUSY, _LOCKED):
+        return Problem(LOCKED, seconds=lock_timeout)
+    if primary == _FULL:
+        return Problem(FULL)
+    if primary == _PERM:
+        return Problem(NO_PERMISSION)
+    if primary not in (_READONLY, _IOERR, _CANTOPEN):
+        return None
+    found = path_problem(Path(path)) if path is not None else None
+    if found is not None:
+        return found
+    if code == _READONLY_DIRECTORY:
+        return Problem(READ_ONLY_FOLDER, folder=Path(path).parent if path is not None else None)
+    return Problem({_READONLY: READ_ONLY_FILE, _IOERR: IO_ERROR, _CANTOPEN: CANNOT_OPEN}[primary])
+
+
+# -- the file system --------------------------------------------------------------------
+def _may(path: Path, mode: int) -> bool:
+    """``access(path, mode)`` for this process's effective user (root may do whatever
+    the file system allows)."""
+    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)
+
+
+def _free(disk: os.statvfs_result) -> int:
+    """The bytes this process may still write on ``disk`` (root may use the reserved blocks)."""
+    blocks = disk.f_bfree if os.geteuid() == 0 else disk.f_bavail
+    return blocks * disk.f_frsize
+
+
+def folder_problem(path: str | Path) -> Problem | None:
+    """A database ``path`` whose folder does not exist, is a file, or may not be looked into."""
+    folder = Path(path).parent
+    try:
+        if folder.is_dir():
+            return None if _may(folder, os.X_OK) else Problem(NO_PERMISSION, folder=folder)
+        return Problem(NOT_A_FOLDER if folder.exists() else NO_FOLDER, folder=folder)
+    except OSError:  # a folder on the way one may not look into
+        return Problem(NO_PERMISSION, folder=folder)
+
+
+def path_problem(path: Path) -> Problem | None:
+    """What the file system says stands in the way of using the database ``path`` and
+    the ``-wal`` and ``-shm`` files SQLite keeps beside it, or ``None`` if nothing. A
+    read-only folder comes before a read-only file: SQLite cannot even read a campaign
+    file (a WAL database) without creating its ``-wal`` and ``-shm`` files."""
+    missing = folder_problem(path)
+    if missing is not None:
+        return missing
+    folder = path.parent
+    if path.exists() and not _may(path, os.R_OK):
+        return Problem(NO_PERMISSION)
+    try:
+        disk: os.statvfs_result | None = os.statvfs(folder)
+    except OSError:
+        disk = None
+    if disk is not None and disk.f_flag & os.ST_RDONLY:
+        return Problem(READ_ONLY_DISK, folder=folder)
+    beside = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
+    if any(p.exists() and not _may(p, os.R_OK | os.W_OK) for p in beside):
+        return Problem(NO_PERMISSION)
+    if not all(p.exists() for p in beside) and not _may(folder, os.W_OK | os.X_OK):
+        return Problem(READ_ONLY_FOLDER, folder=folder)
+    if path.exists() and not _may(path, os.W_OK):
+        return Problem(READ_ONLY_FILE)
+    if disk is not None and _free(disk) < LOW_SPACE:
+        return Problem(FULL)
+    return None
+
+
+# -- the line the ledger command prints ------------------------------------------------
+_REASONS = {
+    FULL: "the disk is full",
+    READ_ONLY_FILE: "it is read-only",
+    READ_ONLY_DISK: "it is on a read-only disk",
+    READ_ONLY_FOLDER: "its folder is read-only",
+    NO_PERMISSION: "permission denied",
+    LOCKED: "another program holds it locked",
+    NO_FOLDER: "no such folder",
+    NOT_A_FOLDER: "part of its path is a file, not a folder",
+    IO_ERROR: "the disk reported an input/output error",
+    CANNOT_OPEN: "SQLite could not open it",
+}
+
+_MESSAGES = {
+    FULL: "cannot {use} {db}: the disk is full (free some space{again}{room}{done})",
+    READ_ONLY_FILE: "{db} is read-only: you have no permission to change it (ask its owner, or copy it to a file "
+                    "you may write{done})",
+    READ_ONLY_DISK: "{db} is on a read-only disk, where nothing can be recorded (copy it to a writable folder to "
+                    "play on{done})",
+    READ_ONLY_FOLDER: "cannot {use} {db}: its folder {folder} is read-only, and SQLite must create {files} there to "
+                      "{verb} it (make the folder writable, or copy the file to a writable folder{done})",
+    NO_PERMISSION: "permission denied: you may not {verb} {db} or {beside} (ask their owner, or use a copy{done})",
+    LOCKED: "{db} is busy: another program has kept it locked {wait}(let it finish, or close it{again}{done})",
+    NO_FOLDER: "no folder {folder} for the database {db} (create the folder first, or name another file with --db)",
+    NOT_A_FOLDER: "{folder} is a file, not a folder, so there can be no database {db} (name another file with --db)",
+    IO_ERROR: "cannot {use} {db}: the disk reported an input/output error (it may be failing or unplugged; copy the "
+              "file somewhere safe and run ledger verify on the copy{done})",
+    CANNOT_OPEN: "cannot open {db}: SQLite could not open it, or {beside} (its folder or disk may be read-only, or "
+                 "you may not read or write there; a copy in a folder of your own will open{done})",
+}
+_FOLDER_DENIED = "permission denied: you may not open the folder {folder} that holds {db} (ask its owner, or use a copy{done})"
+
+
+def problem_reason(problem: Problem) -> str:
+    """``problem`` in a few words, for a message of one's own: ``"the disk is full"``."""
+    return _REASONS[problem.kind]
+
+
+def _recorded(count: int) -> str:
+    """What a failed command recorded (``"; nothing was recorded"``), or ``""`` when that
+    is not known (``count`` below 0). After a save, the failure was in what follows it
+    (the tables that follow the log, a snapshot): the action must not be recorded twice."""
+    if count < 0:
+        return ""
+    if count == 0:
+        return "; nothing was recorded"
+    what = "its action was" if count == 1 else f"{count} actions were"
+    return f"; {what} recorded before this, whole: do not record it again, ledger history shows it once this is fixed"
+
+
+def problem_message(problem: Problem, path: str | Path | None, *, writing: bool = True, recorded: int = 0) -> str:
+    """The one-line message for ``problem`` on the campaign database ``path`` (``None``:
+    "the campaign database"). ``writing``: the failure was in a write (else in opening or
+    reading). ``recorded``: how many saves the command made before it failed (below 0:
+    not known, and then the message says nothing of it)."""
+    name = Path(path).name if path is not None else ""
+    new_file = path is not None and not Path(path).exists()
+    words = {
+        "db": str(path) if path is not None else "the campaign database",
+        "folder": str(problem.folder) if problem.folder is not None else "its folder",
+        "use": ("finish writing to" if recorded > 0 else "record to") if writing else "read",
+        "verb": "write" if writing else "read",
+        "again": "" if recorded > 0 else " and try again",
+        "done": _recorded(recorded),
+        "room": "" if writing else "; SQLite needs a little room beside the file even to read it",
+        "files": f"{name} and its -wal, -shm files" if new_file else f"{name or 'its'}-wal and {name or 'its'}-shm",
+        "beside": f"the {name}-wal and {name}-shm files beside it" if name else "the -wal and -shm files beside it",
+        "wait": f"for over {problem.seconds:g} seconds " if problem.seconds is not None else "",
+    }
+    folder_denied = problem.kind == NO_PERMISSION and problem.folder is not None
+    return (_FOLDER_DENIED if folder_denied else _MESSAGES[problem.kind]).format(**words)
+
+
+def database_failure(exc: BaseException, path: str | Path | None, *, writing: bool = True, recorded: int = 0,
+                     lock_timeout: float | None = None) -> StoreError | None:
+    """The ``StoreError`` to raise for ``exc`` on the campaign database ``path``, or
+    ``None`` when ``exc`` is no storage problem (then the caller reports it its own way)."""
+    problem = storage_problem(exc, path, lock_timeout=lock_timeout)
+    if problem is None:
+        return None
+    return StoreError(problem_message(problem, path, writing=writing, recorded=recorded))
+
+
+def unreadable(exc: sqlite3.Error, path: str | Path, *, lock_timeout: float | None = None) -> StoreError:
+    """Why SQLite could not read the would-be campaign file ``path`` at all: a storage
+    problem (a full or read-only disk, no permission...: never called a bad file), a
+    damaged SQLite file, or a file that is no SQLite database."""
+    problem = storage_problem(exc, path, lock_timeout=lock_timeout)
+    if problem is not None:
+        return StoreError(problem_message(problem, path, writing=False))
+    first = (str(exc).strip().splitlines() or [exc.__class__.__name__])[0][:200]
+    if getattr(exc, "sqlite_errorname", "") == "SQLITE_CORRUPT":
+        return StoreError(f"{path} is damaged or not a campaign database ({first})")
+    if isinstance(exc, sqlite3.DatabaseError):
+        return StoreError(f"{path} is not a campaign database (not an SQLite file)")
+    return StoreError(f"cannot read {path} ({first})")

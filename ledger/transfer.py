@@ -1,0 +1,222 @@
+"""Moving a campaign's record between files: ``export`` and ``import_campaign``.
+
+An export is JSON Lines: one stored action per line, then a trailer line
+``{"trailer": {"count", "head", "key"?, "signature"?}}`` — the checkpoint at its last
+seq, signed when the ledger has a key — so that a file cut short or rewritten and
+re-hashed is refused. ``import_campaign`` reads the file a line at a time (constant
+memory; the first bad line stops it) into a scratch database, verifies it there, and
+only then copies it into the target in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+
+from .application import Ledger, campaign_uuid
+from .audit import PAGE, Report, stored_actions, verify
+from .checkpoints import Checkpoint, message, take
+from .errors import BadCatalog, StoreError
+from .events import CampaignStarted
+from .signing import Signer, signature_holds
+
+
+# -- export ------------------------------------------------------------------------------
+def export(ledger: Ledger, cid: UUID, out: IO[str], signer: Signer | None = None) -> Checkpoint:
+    """Writes the campaign's log as JSON Lines, one action per line, and its trailer;
+    returns the checkpoint the trailer holds."""
+    count, head = 0, ""
+    for stored in stored_actions(ledger, cid):
+        event = json.loads(stored.state)
+        line = {
+            "campaign_id": str(cid), "seq": stored.originator_version,
+            "type": stored.topic.rsplit(":", 1)[-1], "topic": stored.topic, "event": event,
+        }
+        out.write(_line(line))
+        count, head = stored.originator_version, event.get("hash", "")
+    checkpoint = take(cid, count, head, signer)
+    write_trailer(out, checkpoint)
+    return checkpoint
+
+
+def write_trailer(out: IO[str], checkpoint: Checkpoint) -> None:
+    trailer = {"count": checkpoint.seq, **checkpoint.as_dict()}
+    trailer.pop("seq")
+    out.write(_line({"trailer": trailer}))
+
+
+def _line(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+# -- import ------------------------------------------------------------------------------
+@dataclass
+class _Reading:
+    """What reading an export found besides its actions."""
+
+    cid: UUID | None = None
+    count: int = 0
+    trailer: dict[str, Any] | None = None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        handle = path.open(encoding="utf-8")
+    except FileNotFoundError:
+        raise BadCatalog(f"{path}: no such export file") from None
+    except OSError as exc:
+        raise BadCatalog(f"{path}: cannot read it ({exc.strerror or exc.__class__.__name__})") from None
+    with handle:
+        number = 0
+        try:
+            for text in handle:
+                number += 1
+                if text.strip():
+                    yield number, text
+        except UnicodeDecodeError:
+            raise BadCatalog(f"{path} line {number + 1}: not UTF-8 text; not an exported action") from None
+
+
+def _stored_events(path: Path, reading: _Reading) -> Iterator[StoredEvent]:
+    """The actions of an export, checked line by line as they are read."""
+    for number, text in _lines(path):
+        if reading.trailer is not None:
+            raise BadCatalog(f"{path} line {number}: a line after the trailer; the trailer ends an export")
+        try:
+            line = json.loads(text)
+        except ValueError:
+            raise BadCatalog(f"{path} line {number}: not an exported action") from None
+        if isinstance(line, dict) and "export" in line:
+            raise BadCatalog(_viewer_export(path, line))
+        if isinstance(line, dict) and "trailer" in line:
+            reading.trailer = _trailer(path, number, line["trailer"])
+            continue
+        yield _action(path, number, line, reading)
+
+
+def _viewer_export(path: Path, line: dict[str, Any]) -> str:
+    header = line["export"] if isinstance(line["export"], dict) else {}
+    viewer = header.get("viewer", "a viewer")
+    return (f"{path}: refused, it is what {viewer} may know of the campaign (hidden cards left out); "
+            "only the referee's export (ledger export, without --as) can be imported")
+
+
+def _trailer(path: Path, number: int, trailer: Any) -> dict[str, Any]:
+    ok = (isinstance(trailer, dict) and isinstance(trailer.get("count"), int) and isinstance(trailer.get("head"), str)
+          and all(isinstance(trailer.get(k), str | None) for k in ("key", "signature")))
+    if not ok:
+        raise BadCatalog(f"{path} line {number}: a trailer must hold a count and a head")
+    return trailer
+
+
+def _action(path: Path, number: int, line: Any, reading: _Reading) -> StoredEvent:
+    try:
+        this = UUID(line["campaign_id"])
+        seq, topic, state = int(line["seq"]), str(line["topic"]), line["event"]
+        if not topic.startswith("ledger.events:") or not isinstance(state, dict):
+            raise ValueError
+    except (ValueError, KeyError, TypeError):
+        raise BadCatalog(f"{path} line {number}: not an exported action") from None
+    if reading.cid is not None and this != reading.cid:
+        raise BadCatalog(f"{path} line {number}: a second campaign; an export holds one campaign")
+    if seq != reading.count + 1:
+        raise BadCatalog(
+            f"{path} line {number}: refused, seq {reading.count + 1} is bad: the line holds seq {seq} "
+            "(lines must hold seqs 1, 2, 3… in order)"
+        )
+    reading.cid, reading.count = this, seq
+    return StoredEvent(originator_id=this, originator_version=seq, topic=topic,
+                       state=json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _pages(items: Iterable[StoredEvent]) -> Iterator[list[StoredEvent]]:
+    page: list[StoredEvent] = []
+    for item in items:
+        page.append(item)
+        if len(page) == PAGE:
+            yield page
+            page = []
+    if page:
+        yield page
+
+
+def _check_trailer(path: Path, reading: _Reading, report: Report, untrailed_ok: bool,
+                   signed_by: str | None) -> None:
+    trailer = reading.trailer
+    if trailer is None:
+        if untrailed_ok and signed_by is None:
+            return
+        raise BadCatalog(f"{path}: refused, it has no trailer line: the file was cut short (an export written "
+                         "before trailers existed imports with --without-trailer, verified all the same)")
+    if trailer["count"] != report.actions:
+        raise BadCatalog(f"{path}: refused, the trailer counts {trailer['count']} actions but the file holds "
+                         f"{report.actions}: actions were cut off or added")
+    if trailer["head"] != report.head:
+        raise BadCatalog(f"{path}: refused, the trailer's head is not the head of the actions in the file: "
+                         "they were rewritten after the export")
+    assert reading.cid is not None
+    signature, key = trailer.get("signature"), trailer.get("key")
+    if signature is not None and not (key and signature_holds(key, message(reading.cid, report.actions,
+                                                                           report.head), signature)):
+        raise BadCatalog(f"{path}: refused, the trailer's signature does not hold: it was forged or changed")
+    if signed_by is not None and (signature is None or key != signed_by):
+        raise BadCatalog(f"{path}: refused, the export is not signed by the key you trust")
+
+
+def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tuple[int, str]] = (),
+                    signed_by: str | None = None, untrailed_ok: bool = False) -> Report:
+    """Creates a campaign from an export, after verifying it in a scratch database.
+    A tampered file is refused naming the first bad seq (or what is wrong with its
+    trailer); the target is untouched."""
+    path, target = Path(path), Path(target)
+    scratch = target.with_name(f".{target.name}.import-{uuid.uuid4().hex[:8]}.db")
+    trial = Ledger.open(scratch, create=True)
+    try:
+        reading = _Reading()
+        for page in _pages(_stored_events(path, reading)):
+            trial.recorder.insert_events(page)
+        if reading.cid is None:
+            raise BadCatalog(f"{path}: holds no actions")
+        cid = reading.cid
+        report = verify(trial, cid, take_snapshots=True, expect=expect)
+        if not report.ok:
+            raise BadCatalog(f"{path}: refused, seq {report.bad_seq} is bad: {report.reason}")
+        _check_trailer(path, reading, report, untrailed_ok, signed_by)
+        first = trial.event(cid, 1)
+        assert isinstance(first, CampaignStarted)
+        if campaign_uuid(first.slug) != cid:
+            raise BadCatalog(f"{path}: the campaign id does not belong to campaign {first.slug!r}")
+        _copy(trial, cid, first, target)
+    finally:
+        trial.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{scratch}{suffix}").unlink(missing_ok=True)
+    return report
+
+
+def _copy(trial: Ledger, cid: UUID, first: CampaignStarted, target: Path) -> None:
+    """The verified campaign, its snapshots and its entry in the campaigns log, into
+    ``target`` in one transaction, a page at a time."""
+    ledger = Ledger.open(target, create=True)
+    try:
+        if any(e.slug == first.slug for e in ledger.campaigns()):
+            raise StoreError(f"{target} already holds a campaign {first.slug!r}; import into another file with --db")
+        entry = ledger.campaign_log.trigger_event(slug=first.slug, campaign_id=cid, name=first.name)
+        assert trial.snapshots is not None and ledger.snapshots is not None
+        with ledger.recorder.datastore.transaction(commit=True) as cursor:
+            for page in _pages(stored_actions(trial, cid)):
+                ledger.recorder._insert_events(cursor, page)
+            ledger.recorder._insert_events(cursor, [ledger.mapper.to_stored_event(entry)])
+            last = 0  # the snapshots the verifying replay took, so loading never replays from the start
+            while page := trial.snapshots.recorder.select_events(cid, gt=last, limit=PAGE):
+                ledger.snapshots.recorder._insert_events(cursor, page)
+                last = page[-1].originator_version
+    finally:
+        ledger.close()

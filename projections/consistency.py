@@ -1,0 +1,154 @@
+"""The full check of the read models for ``ledger verify``: every row the tables hold,
+compared with the rows the log gives.
+
+The rows are computed by the very code that writes them (``_Fold.rows_of``, the
+same fold and ``apply`` as catching up), batch by batch, so memory stays flat however
+long the log: a batch's history and card_actions rows are compared with the stored
+rows of those seqs, ``undone_by`` at the end (a later undo sets it), and the cards
+and zones rows against each campaign's final fold. The tables are read in one read
+transaction, so another process writing meanwhile is never taken for a difference.
+The log is reached only through eventsourcing's recorder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from .readmodel import BATCH, ReadModel, _Batch, _Fold, fold_difference, row_difference
+from .source import EventLog
+
+UNDONE = "undone_by"
+
+
+def compare_with_log(model: ReadModel, log: EventLog | None = None, batch: int = BATCH) -> str | None:
+    """A line naming the first read-model row that differs from the log (or is missing,
+    or is not in the log), e.g. ``history row seq 12 of campaign north differs: summary
+    is 'X', the log gives 'Y'``; or what is wrong with the position; None when every
+    table matches the log up to the position. ``log``: the event log to fold (default:
+    the model's own)."""
+    log = log or model.ledger
+    with model.reading():
+        problem = model.position_problem()
+        if problem is not None:
+            return problem
+        comparison = _Comparison(model)
+        fold = _Fold(log)
+        for notes in _notifications(log, model.position(), batch):
+            problem = comparison.batch(fold.rows_of(notes))
+            if problem is not None:
+                return problem
+        return comparison.finish(fold)
+
+
+def _notifications(log: EventLog, position: int, batch: int) -> Iterator[list[Any]]:
+    """The log's notifications up to ``position``, a batch at a time."""
+    start = 1
+    while start <= position:
+        notes = log.recorder.select_notifications(start=start, limit=batch, stop=position)
+        if not notes:
+            return
+        yield notes
+        start = notes[-1].id + 1
+
+
+class _Comparison:
+    """The stored rows compared with the log's as the batches come: what it has seen
+    of each campaign (its last seq, how many rows) and the ``undone_by`` the log gives
+    so far (set by later actions, compared at the end)."""
+
+    def __init__(self, model: ReadModel):
+        self.db = model.db
+        self.last: dict[str, int] = {}  # campaign -> last seq the log gave
+        self.undone: dict[tuple[str, int], int | None] = {}  # (campaign, seq) -> undone_by, where an undo/redo set it
+
+    def batch(self, writer: _Batch) -> str | None:
+        """The first row of this batch's history or card_actions that is not the stored one."""
+        by_campaign: dict[str, list[dict[str, Any]]] = {}
+        for row in writer.history:
+            by_campaign.setdefault(row["campaign"], []).append(row)
+        actions: dict[str, set[tuple[str, int]]] = {}
+        for row in writer.card_actions:
+            actions.setdefault(row["campaign"], set()).add((row["card"], row["seq"]))
+        for slug, rows in by_campaign.items():
+            low, high = rows[0]["seq"], rows[-1]["seq"]
+            problem = (self._history(slug, rows, low, high)
+                       or self._card_actions(slug, actions.get(slug, set()), low, high))
+            if problem is not None:
+                return problem
+            self.last[slug] = high
+        for slug, seqs, undone_by in writer.undone:  # in log order: a redo clears what an undo set
+            self.undone.update(((slug, seq), undone_by) for seq in seqs)
+        return None
+
+    def _history(self, slug: str, rows: list[dict[str, Any]], low: int, high: int) -> str | None:
+        stored = {row["seq"]: row for row in self.db.query(
+            "SELECT * FROM history WHERE campaign = ? AND seq BETWEEN ? AND ?", [slug, low, high])}
+        given = {row["seq"]: {k: v for k, v in row.items() if k != UNDONE} for row in rows}
+        for seq in sorted(set(given) | set(stored)):
+            what = f"history row seq {seq} of campaign {slug}"
+            if seq not in given:
+                return f"{what} is not in the log"
+            problem = row_difference(what, stored.get(seq), given[seq])
+            if problem is not None:
+                return problem
+        return None
+
+    def _card_actions(self, slug: str, given: set[tuple[str, int]], low: int, high: int) -> str | None:
+        stored = {(card, seq) for card, seq in self.db.execute(
+            "SELECT card, seq FROM card_actions WHERE campaign = ? AND seq BETWEEN ? AND ?", [slug, low, high])}
+        for card, seq in sorted(given ^ stored, key=lambda pair: (pair[1], str(pair[0]))):
+            state = "is missing" if (card, seq) in given else "is not in the log"
+            return f"card_actions row ({card}, seq {seq}) of campaign {slug} {state}"
+        return None
+
+    def finish(self, fold: _Fold) -> str | None:
+        """After the last batch: rows outside what the log gave, ``undone_by``, and the
+        cards and zones rows against each campaign's final fold."""
+        return self._rows_beyond() or self._undone() or self._folds(fold)
+
+    def _rows_beyond(self) -> str | None:
+        """Rows of a campaign the log does not hold, or of seqs outside 1..its last."""
+        for table, key in (("history", "seq"), ("card_actions", "seq"), ("cards", "id"), ("zones", "id")):
+            for slug, in self.db.execute(f"SELECT DISTINCT campaign FROM [{table}] ORDER BY campaign"):
+                if slug not in self.last:
+                    first = self.db.execute(f"SELECT min({key}) FROM [{table}] WHERE campaign = ?", [slug]).fetchone()
+                    return f"{table} row {_named(key, first[0])} of campaign {slug} is not in the log"
+                if key == "seq":
+                    outside = self.db.execute(
+                        f"SELECT seq FROM [{table}] WHERE campaign = ? AND (seq < 1 OR seq > ?) ORDER BY seq LIMIT 1",
+                        [slug, self.last[slug]]).fetchone()
+                    if outside is not None:
+                        return f"{table} row {_named(key, outside[0])} of campaign {slug} is not in the log"
+        return None
+
+    def _undone(self) -> str | None:
+        """Every history row's ``undone_by`` as the log's undos and redos left it."""
+        stored: dict[tuple[str, int], int] = {}
+        for slug, seq, undone_by in self.db.execute(
+                f"SELECT campaign, seq, {UNDONE} FROM history WHERE {UNDONE} IS NOT NULL ORDER BY campaign, seq"):
+            if self.undone.get((slug, seq)) != undone_by:
+                return _undone_line(slug, seq, undone_by, self.undone.get((slug, seq)))
+            stored[(slug, seq)] = undone_by
+        for (slug, seq), undone_by in sorted(self.undone.items()):
+            if undone_by is not None and (slug, seq) not in stored:
+                return _undone_line(slug, seq, None, undone_by)
+        return None
+
+    def _folds(self, fold: _Fold) -> str | None:
+        for campaign in sorted(fold.campaigns.values(), key=lambda c: c.slug):
+            slug = campaign.slug
+            cards = {row["id"]: row for row in self.db.query("SELECT * FROM cards WHERE campaign = ?", [slug])}
+            zones = {row["id"]: row for row in self.db.query("SELECT * FROM zones WHERE campaign = ?", [slug])}
+            problem = fold_difference(campaign, cards, zones)
+            if problem is not None:
+                return problem
+        return None
+
+
+def _named(key: str, value: Any) -> str:
+    return f"seq {value}" if key == "seq" else str(value)
+
+
+def _undone_line(slug: str, seq: int, stored: int | None, given: int | None) -> str:
+    return f"history row seq {seq} of campaign {slug} differs: {UNDONE} is {stored!r}, the log gives {given!r}"

@@ -1,0 +1,619 @@
+"""Read models follow the log or say so (issue 11, part 3; projections/readmodel.py and
+projections/consistency.py), on real SQLite files tampered with through raw ``sqlite3``.
+
+- the log's tail cut off (the last 1 or several stored events): the next command
+  rebuilds the tables with one ``note:`` line, history no longer shows the cut actions,
+  and the next action is shown at its seq — also when that action is the next command;
+- the position moved back or ahead (also with a forged mark): rebuilt, nothing applied
+  twice or skipped;
+- an edited cards or zones row: rebuilt on the next command;
+- a dropped table, a deleted position row, a file from before the marks (migrated without
+  a rebuild), a half-migrated one;
+- ``compare_with_log`` names the first history, card_actions, cards or zones row that
+  differs from the log, and says None for untouched tables (several batches, two campaigns);
+- untouched tables are never rebuilt, and the per-command checks read one notification
+  and one campaign, never the log; readers racing a writer and a rebuild raise no alarm.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from ledger import commands as c
+from ledger.application import Ledger
+from ledger.catalog import load_catalog, sample_catalog_path
+from projections import readmodel
+from projections.consistency import compare_with_log
+from projections.readmodel import POSITION, TABLES, ReadModel, card_row, mark_of, zone_row
+
+from .conftest import copy_db, run_ledger
+
+CATALOG = load_catalog(sample_catalog_path())
+NOTE = "note: the read models did not follow the log ("
+DRAWS = 12  # of the 14 item cards: the deck never runs out
+
+
+# -- the demo campaign, and raw sqlite3 on copies of it -----------------------------------------
+class Demo:
+    """The demo's file (read-only for the tests: they tamper with copies)."""
+
+    def __init__(self, db: Path):
+        self.db = db
+        ledger = Ledger.open(db)
+        try:
+            self.cid = ledger.resolve(None)
+            self.slug = ledger.campaign(self.cid).slug
+            self.last = ledger.last_seq(self.cid)
+        finally:
+            ledger.close()
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Demo:
+    db = tmp_path_factory.mktemp("demo") / "demo.db"
+    result = run_ledger("demo", db=db)
+    assert result.returncode == 0, result.stderr
+    return Demo(db)
+
+
+@pytest.fixture
+def copy(demo, tmp_path) -> Path:
+    """A copy of the demo's file, to tamper with."""
+    return copy_db(demo.db, tmp_path)
+
+
+@contextmanager
+def raw(db: Path) -> Iterator[sqlite3.Connection]:
+    """Plain sqlite3 on the file, committed at the end: what anyone holding it can do."""
+    con = sqlite3.connect(str(db))
+    try:
+        with con:
+            yield con
+    finally:
+        con.close()
+
+
+def _ids(cid: UUID) -> list[str]:
+    return [cid.hex, str(cid)]
+
+
+def cut_tail(db: Path, cid: UUID, last: int, count: int) -> None:
+    """Deletes the campaign's last ``count`` stored events."""
+    with raw(db) as con:
+        deleted = con.execute("DELETE FROM stored_events WHERE originator_id IN (?, ?) AND originator_version > ?",
+                              [*_ids(cid), last - count]).rowcount
+    assert deleted == count
+
+
+def position_row(db: Path) -> tuple:
+    with raw(db) as con:
+        return con.execute(f"SELECT position, mark, last_action FROM [{POSITION}]").fetchone()
+
+
+def set_position(db: Path, position: int, mark: str | None = None, last_action: str | None = None) -> None:
+    """Moves the position; with ``mark``/``last_action`` also forges those, as a forger
+    who read the code would."""
+    with raw(db) as con:
+        con.execute(f"UPDATE [{POSITION}] SET position = ?", [position])
+        if mark is not None:
+            con.execute(f"UPDATE [{POSITION}] SET mark = ?, last_action = ?", [mark, last_action])
+
+
+def notification(db: Path, position: int):
+    ledger = Ledger.open(db)
+    try:
+        return ledger.recorder.select_notifications(start=position, limit=1)[0]
+    finally:
+        ledger.close()
+
+
+def max_notification(db: Path) -> int:
+    ledger = Ledger.open(db)
+    try:
+        return ledger.recorder.max_notification_id()
+    finally:
+        ledger.close()
+
+
+# -- what the commands show ---------------------------------------------------------------------
+def notes_of(result) -> list[str]:
+    assert result.returncode == 0, f"exit {result.returncode}: {result.stderr}"
+    assert "Traceback" not in result.stdout + result.stderr and "unexpected failure" not in result.stderr
+    return [line for line in result.stderr.splitlines() if line.startswith("note:")]
+
+
+def repaired_once(result, because: str) -> str:
+    """The command succeeded and said, in one ``note:`` line, that it rebuilt the tables."""
+    notes = notes_of(result)
+    assert len(notes) == 1 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert notes[0].startswith(NOTE) and notes[0].endswith("); rebuilt them from the log"), notes[0]
+    assert because in notes[0], notes[0]
+    return notes[0]
+
+
+def history(db: Path, viewer: str = "public", expect_note: str | None = None) -> list[dict]:
+    """``ledger --as VIEWER --json history``; a note only if ``expect_note`` (its reason)."""
+    result = run_ledger("--as", viewer, "--json", "history", db=db)
+    if expect_note is None:
+        assert notes_of(result) == [], result.stderr
+    else:
+        repaired_once(result, expect_note)
+    return json.loads(result.stdout)
+
+
+def seqs(rows: list[dict]) -> list[int]:
+    return [row["seq"] for row in rows]
+
+
+def assert_tables_follow_the_log(db: Path) -> None:
+    """Caught up, and every row is what the log gives."""
+    ledger = Ledger.open(db)
+    model = ReadModel(ledger, db)
+    try:
+        assert model.position() == ledger.recorder.max_notification_id()
+        assert compare_with_log(model) is None
+    finally:
+        model.close()
+        ledger.close()
+
+
+def record_new_action(db: Path, expect_note: str | None = None) -> int:
+    """``ledger hero add zed``: its seq."""
+    result = run_ledger("--json", "hero", "add", "zed", db=db)
+    if expect_note is None:
+        assert notes_of(result) == [], result.stderr
+    else:
+        repaired_once(result, expect_note)
+    return json.loads(result.stdout)["seq"]
+
+
+# -- untouched tables ------------------------------------------------------------------------------
+def test_untouched_read_models_are_never_rebuilt(demo, copy, monkeypatch):
+    def no_rebuild(self):
+        raise AssertionError("untouched tables were rebuilt")
+
+    monkeypatch.setattr(ReadModel, "_reset", no_rebuild)
+    position = position_row(copy)
+    assert seqs(history(copy)) == list(range(1, demo.last + 1))
+    assert seqs(history(copy, "ana")) == list(range(1, demo.last + 1))
+    assert notes_of(run_ledger("--as", "public", "card", "item-sword", db=copy)) == []
+    assert position_row(copy) == position
+    seq = record_new_action(copy)
+    assert seq == demo.last + 1
+    assert seqs(history(copy, "referee")) == list(range(1, seq + 1))
+    assert position_row(copy)[0] == max_notification(copy)
+    assert_tables_follow_the_log(copy)
+
+
+def test_the_per_command_checks_read_one_notification_and_one_campaign_never_the_log(copy, monkeypatch):
+    ledger = Ledger.open(copy)
+    model = ReadModel(ledger, copy)
+    try:
+        model.safe_catch_up()
+        limits: list[int] = []
+        travels: list[int] = []
+        select, campaign = ledger.recorder.select_notifications, ledger.campaign
+
+        def counted_select(*args, **kwargs):
+            limits.append(kwargs.get("limit", args[1] if len(args) > 1 else None))
+            return select(*args, **kwargs)
+
+        def counted_campaign(cid, at=None):
+            if at is not None:
+                travels.append(at)
+            return campaign(cid, at=at)
+
+        monkeypatch.setattr(ledger.recorder, "select_notifications", counted_select)
+        monkeypatch.setattr(ledger, "campaign", counted_campaign)
+        assert model.safe_catch_up() == 0 and model.repaired is None
+        assert limits == [1], "the position check should read the one notification at the position"
+        assert travels == [], "the fold check should use the campaign at hand, not replay the log"
+    finally:
+        model.close()
+        ledger.close()
+
+
+# -- the log's tail cut off ------------------------------------------------------------------------
+@pytest.mark.parametrize("count", [1, 4])
+def test_a_cut_tail_is_noticed_by_the_next_read_and_the_next_action_takes_the_freed_seq(demo, copy, count):
+    cut_tail(copy, demo.cid, demo.last, count)
+    left = demo.last - count
+    rows = history(copy, expect_note="is past the log's end")
+    assert seqs(rows) == list(range(1, left + 1)), "history still shows the cut actions"
+    assert seqs(history(copy)) == list(range(1, left + 1)), "the tables were rebuilt twice"
+    seq = record_new_action(copy)
+    assert seq == left + 1
+    rows = history(copy, "referee")
+    assert seqs(rows) == list(range(1, seq + 1))
+    assert (rows[-1]["action"], rows[-1]["actor"]) == ("hero add", "master") and "zed" in rows[-1]["summary"]
+    assert_tables_follow_the_log(copy)
+
+
+@pytest.mark.parametrize("count, because", [(1, "no longer points at the stored event"),
+                                            (3, "is past the log's end")])
+def test_a_cut_tail_is_noticed_by_the_action_that_takes_the_freed_seq(demo, copy, count, because):
+    cut_tail(copy, demo.cid, demo.last, count)
+    seq = record_new_action(copy, expect_note=because)  # before: IntegrityError on its history row
+    assert seq == demo.last - count + 1
+    rows = history(copy, "referee")
+    assert seqs(rows) == list(range(1, seq + 1))
+    assert rows[-1]["action"] == "hero add"
+    assert_tables_follow_the_log(copy)
+
+
+def test_last_history_seq_shows_a_tail_cut_before_the_tables_catch_up(demo, copy):
+    cut_tail(copy, demo.cid, demo.last, 2)
+    ledger = Ledger.open(copy)
+    model = ReadModel(ledger, copy)
+    try:
+        assert model.last_history_seq(demo.slug) == demo.last > ledger.last_seq(demo.cid) == demo.last - 2
+        assert model.last_history_seq("no-such-campaign") is None
+        model.safe_catch_up()
+        assert model.repaired == f"position {demo.last + 1} is past the log's end, {demo.last - 1}"
+        assert model.last_history_seq(demo.slug) == demo.last - 2
+    finally:
+        model.close()
+        ledger.close()
+
+
+# -- the position moved -------------------------------------------------------------------------------
+@pytest.mark.parametrize("forged", [False, True], ids=["mark-left", "mark-forged"])
+def test_a_position_moved_back_is_rebuilt_not_applied_twice(demo, copy, forged):
+    position = position_row(copy)[0]
+    back = position - 3
+    if forged:  # the mark and last action of the notification it now names: rows past it are found
+        note = notification(copy, back)
+        set_position(copy, back, mark_of(note), f"{note.originator_id}:{note.originator_version}")
+        because = "is past position"
+    else:
+        set_position(copy, back)
+        because = "no longer points at the stored event"
+    assert seqs(history(copy, expect_note=because)) == list(range(1, demo.last + 1))
+    assert_tables_follow_the_log(copy)
+
+
+def actions_without_catch_up(db: Path, cid: UUID) -> None:
+    """Three actions recorded with no catch-up (as after a crash before it)."""
+    ledger = Ledger.open(db)
+    try:
+        for hero in ("xi", "yu", "zo"):
+            ledger.execute(cid, c.AddHero(hero=hero))
+    finally:
+        ledger.close()
+
+
+@pytest.mark.parametrize("forged", [False, True], ids=["mark-left", "mark-forged"])
+def test_a_position_moved_ahead_is_rebuilt_not_skipping_actions(demo, copy, forged):
+    actions_without_catch_up(copy, demo.cid)
+    end = max_notification(copy)
+    if forged:  # the end's own mark and last action: the tables lack its history row
+        note = notification(copy, end)
+        set_position(copy, end, mark_of(note), f"{note.originator_id}:{note.originator_version}")
+        because = f"history row seq {demo.last + 3} of campaign {demo.slug} is missing"
+    else:
+        set_position(copy, end)
+        because = "no longer points at the stored event"
+    assert seqs(history(copy, expect_note=because)) == list(range(1, demo.last + 4)), "actions were skipped"
+    assert_tables_follow_the_log(copy)
+
+
+@pytest.mark.parametrize("position, because", [
+    (10_000, "position 10000 is past the log's end"),
+    (-1, "position -1 is not a place in the log"),
+    (0, "rows were there before the position's first action"),
+])
+def test_a_position_outside_the_log_is_rebuilt(demo, copy, position, because):
+    set_position(copy, position)
+    assert seqs(history(copy, expect_note=because)) == list(range(1, demo.last + 1))
+    assert_tables_follow_the_log(copy)
+
+
+@pytest.mark.parametrize("edit, because", [
+    ("UPDATE projection_position SET position = 'abc'", "position 'abc' is not a place in the log"),
+    ("UPDATE projection_position SET mark = 5", "no longer points at the stored event"),
+    ("UPDATE projection_position SET last_action = 7", "the last action applied, '7', names no action"),
+    ("UPDATE projection_position SET last_action = 'garbage'", "the last action applied, 'garbage', names no action"),
+    ("UPDATE projection_position SET last_action = replace(last_action, ':36', ':20')",
+     "position 37 reached seq 36, yet the last action applied is seq 20"),
+    ("INSERT INTO cards (campaign, id) VALUES ('demo', NULL)", "cards row None of campaign demo is not in the log"),
+], ids=["position-text", "mark-number", "last-action-number", "last-action-text", "last-action-behind",
+        "card-without-id"])
+def test_odd_values_in_the_tables_are_rebuilt_never_an_unexpected_failure(demo, copy, edit, because):
+    assert (demo.slug, demo.last) == ("demo", 36), "the reasons below name the demo's campaign and last seq"
+    with raw(copy) as con:
+        con.execute(edit)
+    assert seqs(history(copy, expect_note=because)) == list(range(1, demo.last + 1))
+    assert_tables_follow_the_log(copy)
+
+
+# -- edited rows ----------------------------------------------------------------------------------------
+def a_card_in(db: Path, slug: str, zone: str) -> str:
+    with raw(db) as con:
+        return con.execute("SELECT id FROM cards WHERE campaign = ? AND zone = ? ORDER BY id LIMIT 1",
+                           [slug, zone]).fetchone()[0]
+
+
+@pytest.mark.parametrize("edit", ["card zone", "zone count", "card deleted", "card added"])
+def test_an_edited_card_or_zone_row_is_rebuilt_on_the_next_command(demo, copy, edit):
+    card = a_card_in(copy, demo.slug, "inventory:ana")
+    with raw(copy) as con:
+        if edit == "card zone":
+            con.execute("UPDATE cards SET zone = 'limbo' WHERE campaign = ? AND id = ?", [demo.slug, card])
+            because = f"cards row {card} of campaign {demo.slug} differs: zone is 'limbo', the log gives 'inventory:ana'"
+        elif edit == "zone count":
+            con.execute("UPDATE zones SET count = 99 WHERE campaign = ? AND id = 'inventory:ana'", [demo.slug])
+            because = f"zones row inventory:ana of campaign {demo.slug} differs: count is 99"
+        elif edit == "card deleted":
+            con.execute("DELETE FROM cards WHERE campaign = ? AND id = ?", [demo.slug, card])
+            because = f"cards row {card} of campaign {demo.slug} is missing"
+        else:
+            con.execute("INSERT INTO cards (campaign, id, zone) VALUES (?, 'item-forged', 'inventory:ana')",
+                        [demo.slug])
+            because = f"cards row item-forged of campaign {demo.slug} is not in the log"
+    ledger = Ledger.open(copy)
+    model = ReadModel(ledger, copy)
+    try:
+        assert because in compare_with_log(model)
+    finally:
+        model.close()
+        ledger.close()
+    history(copy, expect_note=because)
+    assert_tables_follow_the_log(copy)
+    history(copy)  # and once rebuilt, no more notes
+
+
+def a_row_hidden_from_the_public(db: Path, slug: str) -> tuple[int, list[str], str]:
+    """A history row (seq, cards, seen) where the public did not see some card take part."""
+    with raw(db) as con:
+        for seq, cards, seen in con.execute("SELECT seq, cards, seen FROM history WHERE campaign = ? ORDER BY seq",
+                                            [slug]):
+            if any("public" not in json.loads(seen).get(card, []) for card in json.loads(cards)):
+                return seq, json.loads(cards), seen
+    raise AssertionError("the demo shows the public every card")
+
+
+@pytest.mark.parametrize("edit", ["summary", "actor", "seen widened", "undone_by", "deleted", "added",
+                                  "card_actions deleted", "card_actions added"])
+def test_compare_with_log_names_the_first_history_row_that_differs(demo, copy, edit):
+    seq = 12
+    slug = demo.slug
+    with raw(copy) as con:
+        if edit == "summary":
+            con.execute("UPDATE history SET summary = 'nothing happened' WHERE campaign = ? AND seq = ?", [slug, seq])
+            wanted = f"history row seq {seq} of campaign {slug} differs: summary is 'nothing happened', the log gives '"
+        elif edit == "actor":
+            con.execute("UPDATE history SET actor = 'nobody' WHERE campaign = ? AND seq = ?", [slug, seq])
+            wanted = f"history row seq {seq} of campaign {slug} differs: actor is 'nobody', the log gives '"
+        elif edit == "seen widened":
+            seq, cards, seen = a_row_hidden_from_the_public(copy, slug)
+            wide = json.dumps({card: ["public", *json.loads(seen).get(card, [])] for card in cards})
+            con.execute("UPDATE history SET seen = ? WHERE campaign = ? AND seq = ?", [wide, slug, seq])
+            wanted = f"history row seq {seq} of campaign {slug} differs: seen is '{wide[:40]}"  # long values are cut
+        elif edit == "undone_by":
+            con.execute("UPDATE history SET undone_by = 30 WHERE campaign = ? AND seq = ?", [slug, seq])
+            wanted = f"history row seq {seq} of campaign {slug} differs: undone_by is 30, the log gives None"
+        elif edit == "deleted":
+            con.execute("DELETE FROM history WHERE campaign = ? AND seq = ?", [slug, seq])
+            wanted = f"history row seq {seq} of campaign {slug} is missing"
+        elif edit == "added":
+            con.execute("INSERT INTO history (campaign, seq, action, actor) VALUES (?, ?, 'draw', 'ana')",
+                        [slug, demo.last + 5])
+            wanted = f"history row seq {demo.last + 5} of campaign {slug} is not in the log"
+        elif edit == "card_actions deleted":
+            card = con.execute("SELECT card FROM card_actions WHERE campaign = ? AND seq = ? ORDER BY card LIMIT 1",
+                               [slug, seq]).fetchone()[0]
+            con.execute("DELETE FROM card_actions WHERE campaign = ? AND card = ? AND seq = ?", [slug, card, seq])
+            wanted = f"card_actions row ({card}, seq {seq}) of campaign {slug} is missing"
+        else:
+            con.execute("INSERT INTO card_actions (campaign, card, seq) VALUES (?, 'item-forged', ?)", [slug, seq])
+            wanted = f"card_actions row (item-forged, seq {seq}) of campaign {slug} is not in the log"
+    ledger = Ledger.open(copy)
+    model = ReadModel(ledger, copy)
+    try:
+        found = compare_with_log(model, batch=5)  # several batches
+        assert found is not None and found.startswith(wanted), found
+        assert "\n" not in found
+        model.rebuild()
+        assert compare_with_log(model) is None
+    finally:
+        model.close()
+        ledger.close()
+
+
+def test_compare_with_log_undone_by_as_the_later_undos_and_redos_leave_it(tmp_path):
+    """The demo undoes nothing: a campaign that undoes, redoes and undoes again."""
+    db = tmp_path / "undo.db"
+    ledger = Ledger.open(db, create=True)
+    model = ReadModel(ledger, db)
+    try:
+        cid = ledger.start(CATALOG, name="Undo", slug="undo").campaign.id
+        ledger.execute(cid, c.Add(cards=("item-sword", "item-bow"), to="discard"))
+        ledger.execute(cid, c.Undo())
+        ledger.execute(cid, c.Redo())
+        ledger.execute(cid, c.Add(cards=("item-rope",), to="discard"))
+        ledger.execute(cid, c.Undo())
+        model.catch_up()
+        assert compare_with_log(model, batch=2) is None
+        with raw(db) as con:
+            undone = con.execute("SELECT seq, undone_by FROM history WHERE undone_by IS NOT NULL").fetchall()
+            assert undone == [(5, 6)], undone
+            con.execute("UPDATE history SET undone_by = NULL WHERE seq = 5")
+            con.execute("UPDATE history SET undone_by = 4 WHERE seq = 2")
+        assert compare_with_log(model, batch=2) == (
+            "history row seq 2 of campaign undo differs: undone_by is 4, the log gives None")
+        with raw(db) as con:
+            con.execute("UPDATE history SET undone_by = NULL WHERE seq = 2")
+        assert compare_with_log(model, batch=2) == (
+            "history row seq 5 of campaign undo differs: undone_by is None, the log gives 6")
+    finally:
+        model.close()
+        ledger.close()
+
+
+def test_compare_with_log_keeps_two_campaigns_apart(tmp_path):
+    db = tmp_path / "two.db"
+    ledger = Ledger.open(db, create=True)
+    model = ReadModel(ledger, db)
+    try:
+        north = ledger.start(CATALOG, name="North", slug="north").campaign.id
+        south = ledger.start(CATALOG, name="South", slug="south").campaign.id
+        for cid, hero, card in ((north, "ana", "item-sword"), (south, "bo", "item-sword"), (north, "cy", "item-bow")):
+            ledger.execute(cid, c.AddHero(hero=hero))
+            ledger.execute(cid, c.Add(cards=(card,), to=f"inventory:{hero}"))
+        model.catch_up()
+        assert compare_with_log(model, batch=3) is None
+        with raw(db) as con:
+            con.execute("UPDATE cards SET face = 'up' WHERE campaign = 'south' AND id = 'item-sword'")
+        assert compare_with_log(model, batch=3) == (
+            "cards row item-sword of campaign south differs: face is 'up', the log gives 'down'")
+        with raw(db) as con:
+            con.execute("UPDATE cards SET face = 'down' WHERE campaign = 'south' AND id = 'item-sword'")
+            con.execute("INSERT INTO zones (campaign, id) VALUES ('west', 'limbo')")
+        assert compare_with_log(model) == "zones row limbo of campaign west is not in the log"
+    finally:
+        model.close()
+        ledger.close()
+
+
+def test_compare_with_log_reports_a_position_that_does_not_follow_the_log(demo, copy):
+    set_position(copy, 10_000)
+    ledger = Ledger.open(copy)
+    model = ReadModel(ledger, copy)
+    try:
+        assert compare_with_log(model) == f"position 10000 is past the log's end, {demo.last + 1}"
+    finally:
+        model.close()
+        ledger.close()
+
+
+# -- tables missing, older files --------------------------------------------------------------------------
+@pytest.mark.parametrize("table", [*TABLES, POSITION])
+def test_a_dropped_table_is_made_again_and_filled_from_the_log(demo, copy, table):
+    with raw(copy) as con:
+        con.execute(f"DROP TABLE [{table}]")
+    assert seqs(history(copy, expect_note=f"table {table} was missing")) == list(range(1, demo.last + 1))
+    assert_tables_follow_the_log(copy)
+
+
+def test_a_deleted_position_row_is_rebuilt(demo, copy):
+    with raw(copy) as con:
+        con.execute(f"DELETE FROM [{POSITION}]")
+    assert seqs(history(copy, expect_note="the position is missing")) == list(range(1, demo.last + 1))
+    assert_tables_follow_the_log(copy)
+
+
+def test_a_file_from_before_the_marks_gets_them_without_a_rebuild(demo, copy, monkeypatch):
+    with raw(copy) as con:
+        con.execute(f"ALTER TABLE [{POSITION}] DROP COLUMN mark")
+        con.execute(f"ALTER TABLE [{POSITION}] DROP COLUMN last_action")
+
+    def no_rebuild(self):
+        raise AssertionError("an older file was rebuilt")
+
+    monkeypatch.setattr(ReadModel, "_reset", no_rebuild)
+    assert seqs(history(copy)) == list(range(1, demo.last + 1))
+    position, mark, last_action = position_row(copy)
+    assert mark == mark_of(notification(copy, position)) and last_action is None
+    monkeypatch.undo()
+    seq = record_new_action(copy)
+    assert position_row(copy)[2] == f"{demo.cid}:{seq}"
+    assert_tables_follow_the_log(copy)
+
+
+def test_one_mark_column_missing_is_no_older_file_and_is_rebuilt(demo, copy):
+    with raw(copy) as con:
+        con.execute(f"ALTER TABLE [{POSITION}] DROP COLUMN mark")
+    assert seqs(history(copy, expect_note=f"column mark of {POSITION} was missing")) == list(
+        range(1, demo.last + 1))
+    assert_tables_follow_the_log(copy)
+
+
+# -- racing processes ------------------------------------------------------------------------------------
+def test_readers_racing_a_writer_and_a_rebuild_never_take_each_other_for_tampering(tmp_path):
+    """Two readers catch up while a writer records and a third process rebuilds twice:
+    positions move under each other's feet, legitimately; no reader may call it a repair."""
+    db = tmp_path / "race.db"
+    app = Ledger.open(db, create=True)
+    cid = app.start(CATALOG, name="Race", slug="race").campaign.id
+    for hero in ("ana", "bo"):
+        app.execute(cid, c.AddHero(hero=hero))
+    app.execute(cid, c.Add(cards=tuple(i for i in CATALOG.ids() if i.startswith("item-")), to="deck:item"))
+    ReadModel(app, db).close()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    repairs: list[str] = []
+
+    def writer() -> None:
+        ledger = Ledger.open(db)
+        try:
+            for n in range(DRAWS):
+                ledger.execute(cid, c.Draw(actor=("ana", "bo")[n % 2], stack="deck:item"))
+                time.sleep(0.003)
+        except Exception as exc:  # noqa: BLE001 - reported by the test below
+            errors.append(exc)
+        finally:
+            ledger.close()
+            stop.set()
+
+    def reader() -> None:
+        ledger = Ledger.open(db)
+        model = ReadModel(ledger, db)
+        try:
+            while not stop.is_set() or model.position() != ledger.recorder.max_notification_id():
+                model.safe_catch_up()
+                if model.repaired:
+                    repairs.append(model.repaired)
+        except Exception as exc:  # noqa: BLE001 - reported by the test below
+            errors.append(exc)
+        finally:
+            model.close()
+            ledger.close()
+
+    def rebuilder() -> None:
+        ledger = Ledger.open(db)
+        model = ReadModel(ledger, db)
+        try:
+            for _ in range(2):
+                time.sleep(0.01)
+                try:
+                    model.rebuild(progress=lambda *_: time.sleep(0.001))
+                except readmodel._Raced:
+                    pass  # a reader moved the position first: the readers finish the job
+                if model.repaired:
+                    repairs.append(model.repaired)
+        except Exception as exc:  # noqa: BLE001 - reported by the test below
+            errors.append(exc)
+        finally:
+            model.close()
+            ledger.close()
+
+    threads = [threading.Thread(target=t) for t in (writer, reader, reader, rebuilder)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    try:
+        assert not errors, f"a racing catch-up failed: {errors[0]!r}"
+        assert not repairs, f"a legitimate race was taken for tampering: {repairs}"
+        model = ReadModel(app, db)
+        try:
+            model.safe_catch_up()
+            assert model.repaired is None
+            assert compare_with_log(model) is None
+            campaign = app.campaign(cid)
+            assert model.last_history_seq("race") == campaign.seq == 4 + DRAWS
+            assert all(row == card_row(campaign, row["id"]) for row in model.db["cards"].rows)
+            assert all(row == zone_row(campaign, row["id"]) for row in model.db["zones"].rows)
+        finally:
+            model.close()
+    finally:
+        app.close()

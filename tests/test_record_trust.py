@@ -1,0 +1,449 @@
+"""A record nobody can quietly rewrite (issue 11; README "a record you can trust").
+
+Each attack of the issue is played here as someone with write access to the database
+file (raw ``sqlite3``) or to an export would play it, and must now fail loudly, naming
+the right seq: a cut tail, an edited snapshot, a history rewritten from some seq on and
+re-decided and re-hashed (a whole other valid campaign), a cut or re-chained export.
+What the file alone cannot show (a rewrite whose every witness in the file was deleted
+too) is caught by a checkpoint a player kept, and that limit is tested as well.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from ledger import commands as c
+from ledger.application import Ledger
+from ledger.audit import verify
+from ledger.catalog import load_catalog, sample_catalog_path
+from ledger.errors import BadCatalog
+from ledger.snapshots import DIGEST_EVERY
+from ledger.transfer import import_campaign
+
+from .conftest import copy_db, json_of, one_error_line, run_ledger, succeeded
+
+SAMPLE = str(sample_catalog_path())
+
+
+# -- campaigns to attack ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("demo") / "campaign.db"
+    succeeded(run_ledger("demo", db=db))
+    return db
+
+
+@pytest.fixture(scope="module")
+def long_db(tmp_path_factory) -> Path:
+    """A simulated campaign past seq 100: it has a snapshot at 100, anchored in the chain."""
+    db = tmp_path_factory.mktemp("long") / "campaign.db"
+    succeeded(run_ledger("simulate", "--actions", "110", "--seed", "3", db=db))
+    return db
+
+
+@pytest.fixture
+def demo(demo_db, tmp_path) -> Path:
+    return copy_db(demo_db, tmp_path)
+
+
+@pytest.fixture
+def long(long_db, tmp_path) -> Path:
+    return copy_db(long_db, tmp_path)
+
+
+def last_seq(db: Path) -> int:
+    ledger = Ledger.open(db)
+    try:
+        return ledger.last_seq(ledger.resolve(None))
+    finally:
+        ledger.close()
+
+
+def checkpoint_of(db: Path) -> dict:
+    return json_of(succeeded(run_ledger("--json", "checkpoint", db=db)))
+
+
+def raw(db: Path, sql: str, params=()) -> int:
+    con = sqlite3.connect(str(db))
+    try:
+        with con:
+            return con.execute(sql, params).rowcount
+    finally:
+        con.close()
+
+
+def cut_tail(db: Path, count: int) -> int:
+    """Deletes the last ``count`` actions of the campaign; returns the first seq deleted."""
+    last = last_seq(db)
+    first = last - count + 1
+    deleted = raw(db, "DELETE FROM stored_events WHERE originator_version >= ? AND topic LIKE 'ledger.events:%' "
+                      "AND topic NOT LIKE '%CampaignRegistered' AND topic NOT LIKE '%CheckpointTaken'", [first])
+    assert deleted == count
+    return first
+
+
+def forget_witnesses(db: Path) -> None:
+    """Deletes what the file keeps besides the log: checkpoints, snapshots, read models."""
+    raw(db, "DELETE FROM stored_events WHERE topic LIKE '%CheckpointTaken'")
+    raw(db, "DELETE FROM stored_snapshots")
+    for table in ("history", "card_actions", "cards", "zones"):
+        raw(db, f"DELETE FROM {table}")
+    raw(db, "UPDATE projection_position SET position = 0")
+
+
+def verify_fails(db: Path, *args: str) -> tuple[str, dict]:
+    result = run_ledger("--json", "verify", *args, db=db)
+    line = one_error_line(result)
+    return line, json.loads(result.stdout)
+
+
+# -- checkpoints --------------------------------------------------------------------------
+def test_checkpoint_prints_the_seq_and_the_head_hash_of_the_latest_action(demo):
+    kept = checkpoint_of(demo)
+    ledger = Ledger.open(demo)
+    try:
+        cid = ledger.resolve(None)
+        last = ledger.last_seq(cid)
+        assert kept == {"seq": last, "head": ledger.event(cid, last).hash}
+    finally:
+        ledger.close()
+    human = succeeded(run_ledger("checkpoint", db=demo)).stdout
+    assert f"ledger verify --expect {last}:{kept['head']}" in human
+
+
+def test_every_view_of_the_public_or_a_hero_carries_the_latest_checkpoint(demo):
+    kept = checkpoint_of(demo)
+    for viewer in ("public", "ana"):
+        for args in (["zones"], ["zones", "--at", "3"], ["card", "item-sword"], ["explain", "5"]):
+            view = json_of(succeeded(run_ledger("--json", "--as", viewer, *args, db=demo)))
+            assert view["checkpoint"] == kept, (viewer, args)
+        human = succeeded(run_ledger("--as", viewer, "history", "--limit", "2", db=demo)).stdout
+        assert f"checkpoint {kept['seq']}:{kept['head']}" in human
+    recorded = json_of(succeeded(run_ledger("--json", "--actor", "ana", "draw", "deck:skill", db=demo)))
+    assert recorded["checkpoint"]["seq"] == kept["seq"] + 1 == recorded["seq"]
+    assert recorded["checkpoint"] == checkpoint_of(demo)
+
+
+def test_verify_expect_passes_for_a_checkpoint_the_log_still_holds(demo):
+    kept = checkpoint_of(demo)
+    succeeded(run_ledger("draw", "deck:skill", "--to", "inventory:ana", db=demo))
+    out = json_of(succeeded(run_ledger("--json", "verify", "--expect", f"{kept['seq']}:{kept['head']}", db=demo)))
+    assert out["ok"] and out["actions"] == kept["seq"] + 1
+
+
+@pytest.mark.parametrize("bad", ["12", "12:abc", "0:" + "0" * 64, "x:" + "0" * 64, "12:" + "g" * 64])
+def test_a_malformed_expected_checkpoint_gets_a_one_line_error(demo, bad):
+    line = one_error_line(run_ledger("verify", "--expect", bad, db=demo))
+    assert "SEQ:HEAD" in line
+
+
+# -- tail truncation ----------------------------------------------------------------------
+@pytest.mark.parametrize("count", [1, 5])
+def test_a_cut_tail_fails_verify_against_a_players_checkpoint_naming_the_first_missing_seq(demo, count):
+    kept = checkpoint_of(demo)
+    forget_witnesses(demo)  # the forger also deletes everything in the file that remembers the tail
+    first = cut_tail(demo, count)
+    line, report = verify_fails(demo, "--expect", f"{kept['seq']}:{kept['head']}")
+    assert report["bad_seq"] == first and f"first bad seq: {first}" in line
+    assert "actions are missing" in line
+
+
+def test_a_cut_tail_with_every_witness_in_the_file_deleted_too_needs_a_kept_checkpoint(demo):
+    """The limit, stated as a test: the file alone cannot remember what was cut from it."""
+    forget_witnesses(demo)
+    cut_tail(demo, 3)
+    assert json_of(succeeded(run_ledger("--json", "verify", db=demo)))["ok"]
+
+
+@pytest.mark.parametrize("count", [1, 7])
+def test_a_cut_tail_fails_verify_by_the_checkpoint_kept_in_the_file(demo, count):
+    checkpoint_of(demo)  # ledger checkpoint keeps it in the file too
+    first = cut_tail(demo, count)
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == first and "actions are missing" in line
+
+
+def test_a_cut_tail_fails_verify_by_the_read_models_that_recorded_it(demo):
+    first = cut_tail(demo, 2)
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == first and "read models" in line
+
+
+def test_a_cut_tail_fails_verify_by_a_snapshot_past_the_end(long):
+    last = last_seq(long)
+    raw(long, "DELETE FROM history")  # no other witness
+    raw(long, "UPDATE projection_position SET position = 0")
+    first = cut_tail(long, last - DIGEST_EVERY + 1)  # seq 100, where the snapshot is, and every later one
+    _line, report = verify_fails(long)
+    assert report["bad_seq"] == first == DIGEST_EVERY
+
+
+# -- snapshots ----------------------------------------------------------------------------
+def _edit_snapshot(db: Path, reseal: bool) -> int:
+    """Moves a card inside the snapshot at seq 100 (and, with ``reseal``, writes the
+    snapshot's own digest again, as a forger who read the code would)."""
+    from ledger.snapshots import digest
+
+    con = sqlite3.connect(str(db))
+    try:
+        (state,) = con.execute("SELECT state FROM stored_snapshots WHERE originator_version = ?",
+                               [DIGEST_EVERY]).fetchone()
+        data = json.loads(state)
+        stacks = data["state"]["table"]["stacks"] if "state" in data else data["table"]["stacks"]
+        source = next(z for z, cards in stacks.items() if z != "discard" and cards)
+        stacks.setdefault("discard", []).append(stacks[source].pop())
+        snapshot = data["state"] if "state" in data else data
+        if reseal:
+            snapshot["digest"] = digest(snapshot)
+        with con:
+            con.execute("UPDATE stored_snapshots SET state = ? WHERE originator_version = ?",
+                        [json.dumps(data).encode(), DIGEST_EVERY])
+    finally:
+        con.close()
+    return DIGEST_EVERY
+
+
+@pytest.mark.parametrize("reseal", [False, True], ids=["edited", "edited-and-its-digest-rewritten"])
+def test_an_edited_snapshot_is_ignored_when_loading_and_verify_names_its_seq(long, tmp_path, reseal):
+    (tmp_path / "untouched").mkdir()
+    untouched = copy_db(long, tmp_path / "untouched")
+    seq = _edit_snapshot(long, reseal)
+    for args in (["zones"], ["zones", "--at", str(seq + 3)], ["zones", "--at", str(seq)]):
+        assert run_ledger("--json", *args, db=long).stdout == run_ledger("--json", *args, db=untouched).stdout
+    line, report = verify_fails(long)
+    assert report["bad_seq"] == seq and "snapshot" in line
+    recorded = json_of(succeeded(run_ledger("--json", "battle", "start", db=long)))
+    assert recorded["seq"] == last_seq(untouched) + 1  # the next action is recorded at its own seq
+
+
+def test_the_action_at_every_hundredth_seq_records_the_digest_of_the_state_its_snapshot_holds(long):
+    ledger = Ledger.open(long)
+    try:
+        cid = ledger.resolve(None)
+        event = ledger.event(cid, DIGEST_EVERY)
+        (snapshot,) = ledger.snapshots.get(cid, gt=DIGEST_EVERY - 1, lte=DIGEST_EVERY)
+        assert event.state_digest is not None and event.state_digest == snapshot.state["digest"]
+        assert ledger.event(cid, DIGEST_EVERY - 1).state_digest is None
+        assert snapshot.state["last_hash"] == event.hash
+    finally:
+        ledger.close()
+
+
+# -- a rewritten history: another valid campaign from seq N on ------------------------------
+def _two_histories(tmp_path: Path) -> tuple[Path, Path, int]:
+    """The same campaign up to seq N - 1, then another shuffle result at N and the same
+    actions after it: B is a whole valid campaign, re-decided and re-hashed."""
+    a, b = tmp_path / "a" / "campaign.db", tmp_path / "b" / "campaign.db"
+    a.parent.mkdir()
+    b.parent.mkdir()
+    ledger = Ledger.open(a, create=True)
+    try:
+        start = ledger.start(load_catalog(sample_catalog_path()), name="Rewritten")
+        cid = start.campaign.id
+        ledger.execute(cid, c.AddHero(hero="ana", name="Ana", knowledge=1))
+        ledger.execute(cid, c.Add(cards=("skill-meditation", "skill-tracking", "skill-first-aid",
+                                         "skill-persuade", "skill-riposte"), to="deck:skill"))
+    finally:
+        ledger.close()
+    copy_db(a, b.parent)
+    later = [c.Draw(actor="ana", stack="deck:skill"), c.Draw(actor="ana", stack="deck:skill"),
+             c.StartBattle(), c.EndBattle()]
+    seqs = []
+    for db, seed in ((a, 1), (b, 2)):
+        ledger = Ledger.open(db)
+        try:
+            cid = ledger.resolve(None)
+            seqs.append(ledger.execute(cid, c.Shuffle(stack="deck:skill", seed=seed)).seq)
+            for command in later:
+                ledger.execute(cid, command)
+            assert verify(ledger, cid).ok
+        finally:
+            ledger.close()
+    assert seqs[0] == seqs[1]
+    return a, b, seqs[0]
+
+
+def test_a_history_rewritten_and_rehashed_from_seq_n_fails_against_a_players_checkpoint(tmp_path):
+    a, b, n = _two_histories(tmp_path)
+    kept = checkpoint_of(a)
+    assert checkpoint_of(b)["head"] != kept["head"]
+    shutil.copy(b, a)  # the forger puts the rewritten campaign in place of the real one
+    for suffix in ("-wal", "-shm"):
+        Path(f"{a}{suffix}").unlink(missing_ok=True)
+    assert json_of(succeeded(run_ledger("--json", "verify", db=a)))["ok"]  # valid by itself
+    line, report = verify_fails(a, "--expect", f"{kept['seq']}:{kept['head']}")
+    assert report["bad_seq"] == kept["seq"] and "rewritten at or before" in line
+
+
+def test_an_expected_checkpoint_inside_the_log_names_the_seq_it_was_taken_at(tmp_path):
+    a, b, n = _two_histories(tmp_path)
+    ledger = Ledger.open(a)
+    try:
+        cid = ledger.resolve(None)
+        at_n = ledger.event(cid, n).hash
+    finally:
+        ledger.close()
+    line, report = verify_fails(b, "--expect", f"{n}:{at_n}")
+    assert report["bad_seq"] == n
+
+
+# -- signing ------------------------------------------------------------------------------
+@pytest.fixture
+def key(tmp_path) -> dict:
+    path = tmp_path / "keys" / "signing-key.pem"
+    made = json_of(succeeded(run_ledger("--json", "keys", "init", env={"LEDGER_KEY": str(path)})))
+    assert made["key"] == str(path) and len(made["public"]) == 44
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    return {"path": path, "public": made["public"], "env": {"LEDGER_KEY": str(path)}}
+
+
+def test_keys_init_never_overwrites_a_key_and_keys_show_prints_the_public_key(key):
+    before = key["path"].read_bytes()
+    one_error_line(run_ledger("keys", "init", env=key["env"]))
+    assert key["path"].read_bytes() == before
+    shown = json_of(succeeded(run_ledger("--json", "keys", "show", env=key["env"])))
+    assert shown["public"] == key["public"]
+
+
+def test_keys_show_without_a_key_says_how_to_make_one(tmp_path):
+    line = one_error_line(run_ledger("keys", "show", env={"LEDGER_KEY": str(tmp_path / "none.pem")}))
+    assert "ledger keys init" in line
+
+
+def test_a_signed_checkpoint_verifies_and_a_forged_signature_fails_at_its_seq(demo, key):
+    kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
+    assert kept["key"] == key["public"] and kept["signature"]
+    report = json_of(succeeded(run_ledger("--json", "verify", "--signed-by", key["public"], db=demo)))
+    assert report["signed_to"] == kept["seq"]
+    ledger = Ledger.open(demo)
+    try:
+        (row,) = [s for s in ledger.recorder.select_notifications(start=1, limit=10_000)
+                  if s.topic.endswith("CheckpointTaken")]
+    finally:
+        ledger.close()
+    state = json.loads(row.state)
+    state["signature"] = state["signature"][:10] + ("A" if state["signature"][10] != "A" else "B") + \
+        state["signature"][11:]
+    raw(demo, "UPDATE stored_events SET state = ? WHERE topic LIKE '%CheckpointTaken'", [json.dumps(state).encode()])
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == kept["seq"] and "signature that does not hold" in line
+
+
+def test_verify_signed_by_another_key_fails(demo, key, tmp_path):
+    succeeded(run_ledger("checkpoint", db=demo, env=key["env"]))
+    other = json_of(succeeded(run_ledger("--json", "keys", "init", env={"LEDGER_KEY": str(tmp_path / "o.pem")})))
+    line, _report = verify_fails(demo, "--signed-by", other["public"])
+    assert "not signed by the key you trust" in line
+
+
+# -- export and import --------------------------------------------------------------------
+def export_lines(db: Path, *args: str, env=None) -> list[str]:
+    return succeeded(run_ledger(*args, "export", db=db, env=env)).stdout.splitlines()
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_an_export_ends_with_a_trailer_holding_the_count_and_the_head(demo):
+    lines = export_lines(demo)
+    trailer = json.loads(lines[-1])["trailer"]
+    assert trailer == {"count": len(lines) - 1, "head": checkpoint_of(demo)["head"]}
+
+
+def test_a_signed_export_imports_with_signed_by_and_an_unsigned_one_does_not(demo, key, tmp_path):
+    signed = write(tmp_path / "signed.jsonl", export_lines(demo, env=key["env"]))
+    trailer = json.loads(signed.read_text().splitlines()[-1])["trailer"]
+    assert trailer["key"] == key["public"]
+    succeeded(run_ledger("import", str(signed), "--signed-by", key["public"], db=tmp_path / "one.db"))
+    unsigned = write(tmp_path / "unsigned.jsonl", export_lines(demo))
+    line = one_error_line(run_ledger("import", str(unsigned), "--signed-by", key["public"], db=tmp_path / "two.db"))
+    assert "not signed by the key you trust" in line
+    assert not (tmp_path / "two.db").exists()
+
+
+@pytest.mark.parametrize("cut", [1, 4])
+def test_an_export_cut_short_is_refused(demo, tmp_path, cut):
+    lines = export_lines(demo)
+    without_trailer = write(tmp_path / "cut.jsonl", lines[:-1 - cut])
+    assert "no trailer" in one_error_line(run_ledger("import", str(without_trailer), db=tmp_path / "a.db"))
+    with_trailer = write(tmp_path / "cut2.jsonl", lines[:-1 - cut] + lines[-1:])
+    assert "cut off" in one_error_line(run_ledger("import", str(with_trailer), db=tmp_path / "b.db"))
+    assert not (tmp_path / "a.db").exists() and not (tmp_path / "b.db").exists()
+
+
+def test_a_rewritten_export_with_the_old_trailer_or_a_forged_signature_is_refused(tmp_path, key):
+    a, b, _n = _two_histories(tmp_path)
+    real = export_lines(a, env=key["env"])
+    forged = export_lines(b)
+    rechained = write(tmp_path / "rechained.jsonl", forged[:-1] + real[-1:])
+    assert "trailer's head" in one_error_line(run_ledger("import", str(rechained), db=tmp_path / "x.db"))
+    trailer = json.loads(forged[-1])
+    real_trailer = json.loads(real[-1])["trailer"]
+    trailer["trailer"].update(key=real_trailer["key"], signature=real_trailer["signature"])
+    resigned = write(tmp_path / "resigned.jsonl", forged[:-1] + [json.dumps(trailer)])
+    assert "signature does not hold" in one_error_line(run_ledger("import", str(resigned), db=tmp_path / "y.db"))
+
+
+def test_import_with_expect_refuses_a_rewritten_export(tmp_path):
+    a, b, _n = _two_histories(tmp_path)
+    kept = checkpoint_of(a)
+    forged = write(tmp_path / "forged.jsonl", export_lines(b))
+    line = one_error_line(run_ledger("import", str(forged), "--expect", f"{kept['seq']}:{kept['head']}",
+                                     db=tmp_path / "x.db"))
+    assert f"seq {kept['seq']} is bad" in line
+
+
+def test_a_viewers_export_cannot_be_imported(demo, tmp_path):
+    public = write(tmp_path / "public.jsonl", export_lines(demo, "--as", "public"))
+    line = one_error_line(run_ledger("import", str(public), db=tmp_path / "x.db"))
+    assert "what public may know" in line and "referee" in line
+
+
+def test_a_viewers_export_ends_with_the_same_trailer_as_the_full_one(demo):
+    full = json.loads(export_lines(demo)[-1])
+    public = export_lines(demo, "--as", "public")
+    assert json.loads(public[0])["export"]["viewer"] == "public"
+    assert json.loads(public[-1]) == full
+
+
+def test_import_reads_the_file_as_a_stream_and_stops_at_the_first_bad_line(demo, tmp_path):
+    """A never-ending file (a pipe that is written to for as long as it is read): an
+    import that read it all before checking would never return."""
+    first = export_lines(demo)[0]
+    pipe = tmp_path / "endless.jsonl"
+    os.mkfifo(pipe)
+    stop = threading.Event()
+
+    def endless() -> None:
+        try:
+            with pipe.open("w") as out:
+                out.write(first + "\n" + "this is not an exported action\n")
+                while not stop.is_set():
+                    out.write('{"campaign_id": "x", "seq": 3}\n' * 1000)
+        except (BrokenPipeError, OSError):
+            pass
+
+    writer = threading.Thread(target=endless, daemon=True)
+    writer.start()
+    try:
+        with pytest.raises(BadCatalog, match="line 2: not an exported action"):
+            import_campaign(pipe, tmp_path / "x.db")
+    finally:
+        stop.set()
+        writer.join(timeout=10)
+    assert not (tmp_path / "x.db").exists() or not Ledger.open(tmp_path / "x.db").campaigns()
+
+
+def test_export_into_a_missing_folder_gets_a_one_line_error(demo, tmp_path):
+    line = one_error_line(run_ledger("export", str(tmp_path / "no" / "such" / "out.jsonl"), db=demo))
+    assert "cannot write the export" in line and "unexpected" not in line
