@@ -67,8 +67,10 @@ def history_view(
 ) -> list[dict[str, Any]]:
     """``ledger history``: one entry per action, oldest first, filtered; with ``limit``
     the latest that many. Card ids the viewer may not identify are null."""
-    where = ["h.campaign = ?"]
-    params: list[Any] = [slug]
+    # Never a row past the log's end (a tail cut from a campaign of the file that the
+    # read models' own checks did not reach yet: verify names it).
+    where = ["h.campaign = ?", "h.seq <= ?"]
+    params: list[Any] = [slug, ledger.campaign(cid).seq]
     join = ""
     if start is not None:
         where.append("h.seq >= ?")

@@ -617,3 +617,28 @@ def test_readers_racing_a_writer_and_a_rebuild_never_take_each_other_for_tamperi
             model.close()
     finally:
         app.close()
+
+
+def test_a_tail_cut_from_the_campaign_not_used_last_never_shows_rows_past_its_log(tmp_path):
+    """Two campaigns in one file: the read models' quick checks follow the campaign used
+    last, so the other one's cut tail is left for verify; history never serves its rows
+    past the log's end meanwhile (it used to fail with an unexpected KeyError)."""
+    db = tmp_path / "two.db"
+    sample = str(sample_catalog_path())
+    for slug in ("north", "south"):
+        assert run_ledger("--campaign", slug, "init", "--catalog", sample, "--name", slug, db=db).returncode == 0
+        assert run_ledger("--campaign", slug, "hero", "add", "ana", db=db).returncode == 0
+        assert run_ledger("--campaign", slug, "add", "item-sword", "--to", "discard", db=db).returncode == 0
+    ledger = Ledger.open(db)
+    try:
+        north = ledger.resolve("north")
+        last = ledger.last_seq(north)
+    finally:
+        ledger.close()
+    cut_tail(db, north, last, 1)
+    assert run_ledger("--campaign", "south", "battle", "start", db=db).returncode == 0
+    shown = run_ledger("--json", "--campaign", "north", "--as", "public", "history", db=db)
+    assert shown.returncode == 0, shown.stderr
+    assert [row["seq"] for row in json.loads(shown.stdout)] == list(range(1, last))
+    verified = run_ledger("--campaign", "north", "verify", db=db)
+    assert verified.returncode == 1 and f"first bad seq: {last}" in verified.stderr
