@@ -142,7 +142,13 @@ class Session:
     def checkpoint(self) -> dict[str, Any]:
         """The campaign's latest checkpoint (signed when there is a key), which every view
         carries so that each player can keep one (``ledger.checkpoints``)."""
-        return self.ledger().checkpoint(self.cid(), self.signer()).as_dict()
+        from ...errors import LedgerError
+
+        try:
+            signer = self.signer()
+        except LedgerError:  # a key this user may not read: the view goes on, unsigned
+            signer = None
+        return self.ledger().checkpoint(self.cid(), signer).as_dict()
 
     def viewing(self, campaign: Campaign) -> str:
         """The viewer, checked: referee, public, or a hero of this campaign."""
