@@ -298,10 +298,14 @@ class Ledger(Application):
             return checkpoint
         entry = log.trigger_event(seq=checkpoint.seq, head=checkpoint.head, key=checkpoint.key,
                                   signature=checkpoint.signature)
-        try:
-            self._guard(lambda: self.save(entry))
-        except IntegrityError:
-            pass  # another process kept one at the same moment; this one is still handed out
+
+        def keep() -> None:
+            try:
+                self.save(entry)
+            except IntegrityError:
+                pass  # another process kept one at the same moment; this one is still handed out
+
+        self._guard(keep)
         return checkpoint
 
     def kept_checkpoints(self, cid: UUID) -> list[Checkpoint]:
