@@ -142,13 +142,17 @@ class Session:
     def checkpoint(self) -> dict[str, Any]:
         """The campaign's latest checkpoint (signed when there is a key), which every view
         carries so that each player can keep one (``ledger.checkpoints``)."""
+        return self.ledger().checkpoint(self.cid(), self.view_signer()).as_dict()
+
+    def view_signer(self) -> Any:
+        """``signer`` for a view or an action already recorded: a key this user may not
+        read leaves the checkpoint unsigned instead of failing the command."""
         from ...errors import LedgerError
 
         try:
-            signer = self.signer()
-        except LedgerError:  # a key this user may not read: the view goes on, unsigned
-            signer = None
-        return self.ledger().checkpoint(self.cid(), signer).as_dict()
+            return self.signer()
+        except LedgerError:
+            return None
 
     def viewing(self, campaign: Campaign) -> str:
         """The viewer, checked: referee, public, or a hero of this campaign."""
@@ -185,7 +189,7 @@ def action_data(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> dict[
     from ...checkpoints import take
 
     view = action_view(rec.event, rec.campaign, s.actor, known=frozenset(named))
-    checkpoint = take(rec.event.originator_id, rec.seq, rec.event.hash, s.signer())
+    checkpoint = take(rec.event.originator_id, rec.seq, rec.event.hash, s.view_signer())
     return {"seq": rec.seq, "action": rec.action, "events": [view], "checkpoint": checkpoint.as_dict()}
 
 
