@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .readmodel import BATCH, ReadModel, _Batch, _Fold, fold_difference, row_difference
+from .readmodel import BATCH, ReadModel, _Batch, _Fold, fold_difference, table_difference
 from .source import EventLog
 
 UNDONE = "undone_by"
@@ -85,14 +85,8 @@ class _Comparison:
         stored = {row["seq"]: row for row in self.db.query(
             "SELECT * FROM history WHERE campaign = ? AND seq BETWEEN ? AND ?", [slug, low, high])}
         given = {row["seq"]: {k: v for k, v in row.items() if k != UNDONE} for row in rows}
-        for seq in sorted(set(given) | set(stored)):
-            what = f"history row seq {seq} of campaign {slug}"
-            if seq not in given:
-                return f"{what} is not in the log"
-            problem = row_difference(what, stored.get(seq), given[seq])
-            if problem is not None:
-                return problem
-        return None
+        return table_difference("history", slug, stored, given, label="seq ",
+                                order=lambda seq: (type(seq).__name__, seq))  # in seq order
 
     def _card_actions(self, slug: str, given: set[tuple[str, int]], low: int, high: int) -> str | None:
         stored = {(card, seq) for card, seq in self.db.execute(

@@ -527,11 +527,13 @@ def fold_difference(campaign: Campaign, cards: dict[str, dict[str, Any]],
 
 
 def table_difference(table: str, slug: str, stored: dict[Any, dict[str, Any]],
-                     expected: dict[Any, dict[str, Any]]) -> str | None:
-    """The first row (by key) of one campaign in ``table`` that is missing, differs or
-    is not in the log, as one line; None when the stored rows are the expected ones."""
-    for key in sorted(set(expected) | set(stored), key=str):  # str: an edited row may hold any type
-        what = f"{table} row {key} of campaign {slug}"
+                     expected: dict[Any, dict[str, Any]], *, label: str = "",
+                     order: Callable[[Any], Any] = str) -> str | None:
+    """The first row (by ``order`` of its key) of one campaign in ``table`` that is
+    missing, differs or is not in the log, as one line (``label`` before the key, e.g.
+    ``"seq "``); None when the stored rows are the expected ones."""
+    for key in sorted(set(expected) | set(stored), key=order):  # str: an edited row may hold any type
+        what = f"{table} row {label}{key} of campaign {slug}"
         if key not in expected:
             return f"{what} is not in the log"
         problem = row_difference(what, stored.get(key), expected[key])
