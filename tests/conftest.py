@@ -292,6 +292,15 @@ def json_error(result: subprocess.CompletedProcess) -> dict:
     return doc["error"]
 
 
+def last_seq(db: Path) -> int:
+    """The seq of the latest action of the only campaign in ``db``."""
+    ledger = Ledger.open(db)
+    try:
+        return ledger.last_seq(ledger.resolve(None))
+    finally:
+        ledger.close()
+
+
 def copy_db(src: Path, dst_dir: Path) -> Path:
     """A copy of a campaign file (with its ``-wal``/``-shm``) in ``dst_dir``, same name."""
     dst = Path(dst_dir) / Path(src).name

@@ -22,7 +22,7 @@ from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 
-from .conftest import one_error_line, run_ledger
+from .conftest import last_seq, one_error_line, run_ledger
 
 SAMPLE = str(sample_catalog_path())
 
@@ -77,14 +77,6 @@ def exported(source, tmp_path_factory) -> Path:
     result = run_ledger("export", str(path), db=source)
     assert result.returncode == 0, result.stderr
     return path
-
-
-def last_seq(db: Path) -> int:
-    ledger = Ledger.open(db)
-    try:
-        return ledger.last_seq(ledger.resolve(None))
-    finally:
-        ledger.close()
 
 
 def lines_of(path: Path) -> list[dict]:

@@ -28,7 +28,7 @@ from ledger.errors import BadCatalog
 from ledger.snapshots import DIGEST_EVERY
 from ledger.transfer import import_campaign
 
-from .conftest import copy_db, json_of, one_error_line, run_ledger, succeeded
+from .conftest import copy_db, json_of, last_seq, one_error_line, run_ledger, succeeded
 
 SAMPLE = str(sample_catalog_path())
 
@@ -57,14 +57,6 @@ def demo(demo_db, tmp_path) -> Path:
 @pytest.fixture
 def long(long_db, tmp_path) -> Path:
     return copy_db(long_db, tmp_path)
-
-
-def last_seq(db: Path) -> int:
-    ledger = Ledger.open(db)
-    try:
-        return ledger.last_seq(ledger.resolve(None))
-    finally:
-        ledger.close()
 
 
 def checkpoint_of(db: Path) -> dict:
