@@ -45,6 +45,7 @@ class Session:
     _out: Console | None = None
     _ledger: Ledger | None = None
     _model: Any = None
+    _cid: UUID | None = None
     _signer: Any = None  # the master's signing key (ledger.signing), False when there is none
 
     @property
@@ -112,6 +113,7 @@ class Session:
         if self._ledger is not None:
             self._ledger.close()
             self._ledger = None
+        self._cid = None  # another --db may follow (import)
 
     def model(self, catch_up: bool = True, recorded: Recorded | None = None) -> Any:
         """The read-model tables of this file, caught up with the log (``recorded``:
@@ -129,7 +131,10 @@ class Session:
         return self._model
 
     def cid(self) -> UUID:
-        return self.ledger().resolve(self.campaign_slug)
+        """The campaign this run is about (read from the campaigns log once per run)."""
+        if self._cid is None:
+            self._cid = self.ledger().resolve(self.campaign_slug)
+        return self._cid
 
     def signer(self) -> Any:
         """The master's signing key if this machine has one (``ledger keys init``), else None."""

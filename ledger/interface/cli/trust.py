@@ -187,7 +187,9 @@ def export(s: Session, file: str | None) -> None:
         partial.replace(target)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise StoreError(f"cannot write the export to {target}: {_os_reason(exc)}") from None
+        from ...storage_errors import os_error_reason
+
+        raise StoreError(f"cannot write the export to {target}: {os_error_reason(exc)}") from None
     whose = "" if viewer == REFEREE else f" as {viewer} may know them"
     s.emit({"exported": count, "file": str(target), "viewer": viewer},
            human=f"exported {count} actions{whose} to {target}")
@@ -207,14 +209,6 @@ def _export_to(s: Session, viewer: str, out: IO[str]) -> int:
     count = write_viewer_export(ledger, cid, viewer, out)
     write_trailer(out, take(cid, count, ledger.event(cid, count).hash, s.signer()))
     return count
-
-
-def _os_reason(exc: OSError) -> str:
-    try:
-        from ...storage_errors import os_error_reason
-    except ImportError:  # pragma: no cover
-        return exc.strerror or exc.__class__.__name__
-    return os_error_reason(exc)
 
 
 @cli.command("import")
