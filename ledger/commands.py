@@ -20,6 +20,11 @@ class Command(BaseModel):
     # command while unused, so older records decide again to exactly what they hold.
     later: ClassVar[tuple[str, ...]] = ()
 
+    def named(self) -> tuple[str, ...]:
+        """The cards the actor names in this command: the actor's own view of the
+        action may always identify them (``projections.views.action_view``)."""
+        return ()
+
     def to_record(self) -> dict[str, Any]:
         """The command as stored in its event: its ``type`` and its fields."""
         record = self.model_dump(mode="json")
@@ -44,6 +49,9 @@ class SetKnowledge(Command):
 
 class Cards(Command):
     cards: tuple[str, ...] = Field(min_length=1)
+
+    def named(self) -> tuple[str, ...]:
+        return self.cards
 
     @field_validator("cards")
     @classmethod
@@ -84,6 +92,9 @@ class Discard(Command):
     count: int = Field(default=1, ge=1, le=10_000)
     seed: int | None = None  # for a refill's shuffle
 
+    def named(self) -> tuple[str, ...]:
+        return self.cards
+
 
 class Bury(Cards):
     type: Literal["Bury"] = "Bury"
@@ -109,6 +120,9 @@ class Search(Command):
     seed: int | None = None
     by: str | None = None  # the card whose effect lets a hero search
 
+    def named(self) -> tuple[str, ...]:
+        return self.take + ((self.by,) if self.by else ())
+
 
 class Reveal(Cards):
     type: Literal["Reveal"] = "Reveal"
@@ -131,11 +145,17 @@ class Attach(Command):
     card: str
     host: str
 
+    def named(self) -> tuple[str, ...]:
+        return (self.card, self.host)
+
 
 class Detach(Command):
     type: Literal["Detach"] = "Detach"
     card: str
     to: str | None = None
+
+    def named(self) -> tuple[str, ...]:
+        return (self.card,)
 
 
 class AddLocation(Command):
@@ -167,6 +187,9 @@ class SetAccess(Command):
     level: int | None = Field(default=None, ge=0, le=3)
     by: str | None = None
 
+    def named(self) -> tuple[str, ...]:
+        return (self.by,) if self.by else ()
+
 
 class Trade(Command):
     type: Literal["Trade"] = "Trade"
@@ -174,6 +197,9 @@ class Trade(Command):
     take: tuple[str, ...] = Field(min_length=1)
     give: tuple[str, ...] = ()
     attach: dict[str, str] = {}  # taken card -> companion it is attached to
+
+    def named(self) -> tuple[str, ...]:
+        return self.take + self.give
 
 
 class Activate(Command):
@@ -185,6 +211,9 @@ class Activate(Command):
     note: str | None = Field(default=None, max_length=2000)
     action_points: int | None = Field(default=None, ge=0, le=100)
     energies: dict[str, int] = {}
+
+    def named(self) -> tuple[str, ...]:
+        return (self.card,)
 
 
 class Undo(Command):

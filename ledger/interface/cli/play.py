@@ -43,7 +43,7 @@ def send(s: Session, cards: tuple[str, ...], to: str, position: Any, face: str |
     """
     from ...commands import Send
 
-    record(s, Send(actor=s.actor, cards=cards, to=to, position=position, face=face), cards)
+    record(s, Send(actor=s.actor, cards=cards, to=to, position=position, face=face))
 
 
 @cli.command()
@@ -60,7 +60,7 @@ def discard(s: Session, cards: tuple[str, ...], stack: str | None, count: int, s
     """
     from ...commands import Discard
 
-    record(s, Discard(actor=s.actor, cards=cards, stack=stack, count=count, seed=seed), cards)
+    record(s, Discard(actor=s.actor, cards=cards, stack=stack, count=count, seed=seed))
 
 
 @cli.command()
@@ -75,7 +75,7 @@ def bury(s: Session, cards: tuple[str, ...], to: str | None) -> None:
     """
     from ...commands import Bury
 
-    record(s, Bury(actor=s.actor, cards=cards, to=to), cards)
+    record(s, Bury(actor=s.actor, cards=cards, to=to))
 
 
 @cli.command()
@@ -89,7 +89,7 @@ def exile(s: Session, cards: tuple[str, ...]) -> None:
     """
     from ...commands import Exile
 
-    record(s, Exile(actor=s.actor, cards=cards), cards)
+    record(s, Exile(actor=s.actor, cards=cards))
 
 
 @cli.command()
@@ -123,7 +123,7 @@ def search(s: Session, stack: str, take: tuple[str, ...], to: str | None, seed: 
     """
     from ...commands import Search
 
-    record(s, Search(actor=s.actor, stack=stack, take=take, to=to, seed=seed, by=by), take + ((by,) if by else ()))
+    record(s, Search(actor=s.actor, stack=stack, take=take, to=to, seed=seed, by=by))
 
 
 def _cards_command(name: str, command: str, text: str, example: str) -> None:
@@ -135,7 +135,7 @@ def _cards_command(name: str, command: str, text: str, example: str) -> None:
     def run(s: Session, cards: tuple[str, ...]) -> None:
         from ... import commands
 
-        record(s, getattr(commands, command)(actor=s.actor, cards=cards), cards)
+        record(s, getattr(commands, command)(actor=s.actor, cards=cards))
 
 
 _cards_command("reveal", "Reveal", "Turn cards face-up.", "ledger reveal item-sword")
@@ -156,7 +156,7 @@ def attach(s: Session, card: str, host: str) -> None:
     """
     from ...commands import Attach
 
-    record(s, Attach(actor=s.actor, card=card, host=host), (card, host))
+    record(s, Attach(actor=s.actor, card=card, host=host))
 
 
 @cli.command()
@@ -171,7 +171,7 @@ def detach(s: Session, card: str, to: str | None) -> None:
     """
     from ...commands import Detach
 
-    record(s, Detach(actor=s.actor, card=card, to=to), (card,))
+    record(s, Detach(actor=s.actor, card=card, to=to))
 
 
 # -- battle, access effects, trading, activation (RULES.md §6, §8) ----------------------
@@ -228,7 +228,7 @@ def access(s: Session, location_id: str, suit: str, level: int | None, by: str |
 
     if clear == (level is not None):
         raise BadInput("give a LEVEL with --by CARD, or --clear (not both)")
-    record(s, SetAccess(actor=s.actor, location=location_id, suit=suit, level=level, by=by), (by,) if by else ())
+    record(s, SetAccess(actor=s.actor, location=location_id, suit=suit, level=level, by=by))
 
 
 def _trade_lists(tokens: tuple[str, ...]) -> tuple[list[str], list[str], list[str]]:
@@ -267,7 +267,7 @@ def trade(s: Session, hero_id: str, cards: tuple[str, ...]) -> None:
     if not take:
         raise click.UsageError("say which cards to take from the discard pile with --take CARD...")
     record(s, Trade(actor=s.actor, hero=hero_id, take=tuple(take), give=tuple(give),
-                    attach=pairs(tuple(attach), "--attach", number=False)), tuple(take + give))
+                    attach=pairs(tuple(attach), "--attach", number=False)))
 
 
 @cli.command()
@@ -289,4 +289,4 @@ def activate(s: Session, card: str, effect: int | None, hero_id: str | None, tar
     from ...commands import Activate
 
     record(s, Activate(actor=s.actor, card=card, effect=effect, hero=hero_id, target=target, note=note,
-                       action_points=action_points, energies=pairs(energies, "--energy")), (card,))
+                       action_points=action_points, energies=pairs(energies, "--energy")))

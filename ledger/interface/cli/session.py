@@ -187,23 +187,21 @@ def fail(message: str, code: str = "refused", as_json: bool = False) -> NoReturn
 
 
 # -- recording an action ------------------------------------------------------------
-def action_data(s: Session, rec: Recorded, named: tuple[str, ...] = ()) -> dict[str, Any]:
-    """A recorded action as ``--json`` shows it (CLI.md): seq, action, events."""
-    from projections.views import action_view
+def action_data(s: Session, rec: Recorded) -> dict[str, Any]:
+    """A recorded action as ``--json`` shows it (CLI.md): seq, action, events, checkpoint."""
+    from projections.views import recorded_view
 
     from ...checkpoints import take
 
-    view = action_view(rec.event, rec.campaign, s.actor, known=frozenset(named))
     checkpoint = take(rec.event.originator_id, rec.seq, rec.event.hash, s.view_signer())
-    return {"seq": rec.seq, "action": rec.action, "events": [view], "checkpoint": checkpoint.as_dict()}
+    return recorded_view(rec.event, rec.campaign, s.actor, checkpoint.as_dict())
 
 
-def record(s: Session, command: Command, named: tuple[str, ...] = ()) -> None:
-    """Run one command and print what was recorded (``named``: the cards the actor
-    named, which the actor's own view may always identify)."""
+def record(s: Session, command: Command) -> None:
+    """Run one command and print what was recorded."""
     rec = s.run(command)
     s.model(recorded=rec)  # every action leaves the read models caught up
-    data = action_data(s, rec, named)
+    data = action_data(s, rec)
     s.emit(data, human=f"[bold]seq {rec.seq}[/bold]  {data['events'][0]['summary']}")
 
 

@@ -112,7 +112,7 @@ def add(s: Session, cards: tuple[str, ...], to: str, position: Any) -> None:
     """
     from ...commands import Add
 
-    record(s, Add(actor=s.actor, cards=cards, to=to, position=position), cards)
+    record(s, Add(actor=s.actor, cards=cards, to=to, position=position))
 
 
 @cli.group()
