@@ -301,6 +301,22 @@ class CheckpointTaken(DomainEvent):
     signature: str | None = None
 
 
+class SeatOpened(DomainEvent):
+    """An entry of the seats log: a seat at the table server for ``who`` (master, public
+    or a hero) in a campaign; only the hash of its token is kept (``ledger.seats``)."""
+
+    campaign_id: UUID
+    who: str
+    token_hash: str
+
+
+class SeatRevoked(DomainEvent):
+    """An entry of the seats log: every token of ``who``'s seat in a campaign stops working."""
+
+    campaign_id: UUID
+    who: str
+
+
 class LocationAdded(ActionRecorded):
     action: ClassVar[str] = "location add"
     location: str

@@ -42,6 +42,18 @@ def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
     return {"seq": campaign.seq, "viewer": viewer, "campaign": campaign.slug, "zones": zones}
 
 
+def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """What is printed on each card a zones view identifies (name, suit, level, value),
+    for a page to draw them; a card the view hides is not named here either."""
+    ids = {entry["id"] for cards in view["zones"].values() for entry in cards if entry["id"] is not None}
+    ids |= {c for cards in view["zones"].values() for entry in cards for c in entry.get("attached", ()) if c}
+    faces = {}
+    for card in sorted(ids):
+        data = campaign.card(card)
+        faces[card] = {"name": data.name, "suit": str(data.suit), "level": data.level, "value": data.value}
+    return faces
+
+
 def recorded_view(event: ActionRecorded, campaign: Campaign, viewer: str,
                   checkpoint: dict[str, Any]) -> dict[str, Any]:
     """A recorded action as a viewer receives it (CLI.md ``--json``; the table server's

@@ -4,7 +4,8 @@ Everything it does, Python can do through ``ledger.application.Ledger``.
 
 ``group`` holds the group, its global options and the error handling; ``session`` what
 every command shares (the session, its one output path, argument types); the commands
-sit by topic in ``setup``, ``play``, ``record``, ``trust`` and ``read``.
+sit by topic in ``setup``, ``play``, ``record``, ``trust``, ``read`` and ``table`` (the
+table server's seats and ``serve``).
 
 In-process, with the same output and exit status as the real command::
 
@@ -13,7 +14,7 @@ In-process, with the same output and exit status as the real command::
     result = CliRunner().invoke(cli, ["--db", "demo.db", "zones"])
 """
 
-from . import play, read, record, setup, trust  # noqa: F401  (each registers its commands on the group)
+from . import play, read, record, setup, table, trust  # noqa: F401  (each registers its commands on the group)
 from .group import cli, main
 
 __all__ = ["cli", "main"]

@@ -1,0 +1,114 @@
+"""The table server from the CLI (SERVER.md): ``seat add|list|revoke`` hand out and take
+back the join links players open on their own devices, and ``serve`` runs the server."""
+
+from __future__ import annotations
+
+import click
+
+from .group import cli
+from .session import Session, pass_session
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def _campaign(s: Session, campaign: str | None) -> None:
+    if campaign is not None:
+        s.campaign_slug = campaign
+
+
+@cli.group()
+def seat() -> None:
+    """Seats at the table server: a join link per player, the master and the public.
+
+    \b
+    Example: ledger seat add ana
+    """
+
+
+@seat.command("add")
+@click.argument("who")
+@click.option("--campaign", "campaign", default=None, help="Which campaign (default: the global --campaign).")
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="The host players reach the server at.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535),
+              help="The server's port.")
+@pass_session
+def seat_add(s: Session, who: str, campaign: str | None, host: str, port: int) -> None:
+    """A seat for WHO (master, public or a hero id): prints its join link, once.
+
+    The link holds a fresh random token; only its hash is kept in the file. Whoever opens
+    the link acts and sees as WHO, so hand it to that player only.
+
+    \b
+    Example: ledger seat add ana --host 192.168.1.20
+    """
+    from ...seats import open_seat
+
+    _campaign(s, campaign)
+    token = open_seat(s.ledger(), s.cid(), who)
+    slug = s.ledger().campaign(s.cid()).slug
+    url = f"http://{host}:{port}/join/{token}"
+    s.emit({"who": who, "campaign": slug, "url": url, "token": token},
+           human=f"seat for [bold]{who}[/bold] in {slug}: {url}\n"
+                 "[dim]give this link to that player only; it is not shown again[/dim]")
+
+
+@seat.command("list")
+@click.option("--campaign", "campaign", default=None, help="Which campaign (default: the global --campaign).")
+@pass_session
+def seat_list(s: Session, campaign: str | None) -> None:
+    """The seats in force (who, how many links, since when); never the tokens.
+
+    \b
+    Example: ledger seat list
+    """
+    from ...seats import SeatBook
+
+    _campaign(s, campaign)
+    seats = SeatBook(s.ledger()).seats(s.cid())
+    rows: dict[str, dict[str, object]] = {}
+    for found in seats:
+        row = rows.setdefault(found.who, {"who": found.who, "links": 0, "since": found.opened.isoformat()})
+        row["links"] = int(row["links"]) + 1  # type: ignore[call-overload]
+    data = list(rows.values())
+    s.emit(data, human="\n".join(f"{r['who']}  {r['links']} link(s) since {r['since']}" for r in data)
+           or "no seats yet; add one with ledger seat add WHO")
+
+
+@seat.command("revoke")
+@click.argument("who")
+@click.option("--campaign", "campaign", default=None, help="Which campaign (default: the global --campaign).")
+@pass_session
+def seat_revoke(s: Session, who: str, campaign: str | None) -> None:
+    """Every link of WHO's seat stops working (open pages and streams included).
+
+    \b
+    Example: ledger seat revoke ana
+    """
+    from ...seats import revoke_seat
+
+    _campaign(s, campaign)
+    count = revoke_seat(s.ledger(), s.cid(), who)
+    s.emit({"who": who, "revoked": count}, human=f"revoked {count} link(s) of {who}'s seat")
+
+
+@cli.command()
+@click.option("--host", default=DEFAULT_HOST, show_default=True,
+              help="The address to listen on (0.0.0.0 lets other devices on the network in).")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535), help="The port.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Server processes.")
+@pass_session
+def serve(s: Session, host: str, port: int, workers: int) -> None:
+    """Serve every campaign of the file to the seats' own devices (SERVER.md).
+
+    \b
+    Example: ledger --db demo.db serve    then open the links of ledger seat add
+    """
+    from ..server.app import run
+
+    s.ledger()  # refuse a missing or foreign file here, with its one line
+    s.close()
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"note: serving on {host}: anyone who can reach it and holds a join link can use it; "
+                   "the links travel unencrypted over plain http", err=True)
+    run(s.db, host=host, port=port, workers=workers)

@@ -1,0 +1,219 @@
+"""The table server's application (SERVER.md): the JSON API, the stream and the pages,
+over the same ledger, rules and projections as the CLI.
+
+Every route finds its seat first (``seating``), then does its work on the clerk's thread
+(``clerk``): the seat's viewer decides what a reply may show, and its actor who acts;
+nothing in the request can widen either.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import Body, FastAPI, Path, Query, Request
+from fastapi.responses import StreamingResponse
+
+from ...vocabulary import REFEREE
+from . import errors, pages
+from .bodies import ActionBody
+from .clerk import Clerk
+from .errors import ErrorBody, Refused
+from .live import Follower
+from .seating import Doorman, seat_in
+
+log = logging.getLogger("ledger.server")
+SEQ = Query(default=None, ge=1, le=2**53, description="A seq: right after that action.")
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": text} for status, text in (
+        (401, "no seat: no token, or one not in force"), (403, "a seat of another campaign, or not allowed"),
+        (409, "refused under the rules"), (422, "not a request this endpoint takes"),
+        (429, "too many failed token attempts"), (503, "the campaign file cannot be used now"))
+}
+CAMPAIGN = Annotated[str, Path(description="The campaign's id (as ledger campaigns lists it).", max_length=64)]
+
+
+def create_app(db: str) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.clerk = Clerk(db)
+        app.state.doorman = Doorman()
+        app.state.follower = Follower(app.state.clerk)
+        await app.state.clerk(lambda: app.state.clerk.ledger)  # a file it cannot use fails the start
+        app.state.follower.start()
+        try:
+            yield
+        finally:
+            await app.state.follower.stop()
+            app.state.clerk.close()
+
+    app = FastAPI(title="Campaign ledger — table server", version="1", lifespan=lifespan,
+                  description="Every seat at the table reaches its campaign: see SERVER.md.",
+                  docs_url=None, redoc_url=None)
+    errors.install(app)
+    app.include_router(api_routes())
+    app.include_router(pages.routes())
+    pages.mount_static(app)
+    return app
+
+
+def api_routes() -> Any:
+    from fastapi import APIRouter
+
+    api = APIRouter(prefix="/api/campaigns/{campaign}", responses=ERRORS)
+
+    @api.get("/zones", summary="Every zone as the seat sees it, now or right after seq `at`")
+    async def zones(request: Request, campaign: CAMPAIGN, at: int | None = SEQ) -> dict[str, Any]:
+        seat, cid = await seat_in(request, campaign)
+        clerk: Clerk = request.app.state.clerk
+
+        def view() -> dict[str, Any]:
+            from projections.views import card_faces, zones_view
+
+            found = clerk.ledger.campaign(cid, at=at)
+            data = zones_view(found, seat.viewer)
+            data["cards"] = card_faces(found, data)
+            data["checkpoint"] = clerk.ledger.checkpoint(cid, clerk.signer()).as_dict()
+            return data
+
+        return await clerk(view)
+
+    @api.get("/cards/{card}", summary="One card as the seat may see it, now or right after seq `at`")
+    async def card(request: Request, campaign: CAMPAIGN, card: Annotated[str, Path(max_length=100)],
+                   at: int | None = SEQ) -> dict[str, Any]:
+        seat, cid = await seat_in(request, campaign)
+        clerk: Clerk = request.app.state.clerk
+
+        def view() -> dict[str, Any]:
+            from projections.queries import card_view
+
+            found = clerk.ledger.campaign(cid, at=at)
+            if card not in found.catalog.cards:
+                raise _unseen(card)
+            data = card_view(clerk.ledger, clerk.model(), found, seat.viewer, card)
+            if data.get("hidden") and not data["history"]:
+                raise _unseen(card)  # never seen by this seat: it reads as a card that does not exist
+            data["checkpoint"] = clerk.ledger.checkpoint(cid, clerk.signer()).as_dict()
+            return data
+
+        return await clerk(view)
+
+    @api.get("/history", summary="The seat's history of the campaign, oldest first")
+    async def history(
+        request: Request, campaign: CAMPAIGN,
+        start: Annotated[int | None, Query(alias="from", ge=1, le=2**53)] = None,
+        to: Annotated[int | None, Query(ge=1, le=2**53)] = None,
+        card: Annotated[str | None, Query(max_length=100)] = None,
+        actor: Annotated[str | None, Query(max_length=100)] = None,
+        limit: Annotated[int | None, Query(ge=1, le=2**53)] = None,
+    ) -> list[dict[str, Any]]:
+        seat, cid = await seat_in(request, campaign)
+        clerk: Clerk = request.app.state.clerk
+
+        def view() -> list[dict[str, Any]]:
+            from projections.queries import history_view
+
+            found = clerk.ledger.campaign(cid)
+            if card is not None and seat.viewer == REFEREE:
+                found.card(card)
+            return history_view(clerk.ledger, clerk.model(), cid, found.slug, seat.viewer, start=start, end=to,
+                                card=card, actor=actor, limit=limit)
+
+        return await clerk(view)
+
+    @api.get("/explain/{seq}", summary="Which rules an action was checked against, as the seat may see it")
+    async def explain(request: Request, campaign: CAMPAIGN, seq: Annotated[int, Path(ge=1, le=2**53)]
+                      ) -> dict[str, Any]:
+        seat, cid = await seat_in(request, campaign)
+        clerk: Clerk = request.app.state.clerk
+
+        def view() -> dict[str, Any]:
+            from projections.explain import explain as explain_action
+
+            after = clerk.ledger.campaign(cid, at=seq)
+            event = clerk.ledger.event(cid, seq)
+            before = clerk.ledger.campaign(cid, at=seq - 1) if seq > 1 else None
+            data = explain_action(event, before, after, seat.viewer)
+            data["checkpoint"] = clerk.ledger.checkpoint(cid, clerk.signer()).as_dict()
+            return data
+
+        return await clerk(view)
+
+    @api.get("/checkpoint", summary="The campaign's head hash now, for anyone to keep")
+    async def checkpoint(request: Request, campaign: CAMPAIGN) -> dict[str, Any]:
+        _seat, cid = await seat_in(request, campaign)
+        clerk: Clerk = request.app.state.clerk
+        return await clerk(lambda: clerk.ledger.checkpoint(cid, clerk.signer()).as_dict())
+
+    @api.post("/actions", summary="Record an action as the seat's actor")
+    async def act(request: Request, campaign: CAMPAIGN, body: Annotated[ActionBody, Body()]) -> dict[str, Any]:
+        seat, cid = await seat_in(request, campaign)
+        if seat.actor is None:
+            raise Refused(403, "read-only", "the public seat only reads; actions come from the master and heroes")
+        command = body.command(seat.actor)
+        clerk: Clerk = request.app.state.clerk
+
+        def record() -> dict[str, Any]:
+            from projections.views import recorded_view
+
+            rec = clerk.ledger.execute(cid, command)
+            clerk.model(rec)
+            checkpoint = clerk.checkpoint(cid, rec.seq, rec.event.hash)
+            return recorded_view(rec.event, rec.campaign, seat.viewer, checkpoint)
+
+        data = await clerk(record)
+        request.app.state.follower.wake.set()  # every open stream hears of it now
+        return data
+
+    @api.get("/stream", summary="Server-Sent Events: one `action` event per recorded action, for this seat",
+             response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
+    async def stream(request: Request, campaign: CAMPAIGN) -> StreamingResponse:
+        seat, _cid = await seat_in(request, campaign)
+        follower: Follower = request.app.state.follower
+        opened = await follower.open(seat)
+
+        async def events() -> AsyncIterator[str]:
+            import asyncio
+
+            try:
+                yield "retry: 1000\n: connected\n\n"
+                while True:
+                    try:
+                        data = await asyncio.wait_for(opened.queue.get(), 15)
+                    except TimeoutError:
+                        yield ": still here\n\n"
+                        continue
+                    if data is None:
+                        yield 'event: closed\ndata: {"reason": "this seat was revoked or fell behind"}\n\n'
+                        return
+                    yield f"id: {data['seq']}\nevent: action\ndata: {json.dumps(data)}\n\n"
+            finally:
+                follower.close(opened)
+
+        return StreamingResponse(events(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+    return api
+
+
+def _unseen(card: str) -> Refused:
+    return Refused(404, "unknown-card", f"no card {card} that this seat can see")
+
+
+def app_from_env() -> FastAPI:
+    """The application for ``uvicorn --factory`` (each worker process builds its own)."""
+    return create_app(os.environ["LEDGER_DB"])
+
+
+def run(db: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
+    """``ledger serve``: uvicorn on ``host:port``, ``workers`` processes."""
+    import uvicorn
+
+    os.environ["LEDGER_DB"] = os.path.abspath(db)
+    uvicorn.run("ledger.interface.server.app:app_from_env", factory=True, host=host, port=port,
+                workers=workers, log_level="info", timeout_graceful_shutdown=2, proxy_headers=False)
+

@@ -1,0 +1,109 @@
+"""The bodies of ``POST /api/campaigns/{cid}/actions`` (SERVER.md): ``{"action": NAME,
+...}`` with the same names and parameters as the CLI command (``"action": "battle
+start"`` for ``ledger battle start``; ``"from"`` for ``discard --from``; ``"ap"`` and
+``"energy"`` for ``activate``). Each body model is made from its command
+(``ledger.commands``), so a command's fields and limits are written once; a body
+names no actor (the seat decides who acts), and anything it does not know is refused.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+
+from ... import commands as c
+
+# action name (as in the history) -> the command, and the body's name for each field
+# the CLI names otherwise.
+ACTIONS: dict[str, tuple[type[c.Command], dict[str, str]]] = {
+    "hero add": (c.AddHero, {}),
+    "hero knowledge": (c.SetKnowledge, {}),
+    "add": (c.Add, {}),
+    "location add": (c.AddLocation, {}),
+    "travel": (c.Travel, {}),
+    "draw": (c.Draw, {}),
+    "send": (c.Send, {}),
+    "discard": (c.Discard, {"stack": "from"}),
+    "bury": (c.Bury, {}),
+    "exile": (c.Exile, {}),
+    "shuffle": (c.Shuffle, {}),
+    "search": (c.Search, {}),
+    "reveal": (c.Reveal, {}),
+    "hide": (c.Hide, {}),
+    "exhaust": (c.Exhaust, {}),
+    "restore": (c.Restore, {}),
+    "attach": (c.Attach, {"host": "to"}),
+    "detach": (c.Detach, {}),
+    "battle start": (c.StartBattle, {}),
+    "battle end": (c.EndBattle, {}),
+    "access": (c.SetAccess, {}),
+    "trade": (c.Trade, {}),
+    "activate": (c.Activate, {"action_points": "ap", "energies": "energy"}),
+    "undo": (c.Undo, {}),
+    "redo": (c.Redo, {}),
+}
+LARGEST = 2**53  # a number beyond this is no seq, count or seed a player means
+
+
+def _bounded(value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and not -LARGEST <= value <= LARGEST:
+        raise ValueError(f"{value} is too large a number")
+    if isinstance(value, dict):
+        for item in value.values():
+            _bounded(item)
+    if isinstance(value, list | tuple):
+        for item in value:
+            _bounded(item)
+    return value
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=False)
+    _command: type[c.Command]
+    _renamed: dict[str, str]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_huge_numbers(cls, data: Any) -> Any:
+        return _bounded(data)
+
+    def command(self, actor: str) -> c.Command:
+        """The command this body asks for, by ``actor`` (the seat's, never the body's);
+        what the body leaves out takes the command's default."""
+        given = {}
+        for name in self._command.model_fields:
+            attr = _attr(self._renamed.get(name, name))
+            if name not in ("actor", "type") and attr in self.model_fields_set:
+                given[name] = getattr(self, attr)
+        return self._command(actor=actor, **given)
+
+
+def _attr(name: str) -> str:
+    return "from_" if name == "from" else name
+
+
+def _body(action: str, command: type[c.Command], renamed: dict[str, str]) -> type[Body]:
+    fields: dict[str, Any] = {"action": (Literal[action], ...)}  # type: ignore[valid-type]
+    for name, info in command.model_fields.items():
+        if name in ("actor", "type"):
+            continue
+        shown = renamed.get(name, name)
+        info = copy.copy(info)
+        if shown != _attr(shown):
+            info.alias = shown
+            info.validation_alias = shown
+        fields[_attr(shown)] = (info.annotation, info)
+    model = create_model(  # type: ignore[call-overload]
+        "Act" + "".join(w.capitalize() for w in action.split()), __base__=Body, **fields)
+    model._command = command
+    model._renamed = renamed
+    model.__doc__ = f"``ledger {action}``: {(command.__doc__ or command.__name__).strip().splitlines()[0]}"
+    return model
+
+
+BODIES = [_body(name, command, renamed) for name, (command, renamed) in ACTIONS.items()]
+ActionBody = Annotated[Union[tuple(BODIES)], Field(discriminator="action")]  # type: ignore[valid-type]

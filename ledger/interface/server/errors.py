@@ -1,0 +1,102 @@
+"""Errors as the server replies them (SERVER.md "Errors"): always ``{"error": {"code",
+"message"}}`` and one line; 422 for input that is not an action (bad JSON, unknown
+action, wrong types, huge numbers), 409 for an action the rules refuse (the CLI's
+message), 401/403 for seats, 503 when the file cannot be used; never a traceback."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException
+
+from ...errors import BadInput, LedgerError, StoreError, UnknownCampaign, one_line
+
+log = logging.getLogger("ledger.server")
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """What every error reply carries."""
+
+    error: ErrorDetail
+
+
+class Refused(Exception):
+    """A reply other than 200, with its status, code and message."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, one_line(message), headers
+
+
+def reply(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": one_line(message)}}, status_code=status,
+                        headers=headers)
+
+
+def status_of(exc: LedgerError) -> int:
+    if isinstance(exc, StoreError):
+        return 503
+    if isinstance(exc, BadInput | UnknownCampaign):
+        return 422
+    return 409
+
+
+def first_problem(errors: Any) -> str:
+    """One line for the first thing wrong with a request: where, and what."""
+    err = errors[0] if errors else {"loc": (), "msg": "not understood"}
+    if err.get("type") == "union_tag_invalid":
+        from .bodies import ACTIONS
+
+        given = (err.get("ctx") or {}).get("tag", "?")
+        return f"unknown action {given!r}; actions are: {', '.join(ACTIONS)}"
+    if err.get("type") == "union_tag_not_found":
+        return "say which action with \"action\": NAME (e.g. {\"action\": \"draw\", \"stack\": \"deck:item\"})"
+    if err.get("type") == "json_invalid":
+        return "the body is not valid JSON"
+    where = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path")]
+    # a tagged union puts the action's name first: "draw.count" reads as "count"
+    from .bodies import ACTIONS
+
+    if where and where[0] in ACTIONS:
+        where = where[1:]
+    msg = str(err.get("msg", "")).removeprefix("Value error, ")
+    return f"{'.'.join(where)}: {msg}" if where else msg
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(Refused)
+    async def refused(_request: Request, exc: Refused) -> JSONResponse:
+        return reply(exc.status, exc.code, exc.message, exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return reply(422, "bad-input", first_problem(exc.errors()))
+
+    @app.exception_handler(ValidationError)
+    async def invalid_command(_request: Request, exc: ValidationError) -> JSONResponse:
+        return reply(422, "bad-input", first_problem(exc.errors()))
+
+    @app.exception_handler(LedgerError)
+    async def refusal(_request: Request, exc: LedgerError) -> JSONResponse:
+        return reply(status_of(exc), exc.code, str(exc))
+
+    @app.exception_handler(HTTPException)
+    async def http(_request: Request, exc: HTTPException) -> JSONResponse:
+        message = {404: "no such page or endpoint (see /openapi.json)",
+                   405: "that method is not allowed here (see /openapi.json)"}.get(exc.status_code, str(exc.detail))
+        return reply(exc.status_code, "http", message)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected failure")
+        return reply(500, "internal", "unexpected failure; the server's log has the details")

@@ -1,0 +1,86 @@
+"""Who a request is (SERVER.md "Seats"): the seat its token opens, from the session
+cookie the join page set or an ``Authorization: Bearer`` header, and nothing else.
+No token or one not in force: 401. A seat asking for another campaign: 403, the same
+whether that campaign exists or not. Failed token attempts are counted per client
+address; past ``LIMIT`` within ``WINDOW`` seconds, every attempt from it gets 429.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from uuid import UUID
+
+from fastapi import Request
+
+from ...seats import Seat
+from .clerk import Clerk
+from .errors import Refused
+
+COOKIE = "ledger_seat"
+LIMIT = 10  # failed attempts per address per window
+WINDOW = 60.0  # seconds
+
+
+class Doorman:
+    """Counts failed token attempts per client address (in this server process)."""
+
+    def __init__(self, limit: int = LIMIT, window: float = WINDOW):
+        self.limit, self.window = limit, window
+        self._failures: dict[str, deque[float]] = {}
+
+    def _recent(self, address: str) -> deque[float]:
+        now = time.monotonic()
+        failures = self._failures.setdefault(address, deque())
+        while failures and now - failures[0] > self.window:
+            failures.popleft()
+        if not failures:
+            del self._failures[address]
+            return deque()
+        return failures
+
+    def check(self, address: str) -> None:
+        failures = self._recent(address)
+        if len(failures) >= self.limit:
+            wait = int(self.window - (time.monotonic() - failures[0])) + 1
+            raise Refused(429, "too-many-attempts",
+                          f"too many failed attempts from this address; try again in {wait} s",
+                          headers={"Retry-After": str(wait)})
+
+    def failed(self, address: str) -> None:
+        self._failures.setdefault(address, deque()).append(time.monotonic())
+
+
+def token_of(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is not None:
+        scheme, _, token = header.partition(" ")
+        return token.strip() if scheme.lower() == "bearer" and token.strip() else ""
+    return request.cookies.get(COOKIE)
+
+
+async def seat_of(request: Request, token: str | None = None) -> Seat:
+    """The seat of this request (or of ``token``, for the join page)."""
+    clerk: Clerk = request.app.state.clerk
+    doorman: Doorman = request.app.state.doorman
+    address = request.client.host if request.client else "unknown"
+    doorman.check(address)
+    token = token if token is not None else token_of(request)
+    if not token:
+        raise Refused(401, "no-seat", "no seat: open the join link the master gave you, "
+                                      "or send Authorization: Bearer TOKEN")
+    seat = await clerk(clerk.seats.find, token) if len(token) <= 200 else None
+    if seat is None:
+        doorman.failed(address)
+        raise Refused(401, "no-seat", "this link or token is not (or no longer) a seat; ask the master for a new one")
+    return seat
+
+
+async def seat_in(request: Request, campaign: str) -> tuple[Seat, UUID]:
+    """The seat of this request, which must be one of ``campaign`` (its id, the slug)."""
+    seat = await seat_of(request)
+    clerk: Clerk = request.app.state.clerk
+    slug = await clerk(clerk.slug, seat.campaign)
+    if campaign != slug:
+        raise Refused(403, "other-campaign", f"this seat is for campaign {slug!r}, not {campaign!r}")
+    return seat, seat.campaign
