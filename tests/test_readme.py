@@ -39,3 +39,14 @@ def test_everyday_commands_run_as_written(tmp_path: Path):
             done = run_ledger(*argv[1:], cwd=tmp_path)
             assert done.returncode == 0, f"{part!r} failed: {done.stderr}"
     assert (tmp_path / "campaign.db").exists()
+
+
+def test_play_at_the_table_is_two_commands_after_the_demo(tmp_path: Path):
+    commands = _block_after("## Play at the table")
+    assert len(commands) == 2
+    seats, serve = (shlex.split(line.split("#", 1)[0]) for line in commands)
+    assert serve == ["ledger", "--db", "demo.db", "serve"]
+    assert run_ledger("--db", str(tmp_path / "demo.db"), "demo").returncode == 0
+    done = run_ledger(*seats[1:], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(re.findall(r"http://127\.0\.0\.1:8000/join/[\w-]{32,}", done.stdout)) == 2

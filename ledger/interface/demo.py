@@ -162,7 +162,10 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
         f"  ledger --db {path} --as ana export        what Ana may know of the whole campaign, as JSON Lines\n"
         f"  ledger --db {path} card item-sword        one card: where it is, its states, the actions that touched it\n"
         f"  ledger --db {path} --actor ana draw deck:skill\n"
-        f"  ledger --db {path} send item-sword --to table:ana\n",
+        f"  ledger --db {path} send item-sword --to table:ana\n"
+        "\n[bold]Play at the table[/bold] (each player on their own device)\n"
+        f"  ledger --db {path} seat add master ana   a join link for the master and one for Ana\n"
+        f"  ledger --db {path} serve                 then open the links in a browser\n",
         highlight=False,
     )
     return ledger

@@ -27,30 +27,36 @@ def seat() -> None:
 
 
 @seat.command("add")
-@click.argument("who")
+@click.argument("who", nargs=-1, required=True)
 @click.option("--campaign", "campaign", default=None, help="Which campaign (default: the global --campaign).")
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="The host players reach the server at.")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535),
               help="The server's port.")
 @pass_session
-def seat_add(s: Session, who: str, campaign: str | None, host: str, port: int) -> None:
-    """A seat for WHO (master, public or a hero id): prints its join link, once.
+def seat_add(s: Session, who: tuple[str, ...], campaign: str | None, host: str, port: int) -> None:
+    """A seat for each WHO (master, public or a hero id): prints its join link, once.
 
     The link holds a fresh random token; only its hash is kept in the file. Whoever opens
-    the link acts and sees as WHO, so hand it to that player only.
+    the link acts and sees as WHO, so hand it to that player only. With --json, one
+    object per seat: {"who", "campaign", "url", "token"}.
 
     \b
-    Example: ledger seat add ana --host 192.168.1.20
+    Example: ledger seat add master ana bo --host 192.168.1.20
     """
-    from ...seats import open_seat
+    from ...seats import check_who, open_seat
 
     _campaign(s, campaign)
-    token = open_seat(s.ledger(), s.cid(), who)
-    slug = s.ledger().campaign(s.cid()).slug
-    url = f"http://{host}:{port}/join/{token}"
-    s.emit({"who": who, "campaign": slug, "url": url, "token": token},
-           human=f"seat for [bold]{who}[/bold] in {slug}: {url}\n"
-                 "[dim]give this link to that player only; it is not shown again[/dim]")
+    ledger, cid = s.ledger(), s.cid()
+    for each in who:  # every WHO checked before any seat is opened
+        check_who(ledger, cid, each)
+    slug = ledger.campaign(cid).slug
+    for each in who:
+        token = open_seat(ledger, cid, each)
+        url = f"http://{host}:{port}/join/{token}"
+        s.emit({"who": each, "campaign": slug, "url": url, "token": token},
+               human=f"seat for [bold]{each}[/bold] in {slug}: {url}")
+    if not s.as_json:
+        s.emit(None, human="[dim]give each link to that player only; it is not shown again[/dim]")
 
 
 @seat.command("list")

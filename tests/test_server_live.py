@@ -1,0 +1,110 @@
+"""The table server is live (issue #12): an action recorded by any process — a seat
+through the API, the master at the CLI, another server process — reaches every open
+stream within a second, already filtered for each seat. Against the real ``ledger
+serve`` (tests/server_support.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import httpx
+import pytest
+
+from tests.server_support import WHO, serving, table
+
+DEADLINE = 1.0  # seconds (SERVER.md: within 1 s)
+
+
+class Listener:
+    """One open stream, read in a thread: every ``action`` event with when it came."""
+
+    def __init__(self, base: str, headers: dict[str, str]):
+        self.events: list[tuple[float, dict]] = []
+        self.ready = threading.Event()
+        self._thread = threading.Thread(target=self._listen, args=(base, headers), daemon=True)
+        self._thread.start()
+        assert self.ready.wait(10), "the stream did not open"
+
+    def _listen(self, base: str, headers: dict[str, str]) -> None:
+        try:
+            self._read(base, headers)
+        except httpx.HTTPError:
+            pass  # the server stopped at the end of the module
+
+    def _read(self, base: str, headers: dict[str, str]) -> None:
+        with httpx.Client(timeout=httpx.Timeout(5, read=30)) as client, \
+                client.stream("GET", f"{base}/api/campaigns/demo/stream", headers=headers) as response:
+            assert response.status_code == 200
+            kind = None
+            for line in response.iter_lines():
+                if line.startswith(": connected"):
+                    self.ready.set()
+                elif line.startswith("event:"):
+                    kind = line.split(":", 1)[1].strip()
+                elif line.startswith("data:") and kind == "action":
+                    self.events.append((time.monotonic(), json.loads(line[5:])))
+
+    def wait_for(self, seq: int, until: float) -> tuple[float, dict]:
+        while time.monotonic() < until:
+            for at, data in self.events:
+                if data["seq"] == seq:
+                    return at, data
+            time.sleep(0.005)
+        raise AssertionError(f"seq {seq} did not arrive in time; got {[d['seq'] for _, d in self.events]}")
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    seated = table(tmp_path_factory.mktemp("live"))
+    with serving(seated.db, workers=2) as base:
+        listeners = {who: Listener(base, seated.headers(who)) for who in WHO}
+        yield seated, base, listeners
+
+
+def _arrivals(listeners: dict[str, Listener], seq: int, sent: float) -> dict[str, dict]:
+    got = {}
+    for who, listener in listeners.items():
+        at, data = listener.wait_for(seq, sent + 5)
+        assert at - sent <= DEADLINE, f"{who}'s stream got seq {seq} after {at - sent:.3f} s"
+        got[who] = data
+    return got
+
+
+def test_an_action_at_the_cli_reaches_every_stream_within_a_second_filtered_per_seat(live):
+    seated, _base, listeners = live
+    sent = time.monotonic()
+    out = json.loads(seated.ledger("--json", "--actor", "ana", "draw", "deck:item"))
+    got = _arrivals(listeners, out["seq"], sent)
+    drawn = out["events"][0]["cards"][0]
+    assert got["ana"]["events"][0]["cards"] == [drawn]  # her own draw: she sees the card
+    assert got["master"]["events"][0]["cards"] == [drawn]
+    for who in ("bo", "public"):  # a face-down draw into Ana's hand: nobody else learns which
+        assert drawn not in json.dumps(got[who]), who
+        assert got[who]["events"][0]["cards"] == [None]
+    assert got["public"]["checkpoint"]["seq"] == out["seq"]
+
+
+def test_an_action_through_the_api_reaches_every_stream_within_a_second(live):
+    seated, base, listeners = live
+    sent = time.monotonic()
+    reply = httpx.post(f"{base}/api/campaigns/demo/actions", headers=seated.headers("bo"),
+                       json={"action": "exhaust", "cards": ["companion-wolf"]}, timeout=10)
+    assert reply.status_code in (200, 409), reply.text
+    if reply.status_code == 409:  # already exhausted in the demo: restore is as good
+        reply = httpx.post(f"{base}/api/campaigns/demo/actions", headers=seated.headers("bo"),
+                           json={"action": "restore", "cards": ["companion-wolf"]}, timeout=10)
+    assert reply.status_code == 200, reply.text
+    got = _arrivals(listeners, reply.json()["seq"], sent)
+    assert {data["actor"] for data in (g["events"][0] for g in got.values())} == {"bo"}
+
+
+def test_a_refused_action_reaches_no_stream(live):
+    seated, base, listeners = live
+    before = {who: len(listener.events) for who, listener in listeners.items()}
+    reply = httpx.post(f"{base}/api/campaigns/demo/actions", headers=seated.headers("ana"),
+                       json={"action": "discard", "cards": ["companion-wolf"]}, timeout=10)
+    assert reply.status_code == 409
+    time.sleep(0.5)
+    assert {who: len(listener.events) for who, listener in listeners.items()} == before
