@@ -20,11 +20,6 @@ class Command(BaseModel):
     # command while unused, so older records decide again to exactly what they hold.
     later: ClassVar[tuple[str, ...]] = ()
 
-    def named(self) -> tuple[str, ...]:
-        """The cards the actor names in this command: the actor's own view of the
-        action may always identify them (``projections.views.action_view``)."""
-        return ()
-
     def to_record(self) -> dict[str, Any]:
         """The command as stored in its event: its ``type`` and its fields."""
         record = self.model_dump(mode="json")
@@ -49,9 +44,6 @@ class SetKnowledge(Command):
 
 class Cards(Command):
     cards: tuple[str, ...] = Field(min_length=1)
-
-    def named(self) -> tuple[str, ...]:
-        return self.cards
 
     @field_validator("cards")
     @classmethod
@@ -92,9 +84,6 @@ class Discard(Command):
     count: int = Field(default=1, ge=1, le=10_000)
     seed: int | None = None  # for a refill's shuffle
 
-    def named(self) -> tuple[str, ...]:
-        return self.cards
-
 
 class Bury(Cards):
     type: Literal["Bury"] = "Bury"
@@ -120,9 +109,6 @@ class Search(Command):
     seed: int | None = None
     by: str | None = None  # the card whose effect lets a hero search
 
-    def named(self) -> tuple[str, ...]:
-        return self.take + ((self.by,) if self.by else ())
-
 
 class Reveal(Cards):
     type: Literal["Reveal"] = "Reveal"
@@ -145,17 +131,11 @@ class Attach(Command):
     card: str
     host: str
 
-    def named(self) -> tuple[str, ...]:
-        return (self.card, self.host)
-
 
 class Detach(Command):
     type: Literal["Detach"] = "Detach"
     card: str
     to: str | None = None
-
-    def named(self) -> tuple[str, ...]:
-        return (self.card,)
 
 
 class AddLocation(Command):
@@ -187,9 +167,6 @@ class SetAccess(Command):
     level: int | None = Field(default=None, ge=0, le=3)
     by: str | None = None
 
-    def named(self) -> tuple[str, ...]:
-        return (self.by,) if self.by else ()
-
 
 class Trade(Command):
     type: Literal["Trade"] = "Trade"
@@ -197,9 +174,6 @@ class Trade(Command):
     take: tuple[str, ...] = Field(min_length=1)
     give: tuple[str, ...] = ()
     attach: dict[str, str] = {}  # taken card -> companion it is attached to
-
-    def named(self) -> tuple[str, ...]:
-        return self.take + self.give
 
 
 class Activate(Command):
@@ -211,9 +185,6 @@ class Activate(Command):
     note: str | None = Field(default=None, max_length=2000)
     action_points: int | None = Field(default=None, ge=0, le=100)
     energies: dict[str, int] = {}
-
-    def named(self) -> tuple[str, ...]:
-        return (self.card,)
 
 
 class Undo(Command):

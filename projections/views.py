@@ -59,16 +59,9 @@ def recorded_view(event: ActionRecorded, campaign: Campaign, viewer: str,
     """A recorded action as a viewer receives it (CLI.md ``--json``; the table server's
     responses and stream): seq, action, the event as the viewer may see it, and the
     checkpoint right after it. The actor's own view identifies the cards they named."""
-    known = frozenset(named_in(event)) if event.actor == viewer else frozenset()
+    known = frozenset(event.named_cards()) if event.actor == viewer else frozenset()
     view = action_view(event, campaign, viewer, known=known)
     return {"seq": event.seq, "action": event.action, "events": [view], "checkpoint": checkpoint}
-
-
-def named_in(event: ActionRecorded) -> tuple[str, ...]:
-    """The cards the actor named in the command this event records."""
-    from ledger.commands import from_record
-
-    return from_record(event.command).named() if event.command else ()
 
 
 def action_view(
