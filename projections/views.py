@@ -54,6 +54,27 @@ def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, 
     return faces
 
 
+def table_facts(campaign: Campaign, viewer: str) -> dict[str, Any]:
+    """What the table shows besides its cards: each hero's name, knowledge and location,
+    each location's access levels and the effects changing them (the effect's card
+    named only if the viewer may identify it), and whether a battle is on."""
+    table = campaign.table
+
+    def shown(card: str) -> str | None:
+        return card if can_identify(campaign, viewer, card) else None
+
+    return {
+        "heroes": {hero: {"name": h.name, "knowledge": h.knowledge, "location": h.location}
+                   for hero, h in table.heroes.items()},
+        "locations": {
+            place: {"access": dict(loc.access),
+                    "effects": {suit: {"level": e.level, "by": shown(e.by)} for suit, e in loc.effects.items()}}
+            for place, loc in table.locations.items()
+        },
+        "battle": table.battle,
+    }
+
+
 def recorded_view(event: ActionRecorded, campaign: Campaign, viewer: str,
                   checkpoint: dict[str, Any]) -> dict[str, Any]:
     """A recorded action as a viewer receives it (CLI.md ``--json``; the table server's

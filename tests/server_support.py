@@ -65,9 +65,10 @@ def serving(db: Path, workers: int = 1, timeout: float = 20.0) -> Iterator[str]:
     """``ledger serve`` on a free port, in a child process; yields ``http://127.0.0.1:PORT``."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    log = db.with_name(f"serve-{port}.log").open("w+b")  # a file, not a pipe nobody reads (it would fill)
     proc = subprocess.Popen(
         [sys.executable, "-m", "ledger", "--db", str(db), "serve", "--port", str(port), "--workers", str(workers)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+        stdout=log, stderr=subprocess.STDOUT, env=env,
     )
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
@@ -78,7 +79,8 @@ def serving(db: Path, workers: int = 1, timeout: float = 20.0) -> Iterator[str]:
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    out = proc.stdout.read().decode() if proc.stdout else ""
+                    log.seek(0)
+                    out = log.read().decode(errors="replace")
                     raise RuntimeError(f"ledger serve did not start: {out}") from None
                 time.sleep(0.05)
         yield base
@@ -89,3 +91,4 @@ def serving(db: Path, workers: int = 1, timeout: float = 20.0) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        log.close()

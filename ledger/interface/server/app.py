@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-from contextlib import asynccontextmanager
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Body, FastAPI, Path, Query, Request
 from fastapi.responses import StreamingResponse
+from starlette.exceptions import HTTPException
 
 from ...vocabulary import REFEREE
 from . import errors, pages
@@ -31,9 +32,11 @@ SEQ = Query(default=None, ge=1, le=2**53, description="A seq: right after that a
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": text} for status, text in (
         (401, "no seat: no token, or one not in force"), (403, "a seat of another campaign, or not allowed"),
-        (409, "refused under the rules"), (422, "not a request this endpoint takes"),
+        (409, "refused under the rules"), (413, "a body too large"), (422, "not a request this endpoint takes"),
         (429, "too many failed token attempts"), (503, "the campaign file cannot be used now"))
 }
+MAX_BODY = 1_000_000  # bytes: an action's body is a few hundred; a larger one is refused before it is read whole
+TOO_LARGE = f"the body is too large for an action (at most {MAX_BODY} bytes)"
 CAMPAIGN = Annotated[str, Path(description="The campaign's id (as ledger campaigns lists it).", max_length=64)]
 
 
@@ -55,10 +58,40 @@ def create_app(db: str) -> FastAPI:
                   description="Every seat at the table reaches its campaign: see SERVER.md.",
                   docs_url=None, redoc_url=None)
     errors.install(app)
+    app.add_middleware(BodyLimit)
     app.include_router(api_routes())
     app.include_router(pages.routes())
     pages.mount_static(app)
     return app
+
+
+class BodyLimit:
+    """A body larger than ``MAX_BODY`` is refused with the API's one-line 413: at once when
+    its Content-Length says so, else as soon as that much of it has arrived."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope["headers"]).get(b"content-length", b"0")
+        if not declared.isdigit() or int(declared) > MAX_BODY:
+            await errors.reply(413, "too-large", TOO_LARGE)(scope, receive, send)
+            return
+        received = 0
+
+        async def counted() -> Any:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > MAX_BODY:
+                    raise HTTPException(413, TOO_LARGE)  # replied by errors.install's handler
+            return message
+
+        await self.app(scope, counted, send)
 
 
 def api_routes() -> Any:
@@ -72,17 +105,19 @@ def api_routes() -> Any:
         clerk: Clerk = request.app.state.clerk
 
         def view() -> dict[str, Any]:
-            from projections.views import card_faces, zones_view
+            from projections.views import card_faces, table_facts, zones_view
 
             found = clerk.ledger.campaign(cid, at=at)
             data = zones_view(found, seat.viewer)
             data["cards"] = card_faces(found, data)
+            data.update(table_facts(found, seat.viewer))
             data["checkpoint"] = clerk.ledger.checkpoint(cid, clerk.signer()).as_dict()
             return data
 
         return await clerk(view)
 
-    @api.get("/cards/{card}", summary="One card as the seat may see it, now or right after seq `at`")
+    @api.get("/cards/{card}", summary="One card as the seat may see it, now or right after seq `at`",
+             responses={404: {"model": ErrorBody, "description": "no such card that this seat can see"}})
     async def card(request: Request, campaign: CAMPAIGN, card: Annotated[str, Path(max_length=100)],
                    at: int | None = SEQ) -> dict[str, Any]:
         seat, cid = await seat_in(request, campaign)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from ... import commands as c
 
@@ -45,20 +45,30 @@ ACTIONS: dict[str, tuple[type[c.Command], dict[str, str]]] = {
     "redo": (c.Redo, {}),
 }
 LARGEST = 2**53  # a number beyond this is no seq, count or seed a player means
+LONGEST = 100  # characters in an id (card, zone, hero, location, suit, energy kind), as in the API's paths
+TEXTS = {"name": 200, "target": 500, "note": 2000}  # the free texts (the command's own limit, if any, holds too)
 
 
-def _bounded(value: Any) -> Any:
+def _bounded(value: Any, where: str, longest: int, flags: bool) -> None:
+    """Refuses, in one line, what no command takes: a number too large, true/false
+    where no yes/no goes, a string too long or an empty key, anywhere in ``value``."""
     if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and not -LARGEST <= value <= LARGEST:
-        raise ValueError(f"{value} is too large a number")
-    if isinstance(value, dict):
-        for item in value.values():
-            _bounded(item)
-    if isinstance(value, list | tuple):
+        if not flags:
+            raise ValueError(f"{where}: {str(value).lower()} is not a value this takes")
+    elif isinstance(value, int) and not -LARGEST <= value <= LARGEST:
+        digits = str(value)
+        raise ValueError(f"{where}: {digits if len(digits) <= 20 else digits[:20] + '…'} is too large a number")
+    elif isinstance(value, str) and len(value) > longest:
+        raise ValueError(f"{where}: a text of {len(value)} characters; at most {longest} here")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and not key:
+                raise ValueError(f"{where}: an empty name")
+            _bounded(key, where, longest, flags)
+            _bounded(item, where, longest, flags)
+    elif isinstance(value, list | tuple):
         for item in value:
-            _bounded(item)
-    return value
+            _bounded(item, where, longest, flags)
 
 
 class Body(BaseModel):
@@ -69,7 +79,21 @@ class Body(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _no_huge_numbers(cls, data: Any) -> Any:
-        return _bounded(data)
+        if isinstance(data, dict):
+            for key, value in data.items():
+                field = cls.model_fields.get(_attr(str(key)))
+                if field is not None:  # a key it does not know is refused as such
+                    flags = field.annotation in (bool, bool | None)
+                    _bounded(value, str(key), TEXTS.get(str(key), LONGEST), flags)
+        return data
+
+    @field_validator("energy", check_fields=False)
+    @classmethod
+    def _no_negative_energy(cls, value: Any) -> Any:
+        for kind, amount in (value or {}).items():
+            if amount < 0:
+                raise ValueError(f"{kind}={amount}: an energy paid is 0 or more")
+        return value
 
     def command(self, actor: str) -> c.Command:
         """The command this body asks for, by ``actor`` (the seat's, never the body's);
@@ -106,4 +130,4 @@ def _body(action: str, command: type[c.Command], renamed: dict[str, str]) -> typ
 
 
 BODIES = [_body(name, command, renamed) for name, (command, renamed) in ACTIONS.items()]
-ActionBody = Annotated[Union[tuple(BODIES)], Field(discriminator="action")]  # type: ignore[valid-type]
+ActionBody = Annotated[Union[tuple(BODIES)], Field(discriminator="action")]  # type: ignore[valid-type]  # noqa: UP007 (a union of a list)

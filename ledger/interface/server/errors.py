@@ -63,6 +63,8 @@ def first_problem(errors: Any) -> str:
         return "say which action with \"action\": NAME (e.g. {\"action\": \"draw\", \"stack\": \"deck:item\"})"
     if err.get("type") == "json_invalid":
         return "the body is not valid JSON"
+    if tuple(err.get("loc", ())) == ("body",) and err.get("type") in ("missing", "model_attributes_type", "dict_type"):
+        return "the body is a JSON object: {\"action\": NAME, ...} (e.g. {\"action\": \"draw\", \"stack\": \"deck:item\"})"
     where = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path")]
     # a tagged union puts the action's name first: "draw.count" reads as "count"
     from .bodies import ACTIONS
@@ -92,6 +94,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http(_request: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # a body FastAPI could not parse (e.g. a number of 5000 digits)
+            return reply(422, "bad-input", "the body is not valid JSON")
+        if exc.status_code == 413:  # a body that grew too large as it came (app.BodyLimit)
+            return reply(413, "too-large", str(exc.detail))
         message = {404: "no such page or endpoint (see /openapi.json)",
                    405: "that method is not allowed here (see /openapi.json)"}.get(exc.status_code, str(exc.detail))
         return reply(exc.status_code, "http", message)

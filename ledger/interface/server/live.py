@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -41,6 +42,7 @@ class Follower:
         self.wake = asyncio.Event()
         self._position = -1
         self._copies: dict[UUID, Any] = {}  # the follower's own copy of each followed campaign
+        self._lock = threading.Lock()  # the streams are opened on the event loop, listed on the clerk
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -58,16 +60,18 @@ class Follower:
                 stream.queue.put_nowait(None)
 
     async def open(self, seat: Seat) -> Stream:
+        """A stream of ``seat``'s campaign: every action recorded from now on is sent to it."""
         stream = Stream(seat)
-        if seat.campaign not in self.streams:
-            await self.clerk(self._follow, seat.campaign)
-        self.streams.setdefault(seat.campaign, set()).add(stream)
+        await self.clerk(self._follow, seat.campaign)
+        with self._lock:
+            self.streams.setdefault(seat.campaign, set()).add(stream)
         return stream
 
     def close(self, stream: Stream) -> None:
-        streams = self.streams.get(stream.seat.campaign)
-        if streams is not None:
-            streams.discard(stream)
+        with self._lock:
+            streams = self.streams.get(stream.seat.campaign)
+            if streams is not None:
+                streams.discard(stream)
 
     # -- the loop ---------------------------------------------------------------
     async def _run(self) -> None:
@@ -77,9 +81,8 @@ class Follower:
             except TimeoutError:
                 pass
             self.wake.clear()
-            watched = {cid: list(streams) for cid, streams in self.streams.items() if streams}
             try:
-                sends = await self.clerk(self._poll, watched)
+                sends = await self.clerk(self._poll)
             except Exception:  # a passing storage problem: look again at the next poll
                 log.exception("following the log failed; trying again")
                 await asyncio.sleep(1)
@@ -97,7 +100,10 @@ class Follower:
         if cid not in self._copies:
             self._copies[cid] = self.clerk.ledger.campaign(cid).copy()
 
-    def _poll(self, watched: dict[UUID, list[Stream]]) -> list[tuple[Stream, dict[str, Any] | None]]:
+    def _poll(self) -> list[tuple[Stream, dict[str, Any] | None]]:
+        """The new actions of every followed campaign, each as every open stream of it
+        is to receive it. The streams are listed after the actions are read, so a
+        stream opened meanwhile misses nothing recorded after it opened."""
         from projections.views import recorded_view
 
         ledger = self.clerk.ledger
@@ -107,13 +113,17 @@ class Follower:
         self._position = top
         seats = self.clerk.seats
         seats.refresh()
+        news = {cid: ledger.actions(cid, gt=copy.version) for cid, copy in self._copies.items()}
+        with self._lock:
+            watched = {cid: list(streams) for cid, streams in self.streams.items()}
         sends: list[tuple[Stream, dict[str, Any] | None]] = []
-        for cid, streams in watched.items():
+        for cid, events in news.items():
+            streams = watched.get(cid, [])
             for stream in streams:
                 if not seats.holds(stream.seat):
                     sends.append((stream, None))
-            copy = self._copies.get(cid) or ledger.campaign(cid).copy()
-            for event in ledger.actions(cid, gt=copy.version):
+            copy = self._copies[cid]
+            for event in events:
                 copy = ledger.project(copy, [event])
                 checkpoint = self.clerk.checkpoint(cid, event.seq, event.hash)
                 views: dict[str, dict[str, Any]] = {}

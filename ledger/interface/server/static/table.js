@@ -1,0 +1,1064 @@
+/* The table page (SERVER.md "Pages"): the campaign as this seat sees it, live.
+ *
+ * Plain JavaScript, no build step, no framework. It reads the same JSON API as any
+ * other client (zones, history, explain, checkpoint), listens to the seat's stream,
+ * and records actions with POST .../actions. Everything that comes from the server
+ * (card names, summaries, messages) goes into the page as text (textContent or text
+ * nodes), never as HTML. A card the seat may not identify arrives as {"id": null} and
+ * is drawn as a card back: nothing about it is put in the page.
+ */
+"use strict";
+
+(() => {
+  const root = document.getElementById("table");
+  if (!root) return;
+
+  const D = root.dataset;
+  const CAMPAIGN = D.campaign;
+  const ACTOR = D.actor || "";
+  const HEROES = words(D.heroes);
+  const API = "/api/campaigns/" + encodeURIComponent(CAMPAIGN) + "/";
+  const MASTER = ACTOR === "master";
+  const CAN_ACT = ACTOR !== "";
+  const HISTORY_PAGE = 30;
+  const SUITS = ["house", "class", "entity", "item", "skill", "companion", "event"];
+  const KIND_NAMES = {
+    table: "table", inventory: "inventory", extra: "extra zone", deck: "deck", discard: "discard pile",
+    depot: "depot", scenario: "scenario", limbo: "limbo", box: "box",
+  };
+  // Every action the API takes (bodies.py), for the master's "any action" form, with a
+  // starting set of parameters for each.
+  const ANY_ACTIONS = {
+    "draw": {stack: "deck:item", count: 1, to: "inventory:HERO"},
+    "send": {cards: [], to: "scenario"},
+    "discard": {cards: []},
+    "bury": {cards: []},
+    "exile": {cards: []},
+    "shuffle": {stack: "deck:item"},
+    "search": {stack: "deck:item", take: [], to: "inventory:HERO"},
+    "reveal": {cards: []},
+    "hide": {cards: []},
+    "exhaust": {cards: []},
+    "restore": {cards: []},
+    "attach": {card: "", to: ""},
+    "detach": {card: ""},
+    "trade": {hero: "HERO", take: [], give: []},
+    "activate": {card: "", target: "", note: ""},
+    "add": {cards: [], to: "deck:item", position: "top"},
+    "hero add": {hero: "", name: "", knowledge: 0},
+    "hero knowledge": {hero: "HERO", knowledge: 1},
+    "location add": {location: "", access: {item: 1}},
+    "travel": {hero: "HERO", location: ""},
+    "battle start": {},
+    "battle end": {},
+    "access": {location: "", suit: "item", level: 1, by: null},
+    "undo": {},
+    "redo": {},
+  };
+
+  const $ = (id) => document.getElementById(id);
+  const ui = {
+    seq: $("seq"), live: $("live"), checkpoint: $("checkpoint"), copy: $("copy-checkpoint"),
+    timeline: $("timeline"), timelineValue: $("timeline-value"), banner: $("replay-banner"),
+    replaySeq: $("replay-seq"), backToLive: $("back-to-live"), zones: $("zones"), history: $("history"),
+    historyMore: $("history-more"), actions: $("actions"), selection: $("selection"),
+    clearSelection: $("clear-selection"), buttons: $("buttons"), panel: $("panel"), message: $("message"),
+  };
+
+  const state = {
+    seq: 0,                 // the latest seq this page knows of
+    checkpoint: null,       // {seq, head}
+    live: null,             // the latest live zones reply
+    shown: null,            // the zones reply on screen (live, or the replayed seq)
+    replay: null,           // the seq being replayed, or null when live
+    replayTicket: 0,
+    selected: new Map(),    // card id -> {zone, host}
+    stack: null,            // a selected deck (zone id)
+    panel: null,            // the open panel's action name
+    busy: false,
+    historyLimit: HISTORY_PAGE,
+    history: [],            // newest first
+    explained: new Set(),   // seqs whose explanation is open
+    explanations: new Map(),
+    opened: new Map(),      // zone -> whether its contents are open (the seat's choice)
+  };
+
+  // -- small helpers -------------------------------------------------------------
+  function words(text) {
+    return (text || "").split(/\s+/).filter(Boolean);
+  }
+
+  /** An element; attributes as given (set as attributes or properties, never HTML), children as nodes or text. */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = String(value);
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child); // a string becomes a text node
+    }
+    return node;
+  }
+
+  function suitClass(suit) {
+    return SUITS.includes(suit) ? suit : "other";
+  }
+
+  function cap(text) {
+    return text ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+  }
+
+  function heroesIn(zones) {
+    const found = new Set(HEROES);
+    for (const zone of Object.keys(zones || {})) {
+      const m = /^(table|inventory|extra):(.+)$/.exec(zone);
+      if (m) found.add(m[2]);
+    }
+    return [...found];
+  }
+
+  /** The hero a zone belongs to (its last part names a hero), or null. */
+  function ownerOf(zone, heroes) {
+    const parts = zone.split(":");
+    if (parts.length < 2) return null;
+    const last = parts[parts.length - 1];
+    return heroes.includes(last) ? last : null;
+  }
+
+  function zoneLabel(zone, heroes) {
+    const parts = zone.split(":");
+    const kind = parts[0];
+    const owner = ownerOf(zone, heroes);
+    const kindName = KIND_NAMES[kind] || kind;
+    if (owner && owner === ACTOR) {
+      const rest = parts.slice(1, -1).join(" ");
+      return "Your " + (rest ? rest + " " : "") + kindName;
+    }
+    if (owner) {
+      const rest = parts.slice(1, -1).join(" ");
+      return owner + "’s " + (rest ? rest + " " : "") + kindName;
+    }
+    if (kind === "deck" && parts.length > 1) return cap(parts.slice(1).join(" ")) + " deck";
+    return cap(kindName) + (parts.length > 1 ? " " + parts.slice(1).join(" ") : "");
+  }
+
+  function cardName(id) {
+    const info = state.shown && state.shown.cards && state.shown.cards[id];
+    return (info && info.name) || id;
+  }
+
+  // -- talking to the server ---------------------------------------------------------
+  async function getJSON(path) {
+    const res = await fetch(API + path, {credentials: "same-origin", headers: {Accept: "application/json"}});
+    let data = null;
+    try {
+      data = await res.json();
+    } catch (_) {
+      data = null;
+    }
+    if (!res.ok) {
+      const err = new Error(errorText(res.status, data));
+      err.status = res.status;
+      throw err;
+    }
+    return data;
+  }
+
+  function errorText(status, data) {
+    if (data && data.error && data.error.message) return data.error.message;
+    if (status === 401) return "this device holds no seat: open your join link again";
+    return "the server answered " + status;
+  }
+
+  function say(text, kind) {
+    if (!ui.message) return;
+    ui.message.textContent = text || "";
+    ui.message.dataset.kind = kind || "";
+  }
+
+  async function act(body) {
+    if (!CAN_ACT || state.replay !== null || state.busy) return false;
+    state.busy = true;
+    root.classList.add("busy");
+    say("…", "pending");
+    try {
+      const res = await fetch(API + "actions", {
+        method: "POST", credentials: "same-origin",
+        headers: {"Content-Type": "application/json", Accept: "application/json"},
+        body: JSON.stringify(body),
+      });
+      let data = null;
+      try {
+        data = await res.json();
+      } catch (_) {
+        data = null;
+      }
+      if (!res.ok) {
+        say(errorText(res.status, data), "error"); // refused: the selection and the form stay
+        return false;
+      }
+      clearSelection();
+      closePanel();
+      const summaries = (data.events || []).map((e) => e.summary).filter(Boolean);
+      say("seq " + data.seq + " · " + (summaries.join("; ") || data.action), "ok");
+      noteSeq(data.seq, data.checkpoint);
+      refresh();
+      return true;
+    } catch (err) {
+      say("the table server cannot be reached (" + err.message + ")", "error");
+      return false;
+    } finally {
+      state.busy = false;
+      root.classList.remove("busy");
+    }
+  }
+
+  // -- seq, checkpoint, timeline ------------------------------------------------------
+  function noteSeq(seq, checkpoint) {
+    if (typeof seq === "number" && seq > state.seq) {
+      state.seq = seq;
+      ui.seq.textContent = String(seq);
+      ui.timeline.max = String(seq);
+      if (state.replay === null) {
+        ui.timeline.value = String(seq);
+        ui.timelineValue.textContent = "live · seq " + seq;
+      }
+    }
+    if (checkpoint && (!state.checkpoint || checkpoint.seq >= state.checkpoint.seq)) {
+      state.checkpoint = checkpoint;
+      const text = checkpoint.seq + ":" + checkpoint.head;
+      ui.checkpoint.textContent = checkpoint.seq + ":" + String(checkpoint.head).slice(0, 12) + "…";
+      ui.checkpoint.title = text;
+      ui.checkpoint.dataset.checkpoint = text;
+    }
+  }
+
+  ui.copy.addEventListener("click", async () => {
+    const text = ui.checkpoint.dataset.checkpoint;
+    if (!text) return;
+    let done = false;
+    try {
+      if (navigator.clipboard && window.isSecureContext) {
+        await navigator.clipboard.writeText(text);
+        done = true;
+      }
+    } catch (_) {
+      done = false;
+    }
+    if (!done) {
+      const area = el("textarea", {class: "copy-area", readonly: true});
+      area.value = text;
+      document.body.append(area);
+      area.select();
+      try {
+        done = document.execCommand("copy");
+      } catch (_) {
+        done = false;
+      }
+      area.remove();
+    }
+    ui.copy.textContent = done ? "copied" : "select & copy";
+    if (!done) window.getSelection().selectAllChildren(ui.checkpoint);
+    setTimeout(() => { ui.copy.textContent = "copy"; }, 1500);
+  });
+
+  let replayTimer = null;
+  ui.timeline.addEventListener("input", () => {
+    const seq = Number(ui.timeline.value);
+    ui.timelineValue.textContent = seq >= state.seq ? "live · seq " + state.seq : "seq " + seq;
+    clearTimeout(replayTimer);
+    replayTimer = setTimeout(() => replayTo(seq), 120);
+  });
+  ui.timeline.addEventListener("change", () => {
+    clearTimeout(replayTimer);
+    replayTo(Number(ui.timeline.value));
+  });
+  ui.backToLive.addEventListener("click", () => backToLive());
+
+  async function replayTo(seq) {
+    if (!(seq >= 1) || seq >= state.seq) {
+      backToLive();
+      return;
+    }
+    if (state.replay === seq) return;
+    const ticket = ++state.replayTicket;
+    state.replay = seq;
+    ui.timeline.value = String(seq);
+    ui.timelineValue.textContent = "seq " + seq;
+    ui.replaySeq.textContent = String(seq);
+    ui.banner.hidden = false;
+    root.classList.add("replaying");
+    closePanel();
+    setActionsEnabled();
+    try {
+      const data = await getJSON("zones?at=" + seq);
+      if (ticket !== state.replayTicket) return; // the slider moved on meanwhile
+      state.shown = data;
+      renderZones();
+      renderHistory();
+    } catch (err) {
+      if (ticket === state.replayTicket) say(err.message, "error");
+    }
+  }
+
+  function backToLive() {
+    state.replayTicket++;
+    const wasReplaying = state.replay !== null;
+    state.replay = null;
+    ui.banner.hidden = true;
+    root.classList.remove("replaying");
+    ui.timeline.value = String(state.seq);
+    ui.timelineValue.textContent = "live · seq " + state.seq;
+    setActionsEnabled();
+    if (wasReplaying && state.live) {
+      state.shown = state.live;
+      renderZones();
+      renderHistory();
+    }
+    refresh();
+  }
+
+  // -- keeping up: the stream and refreshes ------------------------------------------
+  let refreshing = null;
+  let again = false;
+
+  function refresh() {
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      try {
+        do {
+          again = false;
+          await refreshOnce();
+        } while (again);
+      } finally {
+        refreshing = null;
+      }
+    })();
+    return refreshing;
+  }
+
+  async function refreshOnce() {
+    try {
+      const [zones, history] = await Promise.all([
+        getJSON("zones"), getJSON("history?limit=" + state.historyLimit),
+      ]);
+      state.live = zones;
+      noteSeq(zones.seq, zones.checkpoint);
+      state.history = history.slice().reverse();
+      ui.historyMore.hidden = !(history.length >= state.historyLimit && history[0] && history[0].seq > 1);
+      if (state.replay === null) {
+        state.shown = zones;
+        renderZones();
+      }
+      renderHistory();
+    } catch (err) {
+      say(err.message, "error");
+      if (err.status === 401 || err.status === 403) setLive("closed", "no seat");
+    }
+  }
+
+  let stream = null;
+  let missed = false;
+
+  function setLive(kind, text) {
+    ui.live.dataset.state = kind;
+    ui.live.textContent = text;
+  }
+
+  function connect() {
+    if (stream) stream.close();
+    setLive("connecting", "connecting…");
+    stream = new EventSource(API + "stream");
+    stream.onopen = () => {
+      setLive("live", "live");
+      if (missed) {
+        missed = false;
+        refresh(); // catch up on what happened while the stream was down
+      }
+    };
+    stream.onerror = () => {
+      missed = true;
+      if (stream.readyState === EventSource.CLOSED) {
+        // the server refused the stream (no seat?) or is gone: try again in a while
+        setLive("reconnecting", "reconnecting…");
+        setTimeout(connect, 3000);
+      } else {
+        setLive("reconnecting", "reconnecting…");
+      }
+    };
+    stream.addEventListener("action", (event) => {
+      let data = null;
+      try {
+        data = JSON.parse(event.data);
+      } catch (_) {
+        return;
+      }
+      noteSeq(data.seq, data.checkpoint);
+      refresh();
+    });
+    stream.addEventListener("closed", (event) => {
+      stream.close();
+      let reason = "the stream was closed";
+      try {
+        reason = JSON.parse(event.data).reason || reason;
+      } catch (_) { /* keep the default */ }
+      setLive("closed", "closed");
+      say(reason + "; reloading…", "error");
+      setTimeout(() => window.location.reload(), 3000);
+    });
+  }
+
+  // -- the zones -----------------------------------------------------------------------
+  function orderZones(zones) {
+    const heroes = heroesIn(zones);
+    const ids = Object.keys(zones);
+    const mine = [];
+    const shared = [];
+    const decks = [];
+    const others = new Map();
+    let box = null;
+    const kindRank = {table: 0, inventory: 1, extra: 2};
+    for (const zone of ids) {
+      const owner = ownerOf(zone, heroes);
+      if (zone === "box") box = zone;
+      else if (owner && owner === ACTOR) mine.push(zone);
+      else if (owner) {
+        if (!others.has(owner)) others.set(owner, []);
+        others.get(owner).push(zone);
+      } else if (zone.startsWith("deck:")) decks.push(zone);
+      else shared.push(zone);
+    }
+    const byKind = (a, b) => (kindRank[a.split(":")[0]] ?? 9) - (kindRank[b.split(":")[0]] ?? 9);
+    mine.sort(byKind);
+    const sharedRank = {scenario: 0, discard: 1, depot: 3, limbo: 4};
+    shared.sort((a, b) => (sharedRank[a.split(":")[0]] ?? 5) - (sharedRank[b.split(":")[0]] ?? 5));
+    const front = shared.filter((z) => (sharedRank[z.split(":")[0]] ?? 5) < 2);
+    const back = shared.filter((z) => (sharedRank[z.split(":")[0]] ?? 5) >= 2);
+    const groups = [];
+    if (mine.length) groups.push({title: "Your hero · " + ACTOR + heroFacts(ACTOR), zones: mine, kind: "mine"});
+    const battle = state.shown && state.shown.battle ? " · battle on: trading closed unless an effect opens it" : "";
+    groups.push({title: "Shared" + battle, zones: [...front, ...decks, ...back], kind: "shared"});
+    const otherHeroes = [...others.keys()].sort((a, b) => heroes.indexOf(a) - heroes.indexOf(b));
+    for (const hero of otherHeroes) {
+      groups.push({title: (hero === ACTOR ? "You" : "Hero · " + hero) + heroFacts(hero),
+                   zones: others.get(hero).sort(byKind), kind: "hero"});
+    }
+    if (box) groups.push({title: "Not in play", zones: [box], kind: "box"});
+    return {groups, heroes};
+  }
+
+  // " · at village (item 2, skill 1) · knowledge 2": where a hero stands decides what they may trade
+  function heroFacts(hero) {
+    const view = state.shown;
+    const facts = view && view.heroes && view.heroes[hero];
+    if (!facts) return "";
+    let text = "";
+    if (facts.location) {
+      const place = (view.locations || {})[facts.location];
+      const levels = place ? Object.entries(Object.assign({}, place.access,
+        Object.fromEntries(Object.entries(place.effects || {}).map(([suit, e]) => [suit, e.level]))))
+        .filter(([, level]) => level > 0).map(([suit, level]) => suit + " " + level) : [];
+      text += " · at " + facts.location + (levels.length ? " (" + levels.join(", ") + ")" : "");
+    }
+    return text + " · knowledge " + facts.knowledge;
+  }
+
+  function renderZones() {
+    const view = state.shown;
+    if (!view) return;
+    pruneSelection(view);
+    const {groups, heroes} = orderZones(view.zones);
+    const focused = document.activeElement;
+    const focusKey = focused && ui.zones.contains(focused)
+      ? (focused.dataset.card ? '[data-card="' + CSS.escape(focused.dataset.card) + '"]'
+        : focused.dataset.stack ? '[data-stack="' + CSS.escape(focused.dataset.stack) + '"]' : null)
+      : null;
+    const frag = document.createDocumentFragment();
+    for (const group of groups) {
+      const wrap = el("div", {class: "group group-" + group.kind});
+      wrap.append(el("h2", {class: "group-title", text: group.title}));
+      const grid = el("div", {class: "zone-grid"});
+      for (const zone of group.zones) grid.append(renderZone(zone, view.zones[zone], heroes));
+      wrap.append(grid);
+      frag.append(wrap);
+    }
+    ui.zones.replaceChildren(frag);
+    if (focusKey) {
+      const again = ui.zones.querySelector(focusKey);
+      if (again) again.focus({preventScroll: true}); // a refresh keeps the keyboard where it was
+    }
+    renderSelection();
+  }
+
+  function renderZone(zone, entries, heroes) {
+    entries = entries || [];
+    const isDeck = zone.startsWith("deck:");
+    const isBox = zone === "box";
+    const classes = ["zone"];
+    if (!entries.length) classes.push("empty");
+    if (isDeck) classes.push("deck");
+    if (isBox) classes.push("box");
+    if (ownerOf(zone, heroes) === ACTOR && ACTOR) classes.push("mine");
+    const section = el("section", {class: classes.join(" "), "data-zone": zone, "data-count": entries.length});
+    const head = el("header", {class: "zone-head"},
+      el("h3", {class: "zone-name", text: zoneLabel(zone, heroes)}),
+      el("span", {class: "zone-id", text: zone}),
+      el("span", {class: "count", title: "cards", text: String(entries.length)}));
+    section.append(head);
+    if (!entries.length && !isDeck) return section;
+
+    if (isDeck && !entries.length) {
+      // an empty deck stays small; tapping it still picks it (a draw refills it from the depot)
+      if (CAN_ACT) section.append(pileTile(zone, entries));
+      return section;
+    }
+    if (isDeck || isBox) {
+      const row = el("div", {class: "cards"});
+      if (isDeck) row.append(pileTile(zone, entries));
+      const known = entries.some((e) => e.id);
+      if (known) {
+        const open = state.opened.has(zone) ? state.opened.get(zone) : !isBox;
+        const details = el("details", {class: "contents", open});
+        details.addEventListener("toggle", () => state.opened.set(zone, details.open));
+        details.append(el("summary", {text: isBox ? "show the " + entries.length + " cards" : (entries.length === 1 ? "1 card" : entries.length + " cards, top first")}));
+        const inner = el("div", {class: "cards"});
+        entries.forEach((entry, index) => inner.append(cardGroup(entry, zone, index)));
+        details.append(inner);
+        row.append(details);
+      }
+      section.append(row);
+      return section;
+    }
+    const row = el("div", {class: "cards"});
+    entries.forEach((entry, index) => row.append(cardGroup(entry, zone, index)));
+    section.append(row);
+    return section;
+  }
+
+  function pileTile(zone, entries) {
+    const selected = state.stack === zone;
+    const tag = CAN_ACT ? "button" : "div";
+    const attrs = {
+      class: "pile" + (selected ? " selected" : "") + (entries.length ? "" : " pile-empty"),
+      "data-stack": zone, title: zone,
+    };
+    if (CAN_ACT) {
+      attrs.type = "button";
+      attrs["aria-pressed"] = selected ? "true" : "false";
+      attrs.onclick = () => toggleStack(zone);
+    }
+    if (!entries.length) return el(tag, attrs, el("span", {class: "pile-hint", text: selected ? "selected" : "empty · pick"}));
+    return el(tag, attrs,
+      el("span", {class: "card back", "aria-hidden": "true"}),
+      el("span", {class: "pile-count", text: "×" + entries.length}),
+      CAN_ACT ? el("span", {class: "pile-hint", text: selected ? "selected" : "tap to pick"}) : null);
+  }
+
+  function cardGroup(entry, zone, index) {
+    const attached = entry.attached || [];
+    if (!attached.length) return cardTile(entry, zone, null);
+    const group = el("div", {class: "host-group"});
+    group.append(cardTile(entry, zone, null));
+    const under = el("div", {class: "attachments"});
+    for (const id of attached) under.append(attachedTile(id, zone, entry.id));
+    group.append(under);
+    return group;
+  }
+
+  function cardTile(entry, zone, host) {
+    const id = entry.id;
+    if (!id) {
+      // a card this seat may not identify: a back, and nothing else
+      return el("div", {class: "card back", role: "img", "aria-label": "a face-down card"});
+    }
+    const info = (state.shown.cards && state.shown.cards[id]) || {};
+    const suit = suitClass(info.suit);
+    const selected = state.selected.has(id);
+    const classes = ["card", "face", "suit-" + suit];
+    if (entry.face === "down") classes.push("down");
+    if (entry.exhausted) classes.push("exhausted");
+    if (selected) classes.push("selected");
+    const tag = CAN_ACT ? "button" : "div";
+    const attrs = {class: classes.join(" "), "data-card": id, title: id};
+    if (CAN_ACT) {
+      attrs.type = "button";
+      attrs["aria-pressed"] = selected ? "true" : "false";
+      attrs.onclick = () => toggleCard(id, zone, host);
+    }
+    const marks = entry.face === "down" || entry.exhausted ? el("span", {class: "marks"},
+      entry.face === "down" ? el("span", {class: "mark mark-down", text: "face down"}) : null,
+      entry.exhausted ? el("span", {class: "mark mark-exhausted", text: "exhausted"}) : null) : null;
+    const hasValue = info.value !== null && info.value !== undefined;
+    return el(tag, attrs,
+      el("span", {class: "card-top"},
+        el("span", {class: "card-suit", text: info.suit || "?"}),
+        info.level !== null && info.level !== undefined ? el("span", {class: "card-level", title: "level", text: "L" + info.level}) : null),
+      el("span", {class: "card-name", text: info.name || id}),
+      el("span", {class: "card-id", text: id}),
+      marks,
+      el("span", {class: "card-foot"},
+        hasValue ? el("span", {class: "card-value", title: "value", text: "◆ " + info.value}) : null));
+  }
+
+  function attachedTile(id, zone, hostId) {
+    if (!id) return el("div", {class: "card back attached", role: "img", "aria-label": "a hidden attached card"});
+    const info = (state.shown.cards && state.shown.cards[id]) || {};
+    const selected = state.selected.has(id);
+    const tag = CAN_ACT ? "button" : "div";
+    const attrs = {
+      class: "card face attached suit-" + suitClass(info.suit) + (selected ? " selected" : ""),
+      "data-card": id, "data-host": hostId, title: id + " (attached to " + hostId + ")",
+    };
+    if (CAN_ACT) {
+      attrs.type = "button";
+      attrs["aria-pressed"] = selected ? "true" : "false";
+      attrs.onclick = () => toggleCard(id, zone, hostId);
+    }
+    return el(tag, attrs,
+      el("span", {class: "card-suit", text: info.suit || "?"}),
+      el("span", {class: "card-name", text: info.name || id}),
+      info.value !== null && info.value !== undefined ? el("span", {class: "card-value", text: "◆ " + info.value}) : null);
+  }
+
+  // -- selection -----------------------------------------------------------------------
+  function toggleCard(id, zone, host) {
+    if (state.replay !== null || !CAN_ACT) return;
+    if (state.selected.has(id)) state.selected.delete(id);
+    else state.selected.set(id, {zone, host});
+    closePanel();
+    renderZones();
+  }
+
+  function toggleStack(zone) {
+    if (state.replay !== null || !CAN_ACT) return;
+    state.stack = state.stack === zone ? null : zone;
+    closePanel();
+    renderZones();
+  }
+
+  function clearSelection() {
+    state.selected.clear();
+    state.stack = null;
+    if (state.shown) renderZones();
+  }
+
+  /** Drops from the selection what is no longer where it was (another seat's action). */
+  function pruneSelection(view) {
+    if (state.replay !== null) return;
+    const where = new Map();
+    for (const [zone, entries] of Object.entries(view.zones)) {
+      for (const entry of entries) {
+        if (entry.id) where.set(entry.id, {zone, host: null});
+        for (const att of entry.attached || []) if (att) where.set(att, {zone, host: entry.id});
+      }
+    }
+    for (const id of [...state.selected.keys()]) {
+      if (where.has(id)) state.selected.set(id, where.get(id));
+      else state.selected.delete(id);
+    }
+    if (state.stack && !(state.stack in view.zones)) state.stack = null;
+  }
+
+  function selectionList() {
+    return [...state.selected.entries()].map(([id, at]) => ({id, zone: at.zone, host: at.host}));
+  }
+
+  function renderSelection() {
+    if (!CAN_ACT) return;
+    const sel = selectionList();
+    const parts = [];
+    if (state.stack) parts.push(zoneLabel(state.stack, heroesIn(state.shown.zones)));
+    for (const s of sel) parts.push(cardName(s.id));
+    if (state.replay !== null) {
+      ui.selection.textContent = "Replaying: actions are off until you go back to live.";
+    } else {
+      ui.selection.textContent = parts.length ? "Selected: " + parts.join(", ") : "Tap cards or a deck to act.";
+    }
+    ui.clearSelection.hidden = !parts.length;
+    updateButtons();
+  }
+
+  // -- the action bar ----------------------------------------------------------------------
+  const BUTTONS = [];
+
+  function defineButtons() {
+    if (!CAN_ACT) return;
+    const add = (name, label, when, run, extra) => {
+      const button = el("button", {type: "button", class: "act" + (extra ? " " + extra : ""), "data-action": name, text: label});
+      button.hidden = true;
+      button.addEventListener("click", () => run());
+      BUTTONS.push({name, button, when});
+      ui.buttons.append(button);
+    };
+    const cards = () => selectionList().map((s) => s.id);
+    const sel = () => selectionList();
+    const notBox = (s) => s.length > 0 && s.every((c) => c.zone !== "box");
+
+    add("draw", "Draw", () => !!state.stack, () => {
+      if (MASTER) openDrawPanel();
+      else act({action: "draw", stack: state.stack, count: 1});
+    }, "primary");
+    add("shuffle", "Shuffle", () => !!state.stack, () => act({action: "shuffle", stack: state.stack}));
+    add("search", "Search…", () => !!state.stack && sel().length > 0 && sel().every((c) => c.zone === state.stack),
+      () => openSearchPanel());
+    add("send", "Send to…", () => notBox(sel()), () => openSendPanel());
+    add("discard", "Discard", () => notBox(sel()) && sel().some((c) => c.zone !== "discard"),
+      () => act({action: "discard", cards: cards()}));
+    add("bury", "Bury", () => notBox(sel()), () => act({action: "bury", cards: cards()}));
+    add("exile", "Exile", () => notBox(sel()), () => act({action: "exile", cards: cards()}));
+    add("reveal", "Reveal", () => notBox(sel()), () => act({action: "reveal", cards: cards()}));
+    add("hide", "Hide", () => notBox(sel()), () => act({action: "hide", cards: cards()}));
+    add("exhaust", "Exhaust", () => notBox(sel()), () => act({action: "exhaust", cards: cards()}));
+    add("restore", "Restore", () => notBox(sel()), () => act({action: "restore", cards: cards()}));
+    add("attach", "Attach to…", () => sel().length === 1 && notBox(sel()), () => openAttachPanel());
+    add("detach", "Detach", () => sel().length === 1 && !!sel()[0].host,
+      () => act({action: "detach", card: sel()[0].id}));
+    add("activate", "Activate…", () => sel().length === 1 && notBox(sel()), () => openActivatePanel());
+    add("trade", "Trade", () => sel().some((c) => c.zone === "discard"), () => {
+      const take = sel().filter((c) => c.zone === "discard").map((c) => c.id);
+      const give = sel().filter((c) => c.zone !== "discard").map((c) => c.id);
+      if (MASTER) openTradePanel(take, give);
+      else act({action: "trade", hero: ACTOR, take, give});
+    });
+    if (MASTER) {
+      add("add", "Add from box…", () => sel().length > 0 && sel().every((c) => c.zone === "box"), () => openAddPanel());
+    }
+    add("undo", "Undo", () => true, () => act({action: "undo"}), "quiet");
+    add("redo", "Redo", () => true, () => act({action: "redo"}), "quiet");
+    if (MASTER) add("any", "Any action…", () => true, () => openAnyPanel(), "quiet");
+    ui.clearSelection.addEventListener("click", () => {
+      closePanel();
+      clearSelection();
+    });
+  }
+
+  function updateButtons() {
+    for (const {button, when} of BUTTONS) {
+      let fits = false;
+      try {
+        fits = !!when();
+      } catch (_) {
+        fits = false;
+      }
+      button.hidden = !fits;
+    }
+    setActionsEnabled();
+  }
+
+  function setActionsEnabled() {
+    if (ui.actions) ui.actions.disabled = state.replay !== null;
+  }
+
+  // -- panels (forms for actions that need more than the selection) ---------------------------
+  function closePanel() {
+    if (!ui.panel) return;
+    state.panel = null;
+    ui.panel.hidden = true;
+    ui.panel.replaceChildren();
+  }
+
+  function openPanel(name, title, fields, build) {
+    state.panel = name;
+    const form = el("form", {class: "panel-form", "data-panel": name});
+    form.append(el("h3", {class: "panel-title", text: title}));
+    for (const field of fields) form.append(field);
+    form.append(el("div", {class: "panel-buttons"},
+      el("button", {type: "submit", class: "primary", "data-confirm": name, text: "Do it"}),
+      el("button", {type: "button", class: "quiet", text: "Cancel", onclick: () => closePanel()})));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      let body;
+      try {
+        body = build(form);
+      } catch (err) {
+        say(err.message, "error");
+        return;
+      }
+      if (body) act(body);
+    });
+    ui.panel.replaceChildren(form);
+    ui.panel.hidden = false;
+    const first = form.querySelector("select, input, textarea");
+    if (first) first.focus({preventScroll: true});
+  }
+
+  function field(label, control) {
+    return el("label", {class: "field"}, el("span", {class: "field-label", text: label}), control);
+  }
+
+  function select(name, options, value) {
+    const node = el("select", {name});
+    for (const opt of options) {
+      const [val, text] = Array.isArray(opt) ? opt : [opt, opt];
+      node.append(el("option", {value: val, text, selected: val === value}));
+    }
+    return node;
+  }
+
+  /** Every zone, in the page's order (the seat's own first). */
+  function allZones() {
+    return orderZones((state.live || state.shown).zones).groups.flatMap((g) => g.zones);
+  }
+
+  function destinationZones() {
+    const zones = allZones().filter((z) => z !== "box");
+    if (MASTER) return zones;
+    const heroes = heroesIn((state.live || state.shown).zones);
+    return zones.filter((z) => ownerOf(z, heroes) === ACTOR || z === "scenario");
+  }
+
+  function zoneOptions(zones) {
+    const heroes = heroesIn((state.live || state.shown).zones);
+    return zones.map((z) => [z, zoneLabel(z, heroes)]);
+  }
+
+  function positionField() {
+    return field("Position", select("position", [["", "where the zone puts it"], ["top", "top"], ["bottom", "bottom"]], ""));
+  }
+
+  function valueOf(form, name) {
+    const node = form.elements.namedItem(name);
+    return node ? node.value.trim() : "";
+  }
+
+  function openSendPanel() {
+    const cards = selectionList().map((s) => s.id);
+    openPanel("send", "Send " + cards.map(cardName).join(", ") + " to…", [
+      field("Zone", select("to", zoneOptions(destinationZones()))),
+      positionField(),
+      field("Face", select("face", [["", "as the zone decides"], ["up", "face up"], ["down", "face down"]], "")),
+    ], (form) => {
+      const body = {action: "send", cards, to: valueOf(form, "to")};
+      const position = valueOf(form, "position");
+      const face = valueOf(form, "face");
+      if (position) body.position = position;
+      if (face) body.face = face;
+      return body;
+    });
+  }
+
+  function openDrawPanel() {
+    const heroes = heroesIn(state.live.zones);
+    const targets = allZones().filter((z) => z !== "box" && z !== state.stack);
+    openPanel("draw", "Draw from " + state.stack, [
+      field("Count", el("input", {type: "number", name: "count", min: 1, value: 1, inputmode: "numeric"})),
+      field("To", select("to", zoneOptions(targets), heroes.length ? "inventory:" + heroes[0] : undefined)),
+    ], (form) => ({action: "draw", stack: state.stack, count: Number(valueOf(form, "count") || 1), to: valueOf(form, "to")}));
+  }
+
+  function openSearchPanel() {
+    const take = selectionList().map((s) => s.id);
+    const heroes = heroesIn(state.live.zones);
+    const targets = MASTER ? allZones().filter((z) => z !== "box" && z !== state.stack) : destinationZones();
+    openPanel("search", "Search " + state.stack + " for " + take.map(cardName).join(", "), [
+      field("To", select("to", [["", "the actor's inventory"], ...zoneOptions(targets)], MASTER && heroes.length ? "inventory:" + heroes[0] : "")),
+      field("By (the card whose effect allows it)", el("input", {type: "text", name: "by", placeholder: "card id, optional"})),
+    ], (form) => {
+      const body = {action: "search", stack: state.stack, take};
+      if (valueOf(form, "to")) body.to = valueOf(form, "to");
+      if (valueOf(form, "by")) body.by = valueOf(form, "by");
+      return body;
+    });
+  }
+
+  function hostOptions(except) {
+    const out = [];
+    const heroes = heroesIn(state.live.zones);
+    for (const [zone, entries] of Object.entries(state.live.zones)) {
+      if (zone === "box" || zone.startsWith("deck:")) continue;
+      if (!MASTER && zone !== "scenario" && ownerOf(zone, heroes) !== ACTOR) continue; // a hero's hosts: their own cards
+      for (const entry of entries) {
+        if (entry.id && entry.id !== except) out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone, heroes)]);
+      }
+    }
+    return out;
+  }
+
+  function openAttachPanel() {
+    const card = selectionList()[0].id;
+    const hosts = hostOptions(card);
+    if (!hosts.length) {
+      say("no card to attach " + cardName(card) + " to", "error");
+      return;
+    }
+    openPanel("attach", "Attach " + cardName(card) + " to…", [field("Host", select("to", hosts))],
+      (form) => ({action: "attach", card, to: valueOf(form, "to")}));
+  }
+
+  function openActivatePanel() {
+    const card = selectionList()[0].id;
+    const fields = [
+      field("Effect (number, optional)", el("input", {type: "number", name: "effect", min: 1, inputmode: "numeric"})),
+      field("Target (optional)", el("input", {type: "text", name: "target", maxlength: 500})),
+      field("Note (optional)", el("input", {type: "text", name: "note", maxlength: 2000})),
+    ];
+    if (MASTER) fields.unshift(field("Hero (who activates)", select("hero", [["", "—"], ...heroesIn(state.live.zones)], "")));
+    openPanel("activate", "Activate " + cardName(card), fields, (form) => {
+      const body = {action: "activate", card};
+      if (valueOf(form, "effect")) body.effect = Number(valueOf(form, "effect"));
+      if (valueOf(form, "target")) body.target = valueOf(form, "target");
+      if (valueOf(form, "note")) body.note = valueOf(form, "note");
+      if (MASTER && valueOf(form, "hero")) body.hero = valueOf(form, "hero");
+      return body;
+    });
+  }
+
+  function openTradePanel(take, give) {
+    const heroes = heroesIn(state.live.zones);
+    openPanel("trade", "Trade: take " + take.map(cardName).join(", ") + (give.length ? ", give " + give.map(cardName).join(", ") : ""),
+      [field("For hero", select("hero", heroes))],
+      (form) => ({action: "trade", hero: valueOf(form, "hero"), take, give}));
+  }
+
+  function openAddPanel() {
+    const cards = selectionList().map((s) => s.id);
+    openPanel("add", "Add " + cards.map(cardName).join(", ") + " from the box to…", [
+      field("Zone", select("to", zoneOptions(allZones().filter((z) => z !== "box")))),
+      field("Position", select("position", ["top", "bottom"], "top")),
+    ], (form) => ({action: "add", cards, to: valueOf(form, "to"), position: valueOf(form, "position")}));
+  }
+
+  function openAnyPanel() {
+    const names = Object.keys(ANY_ACTIONS);
+    const chooser = select("action", names, "battle start");
+    const params = el("textarea", {name: "params", rows: 4, spellcheck: "false", class: "json"});
+    const template = (name) => {
+      const t = JSON.parse(JSON.stringify(ANY_ACTIONS[name] || {}));
+      const cards = selectionList().map((s) => s.id);
+      if ("cards" in t && cards.length) t.cards = cards;
+      if ("take" in t && cards.length) t.take = cards;
+      if ("card" in t && cards.length) t.card = cards[0];
+      if ("stack" in t && state.stack) t.stack = state.stack;
+      return JSON.stringify(t);
+    };
+    params.value = template(chooser.value);
+    chooser.addEventListener("change", () => { params.value = template(chooser.value); });
+    openPanel("any", "Any action (the API's parameters, as JSON)", [field("Action", chooser), field("Parameters", params)],
+      (form) => {
+        let extra = {};
+        const text = valueOf(form, "params");
+        if (text) {
+          try {
+            extra = JSON.parse(text);
+          } catch (err) {
+            throw new Error("the parameters are not valid JSON: " + err.message);
+          }
+        }
+        if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new Error("the parameters must be a JSON object");
+        return Object.assign({}, extra, {action: valueOf(form, "action")});
+      });
+  }
+
+  // -- history -------------------------------------------------------------------------------
+  ui.historyMore.addEventListener("click", () => {
+    state.historyLimit += HISTORY_PAGE;
+    refresh();
+  });
+
+  function renderHistory() {
+    const frag = document.createDocumentFragment();
+    for (const entry of state.history) frag.append(historyEntry(entry));
+    ui.history.replaceChildren(frag);
+  }
+
+  function historyEntry(entry) {
+    const open = state.explained.has(entry.seq);
+    const classes = ["entry"];
+    if (entry.undone_by) classes.push("undone");
+    if (state.replay !== null && entry.seq > state.replay) classes.push("future");
+    if (state.replay !== null && entry.seq === state.replay) classes.push("current");
+    const li = el("li", {class: classes.join(" "), "data-seq": entry.seq});
+    const when = entry.time ? new Date(entry.time) : null;
+    const head = el("button", {type: "button", class: "entry-head", "aria-expanded": open ? "true" : "false"},
+      el("span", {class: "entry-seq", text: String(entry.seq)}),
+      el("span", {class: "entry-body"},
+        el("span", {class: "entry-meta"},
+          el("span", {class: "entry-actor", text: entry.actor}),
+          el("span", {class: "entry-action", text: entry.action}),
+          when && !isNaN(when) ? el("time", {datetime: entry.time, text: when.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"})}) : null,
+          entry.undone_by ? el("span", {class: "entry-undone", text: "undone by " + entry.undone_by}) : null),
+        el("span", {class: "entry-summary", text: entry.summary})));
+    head.addEventListener("click", () => toggleExplain(entry.seq));
+    li.append(head);
+    if (open) li.append(explainBlock(entry.seq));
+    return li;
+  }
+
+  async function toggleExplain(seq) {
+    if (state.explained.has(seq)) {
+      state.explained.delete(seq);
+      renderHistory();
+      return;
+    }
+    state.explained.add(seq);
+    renderHistory();
+    if (!state.explanations.has(seq)) {
+      try {
+        state.explanations.set(seq, await getJSON("explain/" + seq));
+      } catch (err) {
+        state.explanations.set(seq, {error: err.message});
+      }
+      renderHistory();
+    }
+  }
+
+  function explainBlock(seq) {
+    const data = state.explanations.get(seq);
+    const box = el("div", {class: "explain", "data-explain": seq});
+    if (!data) {
+      box.append(el("p", {class: "muted", text: "…"}));
+      return box;
+    }
+    if (data.error) {
+      box.append(el("p", {class: "error-text", text: data.error}));
+      return box;
+    }
+    const checks = data.checks || [];
+    if (checks.length) {
+      const list = el("dl", {class: "checks"});
+      for (const check of checks) {
+        list.append(el("dt", {text: check.rule}), el("dd", {text: check.detail}));
+      }
+      box.append(list);
+    } else {
+      box.append(el("p", {class: "muted", text: "no rule checks recorded for this action"}));
+    }
+    const buttons = el("div", {class: "explain-buttons"},
+      el("button", {type: "button", class: "small", text: "Show the table at seq " + seq, onclick: () => replayTo(seq)}));
+    if (CAN_ACT && seq < state.seq && state.replay === null) {
+      buttons.append(el("button", {type: "button", class: "small", "data-action": "undo-to", text: "Undo everything after seq " + seq,
+        onclick: () => act({action: "undo", to: seq})}));
+    }
+    box.append(buttons);
+    return box;
+  }
+
+  // -- keyboard ------------------------------------------------------------------------------
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    if (state.panel) closePanel();
+    else if (state.replay !== null) backToLive();
+    else if (state.selected.size || state.stack) clearSelection();
+  });
+
+  document.addEventListener("visibilitychange", () => {
+    if (!document.hidden) refresh(); // a phone that slept may have missed the stream
+  });
+
+  // -- start ----------------------------------------------------------------------------------
+  root.dataset.ready = "loading";
+  defineButtons();
+  refresh().then(() => {
+    root.dataset.ready = "yes";
+    updateButtons();
+  });
+  connect();
+})();

@@ -1,0 +1,293 @@
+"""The table page in a real browser (SERVER.md "Pages", issue #12 "Playable").
+
+Two heroes (ana, bo) and the master, each in their own browser context joined through
+their own ``/join/TOKEN`` link, play a short campaign on the demo against the real
+``ledger serve`` (tests/server_support.py): every page shows only its seat's cards; a
+draw reaches the other pages within a second; a refused trade shows the rule's message
+in place and changes nothing; an undo the rules leave to the master is refused to the
+hero and done by the master, and a hero takes back an action of their own; the timeline
+replays an earlier seq; a 375-px phone never scrolls sideways.
+
+Debian's chromium (``/usr/bin/chromium``, or ``$LEDGER_CHROMIUM``) is driven by
+Playwright; without it the test is skipped, unless ``$CI`` is set. Screenshots of each
+seat go to pytest's temporary directory, or to ``$LEDGER_SCREENSHOTS`` (the README's
+images: ``LEDGER_SCREENSHOTS=tests/screenshots``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from ledger.catalog import load_catalog, sample_catalog_path
+from ledger.interface.cli import cli
+from tests.server_support import Table, serving, table
+
+CHROMIUM = Path(os.environ.get("LEDGER_CHROMIUM", "/usr/bin/chromium"))
+DEADLINE_MS = 1000  # SERVER.md: an action reaches every open page within a second
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 375, "height": 812}
+HIDDEN_FROM_BO = ("skill-first-aid", "item-shield")  # face down in ana's inventory after the demo
+
+# Records, in the page, when #seq first shows at least `target` (Date.now(): one clock
+# for every page of the browser).
+WATCH_SEQ = """(target) => {
+  window.__seqSeen = undefined;
+  const node = document.querySelector('#seq');
+  const check = () => {
+    if (window.__seqSeen === undefined && Number(node.textContent) >= target) window.__seqSeen = Date.now();
+  };
+  new MutationObserver(check).observe(node, {childList: true, characterData: true, subtree: true});
+  check();
+}"""
+SET_TIMELINE = """(seq) => {
+  const range = document.querySelector('#timeline');
+  range.value = String(seq);
+  range.dispatchEvent(new Event('input', {bubbles: true}));
+  range.dispatchEvent(new Event('change', {bubbles: true}));
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) "
+                        "to run the browser tests")
+        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Table, str]]:
+    played = table(tmp_path_factory.mktemp("browser"))
+    with serving(played.db) as base:
+        yield played, base
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+    chosen = os.environ.get("LEDGER_SCREENSHOTS")
+    where = Path(chosen).resolve() if chosen else tmp_path_factory.mktemp("screenshots")
+    where.mkdir(parents=True, exist_ok=True)
+    line = f"screenshots of the table pages: {where}"
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if capture is not None:
+        with capture.global_and_fixture_disabled():
+            print(f"\n{line}")
+    else:
+        print(line)
+    return where
+
+
+class Seat:
+    """One seat's page in its own browser context, and what went wrong in it."""
+
+    def __init__(self, browser: Any, base: str, token: str, viewport: dict[str, int], phone: bool = False):
+        self.context = browser.new_context(viewport=viewport, is_mobile=phone, has_touch=phone,
+                                           device_scale_factor=2 if phone else 1)
+        self.page = page = self.context.new_page()
+        self.problems: list[str] = []
+        page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
+        page.on("console", self._console)
+        page.goto(f"{base}/join/{token}")
+        page.click("#to-table")
+        page.wait_for_selector("#table[data-ready=yes]")
+        page.wait_for_selector("#live[data-state=live]")
+
+    def _console(self, msg: Any) -> None:
+        # a refused action is a 409 the page shows in place: the browser logs it, nothing is wrong
+        if msg.type == "error" and "status of 409" not in msg.text:
+            self.problems.append(f"console: {msg.text}")
+
+    def seq(self) -> int:
+        return int(self.page.text_content("#seq") or 0)
+
+    def zone(self, zone: str) -> Any:
+        return self.page.locator(f'section[data-zone="{zone}"]')
+
+    def card(self, zone: str, card: str) -> Any:
+        return self.zone(zone).locator(f'[data-card="{card}"]')
+
+    def screenshot(self, path: Path, whole: bool = True) -> None:
+        """The whole page (the viewport grown to it, so that the sticky bar sits at the end)."""
+        page = self.page
+        page.mouse.move(0, 0)  # no hover effects
+        if whole:
+            size = page.viewport_size
+            height = page.evaluate("document.documentElement.scrollHeight")
+            page.set_viewport_size({"width": size["width"], "height": min(max(height, size["height"]), 3000)})
+            page.evaluate("window.scrollTo(0, 0)")
+            page.screenshot(path=str(path))
+            page.set_viewport_size(size)
+        else:
+            page.screenshot(path=str(path))
+
+
+def referee_zones(t: Table) -> dict[str, Any]:
+    return json.loads(t.ledger("--json", "zones"))
+
+
+def refusal(t: Table, *args: str) -> str:
+    """The message the CLI gives for an action the rules refuse (and that it appends nothing)."""
+    result = CliRunner().invoke(cli, ["--db", str(t.db), "--json", *args])
+    assert result.exit_code == 1, result.output
+    return json.loads(result.stdout)["error"]["message"]
+
+
+def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str], shots: Path) -> None:
+    from playwright.sync_api import expect
+
+    t, base = game
+    names = {card: load_catalog(sample_catalog_path()).cards[card].name for card in HIDDEN_FROM_BO}
+    start = referee_zones(t)
+    seq0 = start["seq"]
+    master = Seat(browser, base, t.tokens["master"], DESKTOP)
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    bo = Seat(browser, base, t.tokens["bo"], DESKTOP)
+    public = Seat(browser, base, t.tokens["public"], DESKTOP)
+    seats = (master, ana, bo, public)
+    for seat in seats:
+        expect(seat.page.locator("#seq")).to_have_text(str(seq0))
+
+    # -- each page shows only its seat's cards ---------------------------------------------
+    for card in HIDDEN_FROM_BO:
+        tile = ana.card("inventory:ana", card)
+        expect(tile).to_have_class(re.compile(r"\bdown\b"))
+        expect(tile).to_contain_text(names[card])
+        expect(tile).to_contain_text("face down")
+    expect(bo.zone("inventory:ana").locator(".card.back")).to_have_count(2)
+    bo_page = bo.page.content()
+    assert "skill-first-aid" not in bo_page  # never shown to bo: not in the zones, not in the history
+    for card in HIDDEN_FROM_BO:
+        assert bo.page.locator(f'[data-card="{card}"]').count() == 0
+        assert names[card] not in bo_page
+        # item-shield crossed the public discard pile (the demo's seqs 21 and 33), so bo's
+        # history may name it; bo's table never places it.
+        assert card not in bo.page.inner_html("#zones")
+    deck = [entry["id"] for entry in start["zones"]["deck:item"]]
+    assert len(deck) >= 1
+    shown = master.zone("deck:item").locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert shown == deck  # the master sees the deck's contents, top first
+    for seat in (ana, bo, public):
+        assert seat.zone("deck:item").locator("[data-card]").count() == 0
+        expect(seat.zone("deck:item").locator(".pile .card.back")).to_have_count(1)
+        expect(seat.zone("deck:item").locator(".count")).to_have_text(str(len(deck)))
+    # the public seat only watches
+    assert public.page.locator("#actions, button[data-action]").count() == 0
+
+    # -- ana draws: bo's and the master's pages show it within a second -------------------------
+    drawn = deck[0]
+    for seat in (bo, master, public):
+        seat.page.evaluate(WATCH_SEQ, seq0 + 1)
+    ana.zone("deck:item").locator(".pile").click()
+    expect(ana.page.locator('button[data-action="draw"]')).to_be_visible()
+    clicked = ana.page.evaluate("Date.now()")
+    ana.page.click('button[data-action="draw"]')
+    for seat in (bo, master, public):
+        expect(seat.page.locator("#seq")).to_have_text(str(seq0 + 1), timeout=5000)
+        delay = seat.page.evaluate("window.__seqSeen") - clicked
+        assert delay <= DEADLINE_MS, f"the draw reached a page after {delay} ms"
+    expect(ana.page.locator("#seq")).to_have_text(str(seq0 + 1))
+    expect(ana.page.locator("#message")).to_contain_text(f"seq {seq0 + 1}")
+    expect(ana.card("inventory:ana", drawn)).to_be_visible()
+    expect(master.card("inventory:ana", drawn)).to_be_visible()
+    expect(bo.zone("inventory:ana").locator(".card.back")).to_have_count(3)
+    assert drawn not in bo.page.inner_html("#zones") and drawn not in public.page.inner_html("#zones")
+    expect(ana.zone("deck:item").locator(".pile.selected")).to_have_count(0)  # a success clears the selection
+    expect(ana.page.locator(f'#history li[data-seq="{seq0 + 1}"]')).to_contain_text("draw")
+    assert ana.page.locator("#history li").first.get_attribute("data-seq") == str(seq0 + 1)  # newest first
+
+    # -- a refused trade: the rule's message in place, nothing changes ---------------------------
+    taken = start["zones"]["discard"][0]["id"]
+    message = refusal(t, "--actor", "bo", "trade", "bo", "--take", taken)
+    bo.card("discard", taken).click()
+    bo.page.click('button[data-action="trade"]')
+    expect(bo.page.locator("#message")).to_have_text(message)
+    expect(bo.page.locator("#message")).to_have_attribute("data-kind", "error")
+    expect(bo.page.locator("#message")).to_have_attribute("role", "alert")
+    expect(bo.card("discard", taken)).to_have_class(re.compile(r"\bselected\b"))  # the selection stays
+    assert referee_zones(t)["seq"] == seq0 + 1 and bo.seq() == seq0 + 1
+    bo.page.click("#clear-selection")
+
+    # -- undo: ana may not take back a draw (it showed her a hidden card); the master may --------
+    ana.page.click('button[data-action="undo"]')
+    expect(ana.page.locator("#message")).to_have_attribute("data-kind", "error")
+    expect(ana.page.locator("#message")).to_contain_text("only the master may take it back")
+    assert ana.seq() == seq0 + 1
+    master.page.click('button[data-action="undo"]')
+    expect(ana.page.locator("#seq")).to_have_text(str(seq0 + 2))
+    expect(ana.card("inventory:ana", drawn)).to_have_count(0)
+    expect(bo.zone("inventory:ana").locator(".card.back")).to_have_count(2)
+    # ...and ana takes back an action of her own: she exhausts her sword, then undoes it
+    ana.card("table:ana", "item-sword").click()
+    ana.page.click('button[data-action="exhaust"]')
+    expect(bo.card("table:ana", "item-sword")).to_have_class(re.compile(r"\bexhausted\b"))
+    ana.page.click('button[data-action="undo"]')
+    expect(ana.page.locator("#message")).to_have_attribute("data-kind", "ok")
+    expect(bo.page.locator("#seq")).to_have_text(str(seq0 + 4))
+    expect(bo.card("table:ana", "item-sword")).not_to_have_class(re.compile(r"\bexhausted\b"))
+    expect(bo.page.locator(f'#history li[data-seq="{seq0 + 3}"]')).to_have_class(re.compile(r"\bundone\b"))
+
+    # -- the history explains: tapping an entry shows the rules it was checked against -----------
+    ana.page.click(f'#history li[data-seq="{seq0 + 1}"] .entry-head')
+    expect(ana.page.locator(f'#history li[data-seq="{seq0 + 1}"] .explain')).to_contain_text("decks")
+
+    # -- the master's "any action" form -------------------------------------------------------
+    master.page.click('button[data-action="any"]')
+    master.page.select_option('#panel select[name="action"]', "battle start")
+    master.page.click('[data-confirm="any"]')
+    expect(bo.page.locator("#seq")).to_have_text(str(seq0 + 5))
+    expect(bo.page.locator("#history li").first).to_contain_text("battle")
+
+    # -- the timeline replays seq0 + 1, when the drawn card was in ana's inventory ----------------
+    ana.page.evaluate(SET_TIMELINE, seq0 + 1)
+    expect(ana.page.locator("#replay-banner")).to_be_visible()
+    expect(ana.page.locator("#replay-banner")).to_contain_text(f"seq {seq0 + 1}")
+    expect(ana.card("inventory:ana", drawn)).to_be_visible()
+    expect(ana.page.locator("#actions")).to_have_attribute("disabled", "")
+    expect(ana.page.locator('button[data-action="undo"]')).to_be_disabled()
+    # a live action meanwhile (here from the CLI) extends the slider; the replay stays
+    t.ledger("battle", "end")
+    expect(ana.page.locator("#seq")).to_have_text(str(seq0 + 6))
+    expect(ana.page.locator("#timeline")).to_have_attribute("max", str(seq0 + 6))
+    expect(ana.page.locator("#replay-banner")).to_be_visible()
+    expect(ana.card("inventory:ana", drawn)).to_be_visible()
+    ana.page.click("#back-to-live")
+    expect(ana.page.locator("#replay-banner")).to_be_hidden()
+    expect(ana.card("inventory:ana", drawn)).to_have_count(0)
+    expect(ana.page.locator('button[data-action="undo"]')).to_be_enabled()
+    expect(ana.page.locator("#timeline")).to_have_value(str(seq0 + 6))
+
+    # -- a phone: 375 px wide, no sideways scrolling, cards wrap -------------------------------
+    phone = Seat(browser, base, t.tokens["ana"], PHONE, phone=True)  # ana's second device
+    expect(phone.page.locator("#seq")).to_have_text(str(seq0 + 6))
+    phone.card("table:ana", "item-sword").click()
+    expect(phone.page.locator('button[data-action="send"]')).to_be_visible()
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert phone.page.evaluate("document.body.scrollWidth") <= PHONE["width"]
+    bar = phone.page.locator("#actionbar").bounding_box()
+    assert bar is not None and bar["y"] + bar["height"] <= PHONE["height"] + 1  # the action bar is on screen
+
+    # -- screenshots ---------------------------------------------------------------------------
+    master.zone("table:bo").locator("[data-card]").first.click()  # something selected: the bar shows its actions
+    for name, seat in (("master", master), ("ana", ana), ("bo", bo)):
+        seat.screenshot(shots / f"{name}.png")
+    phone.screenshot(shots / "phone.png", whole=False)
+
+    for seat in (*seats, phone):
+        assert not seat.problems, seat.problems
+        seat.context.close()

@@ -1,0 +1,199 @@
+"""``ledger seat add|list|revoke`` (SERVER.md "Seats"): a join URL with a fresh random
+token, shown once; only the token's SHA-256 is kept in the file (its bytes and its
+-wal are searched); ``seat list`` never shows a token; ``seat revoke`` stops every token
+of a seat; a WHO that is not master, public or a hero is refused with one line and
+nothing appended."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ledger.application import Ledger
+from ledger.catalog import sample_catalog_path
+from ledger.interface.server.app import create_app
+from ledger.seats import SeatBook
+
+from .conftest import one_error_line, run_ledger, succeeded
+
+URL = re.compile(r"http://(?P<host>[^/:\s]+):(?P<port>\d+)/join/(?P<token>[A-Za-z0-9_-]+)")
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    db = tmp_path / "demo.db"
+    succeeded(run_ledger("demo", db=db))
+    return db
+
+
+def stored(db: Path) -> int:
+    ledger = Ledger.open(db)
+    try:
+        return ledger.stored_event_count()
+    finally:
+        ledger.close()
+
+
+def add(db: Path, *args: str) -> dict:
+    return json.loads(succeeded(run_ledger("--json", "seat", "add", *args, db=db)).stdout)
+
+
+def file_bytes(db: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in db.parent.glob(db.name + "*")}
+
+
+def test_seat_add_prints_the_join_url_once_with_a_fresh_token(demo):
+    out = succeeded(run_ledger("seat", "add", "ana", db=demo, env={"COLUMNS": "1000"})).stdout
+    found = URL.findall(out)
+    assert len(found) == 1 and found[0][:2] == ("127.0.0.1", "8000"), out
+    assert out.count(found[0][2]) == 1  # the token, once
+    assert "not shown again" in out
+    elsewhere = add(demo, "bo", "--host", "192.168.1.20", "--port", "8123")
+    assert set(elsewhere) == {"who", "campaign", "url", "token"}
+    assert elsewhere["who"] == "bo" and elsewhere["campaign"] == "demo"
+    assert elsewhere["url"] == f"http://192.168.1.20:8123/join/{elsewhere['token']}"
+
+
+def test_seat_add_json_and_several_seats_at_once(demo):
+    result = succeeded(run_ledger("--json", "seat", "add", "master", "public", "ana", db=demo))
+    seats = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [s["who"] for s in seats] == ["master", "public", "ana"]
+    for seat in seats:
+        assert set(seat) == {"who", "campaign", "url", "token"}
+        assert seat["url"] == f"http://127.0.0.1:8000/join/{seat['token']}"
+    assert len({s["token"] for s in seats}) == 3
+
+
+def test_a_token_is_at_least_128_random_bits_and_never_the_same(demo):
+    tokens = [add(demo, who)["token"] for who in ("master", "public", "ana", "bo") * 5]
+    assert len(set(tokens)) == len(tokens)
+    for token in tokens:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        assert len(raw) * 8 >= 128, token
+    # no long run of one character, no shared prefix: nothing but randomness in them
+    assert len({t[:8] for t in tokens}) == len(tokens)
+
+
+def test_only_the_hash_of_a_token_is_in_the_file_and_its_wal(demo):
+    keeper = Ledger.open(demo)  # a connection held open keeps the -wal in place, as a running server does
+    try:
+        keeper.stored_event_count()
+        seats = [add(demo, who) for who in ("master", "public", "ana", "bo")]
+        files = file_bytes(demo)
+        assert any(name.endswith("-wal") for name in files), sorted(files)  # the -wal is searched too
+        everything = b"".join(files.values())
+        for seat in seats:
+            token = seat["token"]
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+            for form in (token.encode(), token.encode("utf-16-le"), raw, raw.hex().encode(),
+                         base64.b64encode(raw), seat["url"].encode()):
+                assert form not in everything, f"the token is in the file ({form[:12]!r}…)"
+            assert hashlib.sha256(token.encode()).hexdigest().encode() in everything
+    finally:
+        keeper.close()
+    everything = b"".join(file_bytes(demo).values())  # and after the -wal is folded into the file
+    for seat in seats:
+        assert seat["token"].encode() not in everything
+
+
+def test_seat_list_never_shows_a_token(demo):
+    seats = [add(demo, who) for who in ("master", "ana", "ana", "public")]
+    human = succeeded(run_ledger("seat", "list", db=demo, env={"COLUMNS": "1000"})).stdout
+    listed = json.loads(succeeded(run_ledger("--json", "seat", "list", db=demo)).stdout)
+    assert {row["who"]: row["links"] for row in listed} == {"master": 1, "ana": 2, "public": 1}
+    for seat in seats:
+        for shown in (human, json.dumps(listed)):
+            assert seat["token"] not in shown and seat["token"][:12] not in shown
+            assert hashlib.sha256(seat["token"].encode()).hexdigest()[:12] not in shown
+    assert "/join/" not in human + json.dumps(listed)
+
+
+def test_seat_revoke_stops_every_token_of_that_seat_and_no_other(demo):
+    first, second, bo = add(demo, "ana")["token"], add(demo, "ana")["token"], add(demo, "bo")["token"]
+    with TestClient(create_app(str(demo))) as client:
+        for token in (first, second, bo):
+            assert client.get("/api/campaigns/demo/checkpoint",
+                              headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        out = json.loads(succeeded(run_ledger("--json", "seat", "revoke", "ana", db=demo)).stdout)
+        assert out == {"who": "ana", "revoked": 2}
+        for token in (first, second):
+            reply = client.get("/api/campaigns/demo/checkpoint", headers={"Authorization": f"Bearer {token}"})
+            assert reply.status_code == 401
+        assert client.get("/api/campaigns/demo/checkpoint",
+                          headers={"Authorization": f"Bearer {bo}"}).status_code == 200
+    ledger = Ledger.open(demo)
+    try:
+        book = SeatBook(ledger)
+        assert book.find(first) is None and book.find(second) is None and book.find(bo) is not None
+        assert [s.who for s in book.seats(ledger.resolve("demo"))] == ["bo"]
+    finally:
+        ledger.close()
+    listed = json.loads(succeeded(run_ledger("--json", "seat", "list", db=demo)).stdout)
+    assert [row["who"] for row in listed] == ["bo"]
+    # revoked already: refused, nothing appended
+    before = stored(demo)
+    line = one_error_line(run_ledger("seat", "revoke", "ana", db=demo))
+    assert "ana" in line and stored(demo) == before
+    # a new seat for ana works again
+    fresh = add(demo, "ana")["token"]
+    ledger = Ledger.open(demo)
+    try:
+        assert SeatBook(ledger).find(fresh) is not None
+    finally:
+        ledger.close()
+
+
+@pytest.mark.parametrize("who", ["zed", "ANA", "ana ", "", "deck:item", "item-sword", "master,ana", "x" * 300])
+def test_a_who_that_is_not_master_public_or_a_hero_is_refused_with_nothing_appended(demo, who):
+    before = stored(demo)
+    result = run_ledger("seat", "add", who, db=demo)
+    line = one_error_line(result)
+    assert len(line) < 400 and "Traceback" not in result.stderr
+    assert stored(demo) == before
+    # one bad WHO among good ones: no seat at all is opened
+    result = run_ledger("--json", "seat", "add", "master", who, "ana", db=demo)
+    one_error_line(result)
+    assert "token" not in result.stdout and "/join/" not in result.stdout
+    assert stored(demo) == before
+
+
+def test_referee_is_refused_with_a_hint_to_use_master(demo):
+    before = stored(demo)
+    for args in (("seat", "add", "referee"), ("--json", "seat", "add", "referee")):
+        result = run_ledger(*args, db=demo)
+        line = one_error_line(result)
+        assert "master" in line and "referee" in line
+        assert "token" not in result.stdout and "/join/" not in result.stdout
+    assert stored(demo) == before
+
+
+def test_seat_add_without_who_is_a_usage_error(demo):
+    result = run_ledger("seat", "add", db=demo)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+def test_seats_belong_to_their_campaign(demo):
+    succeeded(run_ledger("--campaign", "two", "init", "--catalog", str(sample_catalog_path()), db=demo))
+    two = add(demo, "--campaign", "two", "master")
+    assert two["campaign"] == "two"
+    # a hero of demo is no hero of two
+    before = stored(demo)
+    one_error_line(run_ledger("--campaign", "two", "seat", "add", "ana", db=demo))
+    assert stored(demo) == before
+    listed = json.loads(succeeded(run_ledger("--json", "--campaign", "two", "seat", "list", db=demo)).stdout)
+    assert [row["who"] for row in listed] == ["master"]
+    assert json.loads(succeeded(run_ledger("--json", "--campaign", "demo", "seat", "list", db=demo)).stdout) == []
+    # revoking demo's master leaves two's master in force
+    add(demo, "--campaign", "demo", "master")
+    succeeded(run_ledger("--campaign", "demo", "seat", "revoke", "master", db=demo))
+    ledger = Ledger.open(demo)
+    try:
+        assert SeatBook(ledger).find(two["token"]) is not None
+    finally:
+        ledger.close()

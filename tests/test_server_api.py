@@ -1,0 +1,840 @@
+"""The table server's JSON API, attacked (SERVER.md, issue #12): every endpoint for every
+seat, scanned for the cards that seat may not see; tokens missing, garbage, revoked or of
+another campaign; requests that try to widen a seat; too many failed attempts; malformed
+bodies and rule refusals, with nothing appended; and the stream of a real ``ledger serve``.
+
+What a seat "may not see" is worked out from the ledger itself (``ledger.visibility``
+over the campaign right after every seq, the cards an action shows to everyone, and the
+cards a hero named in their own actions), never from the server's replies; the card id a
+request names may be echoed in that request's reply only.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from ledger.application import Ledger
+from ledger.catalog import sample_catalog_path
+from ledger.interface.cli import cli as ledger_cli
+from ledger.interface.server.app import create_app
+from ledger.interface.server.seating import Doorman
+from ledger.visibility import can_identify
+from tests.server_support import WHO, Table, serving, table
+
+API = "/api/campaigns/demo"
+VIEWER = {"master": "referee", "public": "public", "ana": "ana", "bo": "bo"}
+BLIND = ("public", "ana", "bo")  # every viewer but the referee
+NO_CARD = "item-no-such-card"  # a card id in no catalog
+
+
+# -- what each viewer may know, from the ledger ------------------------------------------------
+class Sight:
+    """For each viewer and seq: the cards it may identify right after that seq (``at``);
+    the cards it may have learnt of up to that seq (``ever``: identified at some seq,
+    shown to everyone by an action, or named by the viewer in its own action); and the
+    cards it witnessed in that action (``witnessed``: identifiable right before or after
+    it, shown to all, or named by it). Read from the file, by the ledger alone."""
+
+    def __init__(self, db: Path, campaign: str = "demo"):
+        ledger = Ledger.open(db)
+        try:
+            cid = ledger.resolve(campaign)
+            self.last = ledger.last_seq(cid)
+            self.names = {card.id: card.name for card in ledger.campaign(cid).catalog.cards.values()}
+            empty: set[str] = set()
+            self.at = {v: [empty] for v in BLIND}
+            self.ever = {v: [empty] for v in BLIND}
+            self.witnessed = {v: [empty] for v in BLIND}
+            for seq in range(1, self.last + 1):
+                after = ledger.campaign(cid, at=seq)
+                event = ledger.event(cid, seq)
+                shown = set(event.shown_to_all())
+                named = set(event.named_cards()) if hasattr(event, "named_cards") else set()
+                for v in BLIND:
+                    now = {card for card in self.names if can_identify(after, v, card)}
+                    own = named if event.actor == v else set()
+                    self.witnessed[v].append(now | self.at[v][-1] | shown | own)
+                    self.at[v].append(now)
+                    self.ever[v].append(self.ever[v][-1] | now | shown | own)
+        finally:
+            ledger.close()
+        ids = sorted(self.names, key=len, reverse=True)
+        self._ids = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, ids)) + r")(?![\w-])")
+
+    def leaks(self, who: str, text: str, seq: int | None = None, named: tuple[str, ...] | set[str] = ()) -> set[str]:
+        """The cards (by id, or by name as a JSON string) in ``text`` that ``who`` may not
+        know of as of ``seq`` (default: the latest), but for those the request named."""
+        viewer = VIEWER[who]
+        if viewer == "referee":
+            return set()
+        allowed = self.ever[viewer][self.last if seq is None else seq] | set(named)
+        found = {card for card in self._ids.findall(text) if card not in allowed}
+        for card, name in self.names.items():
+            if card not in allowed and (json.dumps(name) in text or json.dumps(name, ensure_ascii=False) in text):
+                found.add(card)
+        return found
+
+    def never_seen(self, who: str) -> list[str]:
+        return sorted(set(self.names) - self.ever[VIEWER[who]][self.last])
+
+
+def ids_in(value: Any) -> set[str]:
+    """Every string in a JSON value."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, list):
+        return set().union(*map(ids_in, value)) if value else set()
+    if isinstance(value, dict):
+        return set().union(*map(ids_in, value.values())) if value else set()
+    return set()
+
+
+# -- the file and the command line ---------------------------------------------------------
+def stored(db: Path) -> int:
+    ledger = Ledger.open(db)
+    try:
+        return ledger.stored_event_count()
+    finally:
+        ledger.close()
+
+
+@contextmanager
+def nothing_appended(db: Path) -> Iterator[None]:
+    before = stored(db)
+    yield
+    assert stored(db) == before, "a refused or bad request appended to the file"
+
+
+def cli_json(db: Path, *args: str) -> tuple[int, Any]:
+    """``ledger --db DB --json ARGS``: (exit status, the JSON it printed)."""
+    result = CliRunner().invoke(ledger_cli, ["--db", str(db), "--json", *args])
+    return result.exit_code, json.loads(result.stdout) if result.stdout.strip() else None
+
+
+def one_error(reply: httpx.Response, status: int) -> dict[str, str]:
+    """A reply that must be ``status`` with one ``{"error": {"code", "message"}}`` of one line."""
+    assert reply.status_code == status, (reply.status_code, reply.text[:500])
+    body = reply.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, body
+    message = body["error"]["message"]
+    assert isinstance(message, str) and message and "\n" not in message, body
+    assert len(message) <= 600, f"a {len(message)}-character message"
+    assert "Traceback" not in reply.text
+    return body["error"]
+
+
+def client_for(db: Path, **kwargs: Any) -> TestClient:
+    return TestClient(create_app(str(db)), **kwargs)
+
+
+def patient(client: TestClient) -> None:
+    """A doorman that never turns this test's many attempts away (the rate limit has its own tests)."""
+    client.app.state.doorman = Doorman(limit=10**9)
+
+
+# Every endpoint of the API, for the seat tests: (method, path under the campaign, body).
+ENDPOINTS: list[tuple[str, str, dict[str, Any] | None]] = [
+    ("GET", "/zones", None), ("GET", "/zones?at=5", None), ("GET", "/cards/item-sword", None),
+    ("GET", "/cards/item-sword?at=20", None), ("GET", "/history", None), ("GET", "/history?card=item-sword", None),
+    ("GET", "/explain/10", None), ("GET", "/checkpoint", None),
+    ("POST", "/actions", {"action": "draw", "stack": "deck:item", "to": "inventory:ana"}),
+    ("GET", "/stream", None),
+]
+
+
+def call(client: TestClient, method: str, path: str, body: Any, campaign: str = "demo",
+         headers: dict[str, str] | None = None) -> httpx.Response:
+    url = f"/api/campaigns/{campaign}{path}"
+    if method == "POST":
+        return client.post(url, json=body, headers=headers)
+    return client.get(url, headers=headers)
+
+
+# -- every read endpoint, every seat -------------------------------------------------------
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    seated = table(tmp_path_factory.mktemp("sweep"))
+    sight = Sight(seated.db)
+    with client_for(seated.db) as client:
+        patient(client)
+        yield seated, sight, client
+
+
+@pytest.mark.parametrize("who", WHO)
+def test_zones_now_and_at_every_seq_show_only_what_the_seat_may_identify_then(demo, who):
+    seated, sight, client = demo
+    viewer = VIEWER[who]
+    referee = {seq: client.get(f"{API}/zones?at={seq}", headers=seated.headers("master")).json()
+               for seq in range(1, sight.last + 1)}
+    for seq in [None, *range(1, sight.last + 1)]:
+        reply = client.get(f"{API}/zones" + ("" if seq is None else f"?at={seq}"), headers=seated.headers(who))
+        assert reply.status_code == 200, reply.text
+        data = reply.json()
+        at = sight.last if seq is None else seq
+        assert data["seq"] == at and data["viewer"] == viewer
+        assert data["checkpoint"]["seq"] == sight.last
+        # every zone, with every card's place and count, as the referee's
+        assert {z: len(cards) for z, cards in data["zones"].items()} == \
+               {z: len(cards) for z, cards in referee[at]["zones"].items()}
+        if viewer == "referee":
+            continue
+        shown = {e["id"] for cards in data["zones"].values() for e in cards if e["id"]}
+        shown |= {c for cards in data["zones"].values() for e in cards for c in e.get("attached", ()) if c}
+        assert shown <= sight.at[viewer][at], f"{who} at {at} sees {shown - sight.at[viewer][at]}"
+        assert set(data["cards"]) <= sight.at[viewer][at]
+        # nothing it may identify is hidden from it either
+        everywhere = {e["id"] for cards in referee[at]["zones"].values() for e in cards}
+        everywhere |= {c for cards in referee[at]["zones"].values() for e in cards for c in e["attached"]}
+        assert shown == everywhere & sight.at[viewer][at]
+        assert not sight.leaks(who, reply.text, at), (who, at)
+    for seq in (3, 13, 22, sight.last):  # the CLI's own --as view says the same
+        code, cli_view = cli_json(seated.db, "--as", viewer, "zones", "--at", str(seq))
+        assert code == 0
+        api_view = client.get(f"{API}/zones?at={seq}", headers=seated.headers(who)).json()
+        assert api_view["zones"] == cli_view["zones"], (who, seq)
+
+
+@pytest.mark.parametrize("who", WHO)
+def test_every_catalog_card_now_and_back_then_shows_only_what_the_seat_may_see(demo, who):
+    seated, sight, client = demo
+    viewer = VIEWER[who]
+    missing = {seq: one_error(client.get(f"{API}/cards/{NO_CARD}" + ("" if seq is None else f"?at={seq}"),
+                                         headers=seated.headers(who)), 404)
+               for seq in (None, 9, 15, 27)}
+    for seq in (None, 9, 15, 27):
+        at = sight.last if seq is None else seq
+        for card in sight.names:
+            reply = client.get(f"{API}/cards/{card}" + ("" if seq is None else f"?at={seq}"),
+                               headers=seated.headers(who))
+            assert reply.status_code in (200, 404), (card, reply.status_code, reply.text)
+            assert not sight.leaks(who, reply.text, at, named=(card,)), (who, card, at, reply.text)
+            if viewer == "referee":
+                assert reply.status_code == 200
+                continue
+            if reply.status_code == 404:  # the same reply as for a card that does not exist
+                assert reply.json()["error"] == {
+                    k: v.replace(NO_CARD, card) for k, v in missing[seq].items()}, (card, reply.text)
+                assert card not in sight.at[viewer][at], f"{who} may see {card} at {at}, but is told no"
+                continue
+            data = reply.json()
+            assert data["id"] == card and data["seq"] == at
+            seen = set(data["history"])
+            witnessed = {s for s in range(1, at + 1) if card in sight.witnessed[viewer][s]}
+            assert seen <= witnessed, f"{who} is shown {card} in actions it did not witness: {seen - witnessed}"
+            if card in sight.at[viewer][at]:
+                assert data["zone"] is not None
+            else:  # known once, hidden now: no place, no position
+                assert data["zone"] is None and data["position"] is None and data.get("hidden") is True, data
+                assert data["attached"] == [] and data["attached_to"] is None
+
+
+@pytest.mark.parametrize("who", WHO)
+def test_history_with_and_without_filters_shows_only_what_the_seat_may_see(demo, who):
+    seated, sight, client = demo
+    viewer = VIEWER[who]
+    headers = seated.headers(who)
+
+    def entries(query: str, named: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+        reply = client.get(f"{API}/history{query}", headers=headers)
+        assert reply.status_code == 200, (query, reply.text)
+        data = reply.json()
+        for entry in data:
+            assert not sight.leaks(who, json.dumps(entry, ensure_ascii=False), entry["seq"], named), (who, entry)
+        return data
+
+    everything = entries("")
+    assert [e["seq"] for e in everything] == list(range(1, sight.last + 1))
+    code, cli_history = cli_json(seated.db, "--as", viewer, "history")  # the CLI's --as view, the same
+    assert code == 0 and everything == cli_history
+    assert [e["seq"] for e in entries("?from=10&to=20")] == list(range(10, 21))
+    assert [e["seq"] for e in entries("?limit=5")] == list(range(sight.last - 4, sight.last + 1))
+    assert entries("?from=30&to=2") == []
+    for actor in ("master", "ana", "bo", "nobody"):
+        assert {e["actor"] for e in entries(f"?actor={actor}")} <= {actor}
+    if viewer == "referee":
+        return
+    nothing = entries(f"?card={NO_CARD}")
+    for card in sight.names:
+        found = entries(f"?card={card}", named=(card,))
+        if card in sight.never_seen(who):  # the same as for a card that does not exist
+            assert found == nothing, (who, card)
+        for entry in found:  # only the actions in which the seat could tell it was this card
+            assert card in sight.witnessed[viewer][entry["seq"]], (who, card, entry)
+
+
+@pytest.mark.parametrize("who", WHO)
+def test_explain_every_seq_and_the_checkpoint_show_only_what_the_seat_may_see(demo, who):
+    seated, sight, client = demo
+    for seq in range(1, sight.last + 1):
+        reply = client.get(f"{API}/explain/{seq}", headers=seated.headers(who))
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["seq"] == seq
+        assert not sight.leaks(who, reply.text, seq), (who, seq, sight.leaks(who, reply.text, seq))
+    checkpoint = client.get(f"{API}/checkpoint", headers=seated.headers(who))
+    assert checkpoint.status_code == 200
+    assert checkpoint.json()["seq"] == sight.last and len(checkpoint.json()["head"]) >= 32
+    for path in (f"/explain/{sight.last + 1}", "/explain/0", f"/explain/{10**30}", "/explain/x",
+                 f"/zones?at={sight.last + 1}", "/zones?at=-1", f"/zones?at={10**30}", "/cards/" + "x" * 101,
+                 "/history?limit=0", f"/history?from={10**30}", "/history?card=" + "y" * 10_000):
+        error = one_error(client.get(API + path, headers=seated.headers(who)), 422)
+        assert not sight.leaks(who, json.dumps(error)), (path, error)
+
+
+# -- actions: replies, refusals, bad bodies --------------------------------------------------
+def post(client: TestClient, seated: Table, who: str, body: Any) -> httpx.Response:
+    return client.post(f"{API}/actions", json=body, headers=seated.headers(who))
+
+
+# (seat, body): actions that succeed in the demo, in this order
+ACTIONS = [
+    ("master", {"action": "add", "cards": ["item-dagger", "item-staff"], "to": "inventory:bo"}),
+    ("bo", {"action": "draw", "stack": "deck:companion"}),
+    ("ana", {"action": "draw", "stack": "deck:item"}),
+    ("master", {"action": "draw", "stack": "deck:skill", "to": "inventory:bo", "seed": 4}),
+    ("bo", {"action": "send", "cards": ["companion-falcon"], "to": "table:bo"}),
+    ("ana", {"action": "hide", "cards": ["item-sword"]}),
+    ("ana", {"action": "undo"}),
+    ("master", {"action": "shuffle", "stack": "deck:skill", "seed": 11}),
+    ("master", {"action": "exile", "cards": ["skill-dodge"]}),
+]
+
+
+def test_actions_reply_to_each_seat_only_what_it_may_see(tmp_path):
+    seated = table(tmp_path)
+    replies: list[tuple[str, dict[str, Any], httpx.Response]] = []
+    with client_for(seated.db) as client:
+        for who, body in ACTIONS:
+            before = stored(seated.db)
+            reply = post(client, seated, who, body)
+            assert reply.status_code == 200, (who, body, reply.text)
+            data = reply.json()
+            assert stored(seated.db) == before + 1
+            assert data["action"] == body["action"] and data["events"][0]["actor"] == who
+            assert data["checkpoint"]["seq"] == data["seq"]
+            replies.append((who, body, reply))
+    sight = Sight(seated.db)
+    for who, body, reply in replies:
+        named = tuple(ids_in(body))
+        assert not sight.leaks(who, reply.text, reply.json()["seq"], named), (who, body, reply.text)
+    # what was drawn face-down is named to the drawer and the master only
+    bo_draw, ana_draw = replies[1][2].json(), replies[2][2].json()
+    assert bo_draw["events"][0]["cards"] == ["companion-falcon"]
+    assert ana_draw["events"][0]["cards"][0] in sight.at["ana"][ana_draw["seq"]]
+
+
+# (seat, body, the same at the CLI): refused under the rules
+REFUSED = [
+    ("ana", {"action": "hero knowledge", "hero": "ana", "knowledge": 3}, ["hero", "knowledge", "ana", "3"]),
+    ("ana", {"action": "draw", "stack": "deck:item", "to": "inventory:bo"}, ["draw", "deck:item", "--to", "inventory:bo"]),
+    ("ana", {"action": "send", "cards": ["companion-wolf"], "to": "table:ana"},
+     ["send", "companion-wolf", "--to", "table:ana"]),
+    ("ana", {"action": "discard", "cards": ["skill-dodge"]}, ["discard", "skill-dodge"]),
+    ("ana", {"action": "shuffle", "stack": "deck:item", "seed": 3}, ["shuffle", "deck:item", "--seed", "3"]),
+    ("ana", {"action": "search", "stack": "deck:skill", "take": ["skill-dodge"]},
+     ["search", "deck:skill", "--take", "skill-dodge"]),
+    ("ana", {"action": "draw", "stack": "deck:skill", "count": 50}, ["draw", "deck:skill", "--count", "50"]),
+    ("ana", {"action": "search", "stack": "deck:item", "take": ["item-rope"], "by": "companion-wolf"},
+     ["search", "deck:item", "--take", "item-rope", "--by", "companion-wolf"]),
+    ("ana", {"action": "trade", "hero": "ana", "take": ["item-amulet"], "give": ["item-sword"]},
+     ["trade", "ana", "--take", "item-amulet", "--give", "item-sword"]),
+    ("ana", {"action": "reveal", "cards": ["item-lantern"]}, ["reveal", "item-lantern"]),
+    ("bo", {"action": "exhaust", "cards": ["companion-wolf"]}, ["exhaust", "companion-wolf"]),
+    ("bo", {"action": "undo"}, ["undo"]),
+    ("bo", {"action": "trade", "hero": "ana", "take": ["item-amulet"]}, ["trade", "ana", "--take", "item-amulet"]),
+    ("bo", {"action": "activate", "card": "item-lantern", "effect": 9}, ["activate", "item-lantern", "--effect", "9"]),
+    ("master", {"action": "draw", "stack": "deck:nothing", "to": "inventory:ana"},
+     ["draw", "deck:nothing", "--to", "inventory:ana"]),
+    ("master", {"action": "travel", "hero": "bo", "location": "nowhere"}, ["travel", "bo", "nowhere"]),
+    ("master", {"action": "redo"}, ["redo"]),
+    ("master", {"action": "attach", "card": "item-sword", "to": "item-sword"}, ["attach", "item-sword", "--to", "item-sword"]),
+    ("master", {"action": "battle end"}, ["battle", "end"]),
+    ("master", {"action": "undo", "to": 10**15}, ["undo", "--to", str(10**15)]),
+]
+
+
+def test_rule_refusals_are_409_with_the_clis_message_and_append_nothing(tmp_path):
+    seated = table(tmp_path)
+    sight = Sight(seated.db)
+    with client_for(seated.db) as client:
+        for who, body, args in REFUSED:
+            with nothing_appended(seated.db):
+                reply = post(client, seated, who, body)
+                code, cli_error = cli_json(seated.db, "--actor", who, *args)
+            assert code == 1 and cli_error is not None, (args, cli_error)
+            # 409 under the rules; 422 where the ledger itself calls it bad input (as the CLI's code says)
+            error = one_error(reply, 422 if cli_error["error"]["code"] == "bad-input" else 409)
+            assert error == cli_error["error"], (who, body)
+            assert not sight.leaks(who, reply.text, named=tuple(ids_in(body))), (who, body, reply.text)
+
+
+@pytest.mark.parametrize("who", ["ana", "bo"])
+def test_a_hidden_card_and_a_card_that_does_not_exist_get_the_same_refusal(tmp_path, who):
+    seated = table(tmp_path)
+    sight = Sight(seated.db)
+    own = "item-sword" if who == "ana" else "companion-wolf"
+    templates = [
+        lambda card: {"action": "discard", "cards": [card]},
+        lambda card: {"action": "send", "cards": [card], "to": f"table:{who}"},
+        lambda card: {"action": "exile", "cards": [card]},
+        lambda card: {"action": "reveal", "cards": [card]},
+        lambda card: {"action": "exhaust", "cards": [card]},
+        lambda card: {"action": "attach", "card": card, "to": own},
+        lambda card: {"action": "attach", "card": own, "to": card},
+        lambda card: {"action": "activate", "card": card},
+        lambda card: {"action": "trade", "hero": who, "take": [card], "give": [own]},
+        lambda card: {"action": "bury", "cards": [card]},
+        lambda card: {"action": "detach", "card": card},
+        lambda card: {"action": "restore", "cards": [card]},
+        # a search finds a card by name in the deck searched (that is what it is for): any other is refused
+        lambda card: {"action": "search", "stack": "deck:item", "take": [card], "by": own},
+    ]
+    with client_for(seated.db) as client:
+        in_item_deck = {e["id"] for e in client.get(f"{API}/zones", headers=seated.headers("master")).json()
+                        ["zones"]["deck:item"]}
+    with client_for(seated.db) as client, nothing_appended(seated.db):
+        for template in templates:
+            missing = post(client, seated, who, template(NO_CARD))
+            assert missing.status_code in (409, 422), missing.text
+            expected = one_error(missing, missing.status_code)
+            for card in sight.never_seen(who):
+                if template(card)["action"] == "search" and card in in_item_deck:
+                    continue
+                reply = post(client, seated, who, template(card))
+                assert (reply.status_code, one_error(reply, reply.status_code)) == (
+                    missing.status_code, {k: v.replace(NO_CARD, card) for k, v in expected.items()}), \
+                    (who, template(card), reply.text, missing.text)
+
+
+def test_the_public_seat_only_reads_and_appends_nothing(tmp_path):
+    seated = table(tmp_path)
+    with client_for(seated.db) as client, nothing_appended(seated.db):
+        for body in [{"action": "draw", "stack": "deck:item", "to": "inventory:ana"}, {"action": "battle start"},
+                     {"action": "undo"}, {"action": "hero add", "hero": "cy"},
+                     {"action": "reveal", "cards": ["item-shield"]}]:
+            error = one_error(post(client, seated, "public", body), 403)
+            assert error["code"] == "read-only"
+            # nothing the request says makes it an actor
+            reply = client.post(f"{API}/actions?actor=master&as=referee", json=body,
+                                headers={**seated.headers("public"), "X-Actor": "master", "X-Seat": "master"})
+            assert one_error(reply, 403) == error
+
+
+BAD_BODIES: list[tuple[str, bytes | Any]] = [
+    ("not JSON", b"draw deck:item"),
+    ("half JSON", b'{"action": "draw", "stack": '),
+    ("not UTF-8", b"\xff\xfe{}"),
+    ("empty", b""),
+    ("JSON null", None),
+    ("a JSON list", [{"action": "draw", "stack": "deck:item"}]),
+    ("a JSON string", "draw"),
+    ("a JSON number", 10**30),
+    ("no action", {"stack": "deck:item"}),
+    ("an empty object", {}),
+    ("an unknown action", {"action": "teleport", "cards": ["item-sword"]}),
+    ("an action that is not a string", {"action": ["draw"], "stack": "deck:item"}),
+    ("an action of another case", {"action": "DRAW", "stack": "deck:item"}),
+    ("the CLI's class name", {"action": "Draw", "stack": "deck:item"}),
+    ("a missing parameter", {"action": "send", "cards": ["item-sword"]}),
+    ("a count as text", {"action": "draw", "stack": "deck:item", "count": "two"}),
+    ("a count with a fraction", {"action": "draw", "stack": "deck:item", "count": 1.5}),
+    ("a count true", {"action": "draw", "stack": "deck:item", "count": True}),
+    ("a stack as a number", {"action": "draw", "stack": 7}),
+    ("cards as a string", {"action": "discard", "cards": "item-sword"}),
+    ("cards as objects", {"action": "discard", "cards": [{"id": "item-sword"}]}),
+    ("an extra key", {"action": "draw", "stack": "deck:item", "please": True}),
+    ("the type key", {"action": "draw", "stack": "deck:item", "type": "Draw"}),
+    ("a huge count", {"action": "draw", "stack": "deck:item", "count": 10**30}),
+    ("a huge seed", {"action": "shuffle", "stack": "deck:item", "seed": 10**30}),
+    ("a huge negative seed", {"action": "shuffle", "stack": "deck:item", "seed": -(10**30)}),
+    ("a huge undo", {"action": "undo", "to": 10**30}),
+    ("a huge knowledge", {"action": "hero knowledge", "hero": "ana", "knowledge": 10**30}),
+    ("a huge effect", {"action": "activate", "card": "item-sword", "effect": 10**30}),
+    ("a huge energy", {"action": "activate", "card": "item-sword", "energy": {"fire": 10**30}}),
+    ("a huge access level", {"action": "location add", "location": "fort", "access": {"item": 10**30}}),
+    ("a huge number in an extra key", {"action": "draw", "stack": "deck:item", "n": 10**30}),
+    ("a huge float", {"action": "draw", "stack": "deck:item", "count": 1e300}),
+    ("a negative count", {"action": "draw", "stack": "deck:item", "count": -1}),
+    ("a zero count", {"action": "discard", "stack": "deck:item", "count": 0}),
+    ("negative action points", {"action": "activate", "card": "item-sword", "ap": -1}),
+    ("a negative energy", {"action": "activate", "card": "item-sword", "energy": {"fire": -5}}),
+    ("a negative knowledge", {"action": "hero knowledge", "hero": "ana", "knowledge": -1}),
+    ("a 10k stack id", {"action": "draw", "stack": "deck:" + "x" * 10_000}),
+    ("a 10k card id", {"action": "discard", "cards": ["item-" + "x" * 10_000]}),
+    ("a 10k target", {"action": "activate", "card": "item-sword", "target": "t" * 10_000}),
+    ("a 10k note", {"action": "activate", "card": "item-sword", "note": "n" * 10_000}),
+    ("a 10k energy kind", {"action": "activate", "card": "item-sword", "energy": {"e" * 10_000: 1}}),
+    ("a 10k hero id", {"action": "hero add", "hero": "h" * 10_000}),
+    ("a 10k hero name", {"action": "hero add", "hero": "cy", "name": "N" * 10_000}),
+    ("a 10k location", {"action": "location add", "location": "l" * 10_000}),
+    ("a 10k access suit", {"action": "location add", "location": "fort", "access": {"s" * 10_000: 1}}),
+    ("a 10k attach key", {"action": "trade", "hero": "ana", "take": ["item-amulet"], "attach": {"a" * 10_000: "b"}}),
+    ("a 10k effect source", {"action": "access", "location": "village", "suit": "item", "level": 1,
+                             "by": "b" * 10_000}),
+    ("an empty energy kind", {"action": "activate", "card": "item-sword", "energy": {"": 1}}),
+    ("nested junk", {"action": "draw", "stack": {"a": [[[[{"b": None}]]]]}}),
+    ("deeply nested junk", {"action": "discard", "cards": [[[[[[[[[[["item-sword"]]]]]]]]]]]}),
+    ("junk energies", {"action": "activate", "card": "item-sword", "energy": [["fire", 1]]}),
+    ("a null where a list goes", {"action": "trade", "hero": "ana", "take": None}),
+]
+
+
+@pytest.mark.parametrize("who", ["master", "ana", "public"])
+def test_malformed_bodies_are_one_line_422s_and_append_nothing(tmp_path, who):
+    seated = table(tmp_path)
+    sight = Sight(seated.db)
+    with client_for(seated.db) as client, nothing_appended(seated.db):
+        for what, body in BAD_BODIES:
+            if isinstance(body, bytes):
+                reply = client.post(f"{API}/actions", content=body,
+                                    headers={**seated.headers(who), "Content-Type": "application/json"})
+            else:
+                reply = post(client, seated, who, body)
+            error = one_error(reply, 422)
+            assert error["code"] == "bad-input", (what, error)
+            assert not sight.leaks(who, reply.text), (what, reply.text)
+        for raw in ('{"action": "draw", "stack": "deck:item", "count": NaN}',
+                    '{"action": "draw", "stack": "deck:item", "count": Infinity}',
+                    '{"action": "draw", "stack": "deck:item", "count": 1' + "0" * 5000 + "}"):
+            reply = client.post(f"{API}/actions", content=raw,
+                                headers={**seated.headers(who), "Content-Type": "application/json"})
+            one_error(reply, 422)
+        # ever so many cards: refused (nothing to do with a crash), and nothing appended
+        reply = post(client, seated, who, {"action": "reveal", "cards": [f"card-{i}" for i in range(20_000)]})
+        one_error(reply, 403 if who == "public" else reply.status_code)
+        assert reply.status_code in (403, 409, 422)
+        # a body larger than an action's could ever be: 413, said or not said beforehand
+        big = json.dumps({"action": "reveal", "cards": [f"card-{i}" for i in range(100_000)]}).encode()
+        error = one_error(client.post(f"{API}/actions", content=big,
+                                      headers={**seated.headers(who), "Content-Type": "application/json"}), 413)
+        assert error["code"] == "too-large"
+        chunks = (big[i:i + 65536] for i in range(0, len(big), 65536))  # chunked: no Content-Length
+        error = one_error(client.post(f"{API}/actions", content=chunks,
+                                      headers={**seated.headers(who), "Content-Type": "application/json"}), 413)
+        assert error["code"] == "too-large"
+        # a body of another media type is not read as an action
+        reply = client.post(f"{API}/actions", content=b'{"action": "battle start"}',
+                            headers={**seated.headers(who), "Content-Type": "text/plain"})
+        one_error(reply, 422)
+
+
+# -- tokens ----------------------------------------------------------------------------------
+def test_no_token_a_garbage_one_or_a_malformed_header_is_401_everywhere(tmp_path):
+    seated = table(tmp_path)
+    real = seated.tokens["master"]
+    attempts = [
+        {}, {"Authorization": "Bearer nope"}, {"Authorization": "Bearer "}, {"Authorization": "Bearer"},
+        {"Authorization": f"Basic {real}"}, {"Authorization": real}, {"Authorization": f"Bearer {real}x"},
+        {"Authorization": f"Bearer {real[:-1]}"}, {"Authorization": "Bearer " + "a" * 5000},
+        {"Authorization": f"Bearer {seated.tokens['ana'].upper()}"}, {"Cookie": "ledger_seat=nope"},
+        {"Cookie": f"seat={real}"}, {"X-Token": real}, {"Authorization": b"Bearer \xe9t\xe9"},
+    ]
+    with client_for(seated.db) as client, nothing_appended(seated.db):
+        patient(client)
+        for headers in attempts:
+            for method, path, body in ENDPOINTS:
+                error = one_error(call(client, method, path, body, headers=headers), 401)
+                assert error["code"] == "no-seat", (headers, path)
+            reply = client.get(f"{API}/zones?token={real}", headers=headers)  # a token in the query is no seat
+            one_error(reply, 401)
+
+
+def test_a_seat_revoked_at_the_cli_is_401_at_its_next_request(tmp_path):
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        for who in WHO:
+            assert client.get(f"{API}/zones", headers=seated.headers(who)).status_code == 200
+        second = json.loads(seated.ledger("--json", "seat", "add", "ana"))["token"]
+        assert client.get(f"{API}/zones", headers={"Authorization": f"Bearer {second}"}).status_code == 200
+        seated.ledger("seat", "revoke", "ana")  # another connection to the file, while the app runs
+        for token in (seated.tokens["ana"], second):  # every token of the seat
+            for method, path, body in ENDPOINTS:
+                with nothing_appended(seated.db):
+                    one_error(call(client, method, path, body, headers={"Authorization": f"Bearer {token}"}), 401)
+        for who in ("master", "public", "bo"):  # the other seats are untouched
+            assert client.get(f"{API}/zones", headers=seated.headers(who)).status_code == 200
+        fresh = json.loads(seated.ledger("--json", "seat", "add", "ana"))["token"]  # and ana may be seated again
+        reply = client.get(f"{API}/zones", headers={"Authorization": f"Bearer {fresh}"})
+        assert reply.status_code == 200 and reply.json()["viewer"] == "ana"
+
+
+def test_a_seat_of_another_campaign_is_403_for_every_endpoint_whether_the_campaign_exists_or_not(tmp_path):
+    seated = table(tmp_path)
+    seated.ledger("--campaign", "two", "init", "--catalog", str(sample_catalog_path()))
+    two = json.loads(seated.ledger("--json", "--campaign", "two", "seat", "add", "master"))["token"]
+    sight = Sight(seated.db)
+    with client_for(seated.db) as client, nothing_appended(seated.db):
+        patient(client)
+        # the master of two, at demo (which exists) and at a campaign that does not
+        for token, own, other in ((two, "two", "demo"), (seated.tokens["ana"], "demo", "two"),
+                                  (seated.tokens["public"], "demo", "two")):
+            headers = {"Authorization": f"Bearer {token}"}
+            for method, path, body in ENDPOINTS:
+                existing = one_error(call(client, method, path, body, campaign=other, headers=headers), 403)
+                absent = one_error(call(client, method, path, body, campaign="nowhere", headers=headers), 403)
+                assert existing == {k: v.replace("nowhere", other) for k, v in absent.items()}, (existing, absent)
+                assert not sight.leaks("public", json.dumps(existing))
+            assert client.get(f"/api/campaigns/{own}/zones", headers=headers).status_code == 200
+
+
+def test_the_bearer_header_and_the_join_cookie_both_seat_a_client(tmp_path):
+    seated = table(tmp_path)
+    app = create_app(str(seated.db))
+    other = TestClient(app)  # another client of the same running app
+    with TestClient(app) as browser:
+        patient(browser)
+        joined = browser.get(f"/join/{seated.tokens['ana']}")
+        assert joined.status_code == 200
+        cookies = joined.headers.get_list("set-cookie")
+        assert len(cookies) == 1
+        flags = [part.strip().lower() for part in cookies[0].split(";")]
+        assert flags[0] == f"ledger_seat={seated.tokens['ana']}".lower()
+        assert "httponly" in flags and "samesite=strict" in flags and "path=/" in flags
+        zones = browser.get(f"{API}/zones")  # the cookie alone
+        assert zones.status_code == 200 and zones.json()["viewer"] == "ana"
+        assert zones.json() == other.get(f"{API}/zones", headers=seated.headers("ana")).json()
+        acted = browser.post(f"{API}/actions", json={"action": "restore", "cards": ["item-sword"]})
+        assert acted.status_code in (200, 409), acted.text
+        if acted.status_code == 200:
+            assert acted.json()["events"][0]["actor"] == "ana"
+        # a garbage join sets no cookie and gives no seat
+        bad = other.get("/join/not-a-token")
+        assert bad.status_code == 401 and not bad.headers.get_list("set-cookie")
+        one_error(other.get(f"{API}/zones"), 401)
+
+
+# Everything a request might say to pass for someone else.
+WIDENING_QUERY = "?as=referee&actor=master&viewer=referee&who=master&seat=master"
+WIDENING_HEADERS = {"X-Actor": "master", "X-As": "referee", "X-Viewer": "referee", "X-Who": "master",
+                    "X-Seat": "master", "X-Forwarded-User": "master", "X-Real-IP": "127.0.0.1"}
+
+
+@pytest.mark.parametrize("who", ["ana", "bo", "public"])
+def test_nothing_a_request_says_widens_its_seat(tmp_path, who):
+    seated = table(tmp_path)
+    sight = Sight(seated.db)
+    with client_for(seated.db) as client:
+        patient(client)
+        own = seated.headers(who)
+        wide = {**own, **WIDENING_HEADERS}
+        for path in ("/zones", "/zones?at=16", "/history", "/history?card=skill-dodge", "/explain/16",
+                     "/explain/15", "/cards/item-sword", "/cards/skill-first-aid", "/checkpoint"):
+            joiner = "&" if "?" in path else "?"
+            # (history's own actor filter is a filter: the plain request names it too)
+            plain = client.get(API + path + (joiner + "actor=master" if "history" in path else ""), headers=own)
+            widened = client.get(API + path + joiner + WIDENING_QUERY[1:], headers=wide)
+            assert (widened.status_code, widened.json()) == (plain.status_code, plain.json()), path
+            assert not sight.leaks(who, widened.text, named=("item-sword", "skill-first-aid", "skill-dodge"))
+        if who == "public":
+            return
+        # the body cannot name an actor or a viewer
+        for extra in ({"actor": "master"}, {"as": "referee"}, {"viewer": "referee"}, {"who": "master"},
+                      {"actor": "bo" if who == "ana" else "ana"}, {"seat": "master"}):
+            with nothing_appended(seated.db):
+                one_error(post(client, seated, who, {"action": "battle start", **extra}), 422)
+        # the other hero's name in a body does not make the seat that hero
+        other = "bo" if who == "ana" else "ana"
+        for body in ({"action": "activate", "card": "item-sword" if who == "ana" else "companion-wolf", "hero": other},
+                     {"action": "travel", "hero": other, "location": "village"},
+                     {"action": "trade", "hero": other, "take": ["item-amulet"]},
+                     {"action": "draw", "stack": "deck:item", "to": f"inventory:{other}"},
+                     {"action": "exhaust", "cards": ["item-sword" if other == "ana" else "companion-wolf"]}):
+            with nothing_appended(seated.db):
+                one_error(client.post(f"{API}/actions{WIDENING_QUERY}", json=body, headers=wide), 409)
+        # a master's action, asked every way at once, is still the hero's, and refused
+        for body in ({"action": "battle start"}, {"action": "hero knowledge", "hero": who, "knowledge": 3},
+                     {"action": "draw", "stack": "deck:item", "to": "inventory:bo" if who == "ana" else "inventory:ana"}):
+            with nothing_appended(seated.db):
+                plain = post(client, seated, who, body)
+                widened = client.post(f"{API}/actions{WIDENING_QUERY}", json=body, headers=wide)
+            assert widened.status_code == plain.status_code == 409
+            assert widened.json() == plain.json()
+        # and one it may do is recorded as its own, replied as it sees it
+        reply = client.post(f"{API}/actions{WIDENING_QUERY}", json={"action": "draw", "stack": "deck:item"}, headers=wide)
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["events"][0]["actor"] == who
+        assert "hash" not in reply.json()["events"][0] and "command" not in reply.json()["events"][0]
+    after = Sight(seated.db)
+    assert not after.leaks(who, reply.text, reply.json()["seq"])
+
+
+# -- the rate limit ----------------------------------------------------------------------------
+def test_too_many_failed_attempts_from_one_address_are_429_even_with_a_valid_token(tmp_path):
+    seated = table(tmp_path)
+    app = create_app(str(seated.db))
+    elsewhere = TestClient(app, client=("203.0.113.9", 50000))  # the same running app, from another address
+    with TestClient(app) as here:
+        app.state.doorman = Doorman(limit=3, window=60)
+        for _ in range(3):  # a missing token is no guess: it is not counted
+            one_error(here.get(f"{API}/zones"), 401)
+        assert here.get(f"{API}/zones", headers=seated.headers("ana")).status_code == 200
+        for attempt in ("Bearer wrong-1", "Bearer wrong-2"):
+            one_error(here.get(f"{API}/zones", headers={"Authorization": attempt}), 401)
+        assert here.get("/join/wrong-3").status_code == 401  # a join link counts too
+        for method, path, body in ENDPOINTS:  # now every request from here, the valid ones too
+            with nothing_appended(seated.db):
+                reply = call(here, method, path, body, headers=seated.headers("master"))
+            error = one_error(reply, 429)
+            assert error["code"] == "too-many-attempts"
+            assert 1 <= int(reply.headers["Retry-After"]) <= 60
+        assert here.get(f"/join/{seated.tokens['ana']}").status_code == 429
+        # another address is not held up by this one
+        for who in WHO:
+            assert elsewhere.get(f"{API}/zones", headers=seated.headers(who)).status_code == 200
+
+
+def test_the_rate_limit_lifts_when_the_window_has_passed(tmp_path):
+    seated = table(tmp_path)
+    app = create_app(str(seated.db))
+    with TestClient(app) as client:
+        app.state.doorman = Doorman(limit=2, window=0.5)
+        for _ in range(2):
+            one_error(client.get(f"{API}/zones", headers={"Authorization": "Bearer wrong"}), 401)
+        reply = client.get(f"{API}/zones", headers=seated.headers("bo"))
+        one_error(reply, 429)
+        assert reply.headers["Retry-After"] == "1"
+        time.sleep(0.6)
+        assert client.get(f"{API}/zones", headers=seated.headers("bo")).status_code == 200
+
+
+# -- the stream, against the real server -------------------------------------------------------
+class Stream:
+    """One open ``/stream``, read on a thread: each event as (kind, data)."""
+
+    def __init__(self, base: str, headers: dict[str, str], campaign: str = "demo"):
+        self.events: queue.Queue[tuple[str, str]] = queue.Queue()
+        self.client = httpx.Client(timeout=httpx.Timeout(5, read=30))
+        self._stream = self.client.stream("GET", f"{base}/api/campaigns/{campaign}/stream", headers=headers)
+        self.response = self._stream.__enter__()
+        assert self.response.status_code == 200, self.response.read()
+        assert self.response.headers["content-type"].startswith("text/event-stream")
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        kind, data = "message", []
+        with suppress(httpx.HTTPError, RuntimeError):  # the connection closed under the reader at the end
+            for line in self.response.iter_lines():
+                if line == "":
+                    if data:
+                        self.events.put((kind, "\n".join(data)))
+                    kind, data = "message", []
+                elif line.startswith("event:"):
+                    kind = line[6:].strip()
+                elif line.startswith("data:"):
+                    data.append(line[5:].strip())
+        self.events.put(("end", ""))
+
+    def take(self, until_seq: int, timeout: float = 10) -> list[tuple[str, dict[str, Any]]]:
+        """Events until the action ``until_seq`` (or a ``closed``/the end) arrives."""
+        got = []
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                kind, data = self.events.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no seq {until_seq} in time; got {[(k, d.get('seq')) for k, d in got]}") from None
+            parsed = json.loads(data) if data else {}
+            got.append((kind, parsed))
+            if kind != "action" or parsed.get("seq", 0) >= until_seq:
+                return got
+
+    def close(self) -> None:
+        with suppress(httpx.HTTPError, RuntimeError):
+            self.response.close()
+        self.client.close()
+
+
+def test_every_seats_stream_carries_each_action_filtered_and_a_revoked_seat_is_closed(tmp_path):
+    seated = table(tmp_path)
+    start = Sight(seated.db).last
+    with serving(seated.db) as base:
+        streams = {who: Stream(base, seated.headers(who)) for who in WHO}
+        try:
+            time.sleep(0.3)  # the follower has seen every stream open
+            api = httpx.Client(base_url=base, timeout=10)
+            done = []
+            # from the CLI
+            done.append(json.loads(seated.ledger("--json", "--actor", "bo", "draw", "deck:companion")))
+            done.append(json.loads(seated.ledger("--json", "add", "item-dagger", "item-staff", "--to", "inventory:ana")))
+            # through the API
+            for who, body in (("ana", {"action": "draw", "stack": "deck:item"}),
+                              ("master", {"action": "draw", "stack": "deck:skill", "to": "inventory:bo"}),
+                              ("bo", {"action": "send", "cards": ["companion-falcon"], "to": "table:bo"})):
+                reply = api.post(f"{API}/actions", json=body, headers=seated.headers(who))
+                assert reply.status_code == 200, reply.text
+                done.append(reply.json())
+            done.append(json.loads(seated.ledger("--json", "undo")))  # the master takes bo's send back
+            refused = api.post(f"{API}/actions", json={"action": "discard", "cards": ["skill-dodge"]},
+                               headers=seated.headers("ana"))
+            one_error(refused, 409)
+            last = done[-1]["seq"]
+            assert [d["seq"] for d in done] == list(range(start + 1, last + 1))
+            sight = Sight(seated.db)
+            got = {who: stream.take(last) for who, stream in streams.items()}
+            for who, events in got.items():
+                assert [kind for kind, _ in events] == ["action"] * len(done), (who, events)
+                assert [data["seq"] for _, data in events] == [d["seq"] for d in done], who
+                for _, data in events:
+                    assert data["checkpoint"]["seq"] == data["seq"]
+                    assert not sight.leaks(who, json.dumps(data, ensure_ascii=False), data["seq"]), (who, data)
+            # bo's draw is bo's and the master's to know, the master's draw for bo too
+            bo_card = done[0]["events"][0]["cards"][0]
+            assert got["bo"][0][1]["events"][0]["cards"] == [bo_card]
+            assert got["ana"][0][1]["events"][0]["cards"] == [None] == got["public"][0][1]["events"][0]["cards"]
+            assert got["master"][3][1] == {k: v for k, v in done[3].items()}
+            # revoked at the CLI: its open stream is told so and closed, its next request is 401
+            seated.ledger("seat", "revoke", "bo")
+            closing = streams["bo"].take(10**9)
+            assert closing[0][0] == "closed", closing
+            one_error(api.get(f"{API}/zones", headers=seated.headers("bo")), 401)
+            # the other seats' streams go on
+            more = api.post(f"{API}/actions", json={"action": "battle start"}, headers=seated.headers("master"))
+            assert more.status_code == 200
+            for who in ("master", "public", "ana"):
+                events = streams[who].take(more.json()["seq"])
+                assert [(k, d["seq"]) for k, d in events] == [("action", more.json()["seq"])], (who, events)
+        finally:
+            for stream in streams.values():
+                stream.close()
+
+
+def test_a_stream_without_a_seat_or_for_another_campaign_does_not_open(tmp_path):
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        one_error(client.get(f"{API}/stream"), 401)
+        one_error(client.get(f"{API}/stream", headers={"Authorization": "Bearer nope"}), 401)
+        one_error(client.get("/api/campaigns/two/stream", headers=seated.headers("master")), 403)
+        assert not any(client.app.state.follower.streams.values())
+
+
+def test_odd_methods_and_paths_get_the_one_line_error_never_a_500(tmp_path):
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        for method, path, status in [
+            ("PUT", f"{API}/actions", 405), ("DELETE", f"{API}/zones", 405), ("POST", f"{API}/zones", 405),
+            ("PATCH", f"{API}/history", 405), ("GET", f"{API}/nothing", 404), ("GET", f"{API}/cards/", 404),
+            ("GET", f"{API}/cards/..%2F..%2Fetc", 404), ("GET", "/static/../../etc/passwd", 404),
+            ("GET", f"{API}/zones?at=%00", 422), ("GET", f"{API}/explain/1.5", 422),
+            ("GET", f"{API}/cards/item-sword?at=1e3", 422), ("GET", f"{API}/history?actor=" + "a" * 101, 422),
+            ("GET", "/api/campaigns/" + "c" * 65 + "/zones", 422),
+        ]:
+            with nothing_appended(seated.db):
+                one_error(client.request(method, path, headers=seated.headers("ana")), status)
+        reply = client.get(f"{API}/cards/%00", headers=seated.headers("ana"))
+        assert one_error(reply, 404)["code"] == "unknown-card"
+        assert one_error(client.get("/api/campaigns/%00/zones", headers=seated.headers("ana")), 403)
