@@ -551,6 +551,17 @@ def test_no_token_a_garbage_one_or_a_malformed_header_is_401_everywhere(tmp_path
             one_error(reply, 401)
 
 
+def test_a_request_without_a_seat_is_401_whatever_its_body_or_query(tmp_path):
+    """Identity first: a request with no seat learns nothing of what the endpoint takes."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client, nothing_appended(seated.db):
+        patient(client)
+        for body in ({"action": "fly"}, [1, 2], {"action": "draw", "count": 10**30}, None):
+            assert client.post(f"{API}/actions", json=body).status_code == 401
+        assert client.get(f"{API}/zones?at=abc").status_code == 401
+        assert client.get(f"{API}/history?limit=-3").status_code == 401
+
+
 def test_a_seat_revoked_at_the_cli_is_401_at_its_next_request(tmp_path):
     seated = table(tmp_path)
     with client_for(seated.db) as client:

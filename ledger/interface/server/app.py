@@ -14,11 +14,13 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
+from uuid import UUID
 
-from fastapi import Body, FastAPI, Path, Query, Request
+from fastapi import Body, Depends, FastAPI, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.exceptions import HTTPException
 
+from ...seats import Seat
 from ...vocabulary import REFEREE
 from . import errors, pages
 from .bodies import ActionBody
@@ -37,7 +39,17 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 MAX_BODY = 1_000_000  # bytes: an action's body is a few hundred; a larger one is refused before it is read whole
 TOO_LARGE = f"the body is too large for an action (at most {MAX_BODY} bytes)"
+UNSEEN = {"model": ErrorBody, "description": "no such card that this seat can see"}
 CAMPAIGN = Annotated[str, Path(description="The campaign's id (as ledger campaigns lists it).", max_length=64)]
+
+
+async def seated(request: Request, campaign: CAMPAIGN) -> tuple[Seat, UUID]:
+    """The request's seat, of this campaign: found before anything else of the request is
+    read (a request without a seat is a 401 whatever its body)."""
+    return await seat_in(request, campaign)
+
+
+SEATED = Annotated[tuple[Seat, UUID], Depends(seated)]
 
 
 def create_app(db: str) -> FastAPI:
@@ -100,8 +112,8 @@ def api_routes() -> Any:
     api = APIRouter(prefix="/api/campaigns/{campaign}", responses=ERRORS)
 
     @api.get("/zones", summary="Every zone as the seat sees it, now or right after seq `at`")
-    async def zones(request: Request, campaign: CAMPAIGN, at: int | None = SEQ) -> dict[str, Any]:
-        seat, cid = await seat_in(request, campaign)
+    async def zones(request: Request, seated: SEATED, at: int | None = SEQ) -> dict[str, Any]:
+        seat, cid = seated
         clerk: Clerk = request.app.state.clerk
 
         def view() -> dict[str, Any]:
@@ -117,10 +129,10 @@ def api_routes() -> Any:
         return await clerk(view)
 
     @api.get("/cards/{card}", summary="One card as the seat may see it, now or right after seq `at`",
-             responses={404: {"model": ErrorBody, "description": "no such card that this seat can see"}})
-    async def card(request: Request, campaign: CAMPAIGN, card: Annotated[str, Path(max_length=100)],
+             responses={404: UNSEEN})
+    async def card(request: Request, seated: SEATED, card: Annotated[str, Path(max_length=100)],
                    at: int | None = SEQ) -> dict[str, Any]:
-        seat, cid = await seat_in(request, campaign)
+        seat, cid = seated
         clerk: Clerk = request.app.state.clerk
 
         def view() -> dict[str, Any]:
@@ -137,33 +149,33 @@ def api_routes() -> Any:
 
         return await clerk(view)
 
-    @api.get("/history", summary="The seat's history of the campaign, oldest first")
+    @api.get("/history", summary="The seat's history of the campaign, oldest first", responses={404: UNSEEN})
     async def history(
-        request: Request, campaign: CAMPAIGN,
+        request: Request, seated: SEATED,
         start: Annotated[int | None, Query(alias="from", ge=1, le=2**53)] = None,
         to: Annotated[int | None, Query(ge=1, le=2**53)] = None,
         card: Annotated[str | None, Query(max_length=100)] = None,
         actor: Annotated[str | None, Query(max_length=100)] = None,
         limit: Annotated[int | None, Query(ge=1, le=2**53)] = None,
     ) -> list[dict[str, Any]]:
-        seat, cid = await seat_in(request, campaign)
+        seat, cid = seated
         clerk: Clerk = request.app.state.clerk
 
         def view() -> list[dict[str, Any]]:
             from projections.queries import history_view
 
             found = clerk.ledger.campaign(cid)
-            if card is not None and seat.viewer == REFEREE:
-                found.card(card)
+            if card is not None and seat.viewer == REFEREE and card not in found.catalog.cards:
+                raise _unseen(card)
             return history_view(clerk.ledger, clerk.model(), cid, found.slug, seat.viewer, start=start, end=to,
                                 card=card, actor=actor, limit=limit)
 
         return await clerk(view)
 
     @api.get("/explain/{seq}", summary="Which rules an action was checked against, as the seat may see it")
-    async def explain(request: Request, campaign: CAMPAIGN, seq: Annotated[int, Path(ge=1, le=2**53)]
+    async def explain(request: Request, seated: SEATED, seq: Annotated[int, Path(ge=1, le=2**53)]
                       ) -> dict[str, Any]:
-        seat, cid = await seat_in(request, campaign)
+        seat, cid = seated
         clerk: Clerk = request.app.state.clerk
 
         def view() -> dict[str, Any]:
@@ -179,14 +191,14 @@ def api_routes() -> Any:
         return await clerk(view)
 
     @api.get("/checkpoint", summary="The campaign's head hash now, for anyone to keep")
-    async def checkpoint(request: Request, campaign: CAMPAIGN) -> dict[str, Any]:
-        _seat, cid = await seat_in(request, campaign)
+    async def checkpoint(request: Request, seated: SEATED) -> dict[str, Any]:
+        _seat, cid = seated
         clerk: Clerk = request.app.state.clerk
         return await clerk(lambda: clerk.ledger.checkpoint(cid, clerk.signer()).as_dict())
 
     @api.post("/actions", summary="Record an action as the seat's actor")
-    async def act(request: Request, campaign: CAMPAIGN, body: Annotated[ActionBody, Body()]) -> dict[str, Any]:
-        seat, cid = await seat_in(request, campaign)
+    async def act(request: Request, seated: SEATED, body: Annotated[ActionBody, Body()]) -> dict[str, Any]:
+        seat, cid = seated
         if seat.actor is None:
             raise Refused(403, "read-only", "the public seat only reads; actions come from the master and heroes")
         command = body.command(seat.actor)
@@ -206,8 +218,8 @@ def api_routes() -> Any:
 
     @api.get("/stream", summary="Server-Sent Events: one `action` event per recorded action, for this seat",
              response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
-    async def stream(request: Request, campaign: CAMPAIGN) -> StreamingResponse:
-        seat, _cid = await seat_in(request, campaign)
+    async def stream(request: Request, seated: SEATED) -> StreamingResponse:
+        seat, _cid = seated
         follower: Follower = request.app.state.follower
         opened = await follower.open(seat)
 
