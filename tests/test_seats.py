@@ -197,3 +197,15 @@ def test_seats_belong_to_their_campaign(demo):
         assert SeatBook(ledger).find(two["token"]) is not None
     finally:
         ledger.close()
+
+
+def test_serve_where_it_cannot_listen_is_one_line_and_exit_1(demo: Path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_ledger("serve", "--port", str(port), db=demo)
+        assert "address already in use" in one_error_line(done).lower()
+    assert "not an address" in one_error_line(run_ledger("serve", "--host", "nowhere.invalid", db=demo))

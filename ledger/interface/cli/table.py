@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from ...errors import BadInput
 from .group import cli
 from .session import Session, pass_session
 
@@ -114,7 +115,27 @@ def serve(s: Session, host: str, port: int, workers: int) -> None:
 
     s.ledger()  # refuse a missing or foreign file here, with its one line
     s.close()
+    _port_free(host, port)
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"note: serving on {host}: anyone who can reach it and holds a join link can use it; "
                    "the links travel unencrypted over plain http", err=True)
     run(s.db, host=host, port=port, workers=workers)
+
+
+def _port_free(host: str, port: int) -> None:
+    """Refuses, in one line, an address the server could not listen on (before uvicorn
+    would start and stop with a log of its own)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise BadInput(f"--host {host}: not an address of this machine ({exc.strerror or exc})") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise BadInput(f"cannot listen on {host}:{port} ({exc.strerror or exc}); "
+                           "another server may be using it: pick another with --port") from None
