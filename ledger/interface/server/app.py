@@ -1,14 +1,13 @@
 """The table server's application (SERVER.md): the JSON API, the stream and the pages,
 over the same ledger, rules and projections as the CLI.
 
-Every route finds its seat first (``seating``), then does its work on the clerk's thread
+Every route finds its seat first (``seating``), then has the clerk do its work
 (``clerk``): the seat's viewer decides what a reply may show, and its actor who acts;
 nothing in the request can widen either.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import AsyncIterator
@@ -207,8 +206,7 @@ def api_routes() -> Any:
         def record() -> dict[str, Any]:
             from projections.views import recorded_view
 
-            rec = clerk.ledger.execute(cid, command)
-            clerk.model(rec)
+            rec = clerk.ledger.execute(cid, command)  # the read models follow in batches (live.MODEL_EVERY)
             checkpoint = clerk.checkpoint(cid, rec.seq, rec.event.hash)
             return recorded_view(rec.event, rec.campaign, seat.viewer, checkpoint)
 
@@ -234,10 +232,17 @@ def api_routes() -> Any:
                     except TimeoutError:
                         yield ": still here\n\n"
                         continue
+                    parts = []
+                    while data is not None:  # what has queued up goes in one write
+                        parts.append(data)
+                        if opened.queue.empty():
+                            break
+                        data = opened.queue.get_nowait()
+                    if parts:
+                        yield "".join(parts)
                     if data is None:
                         yield 'event: closed\ndata: {"reason": "this seat was revoked or fell behind"}\n\n'
                         return
-                    yield f"id: {data['seq']}\nevent: action\ndata: {json.dumps(data)}\n\n"
             finally:
                 follower.close(opened)
 

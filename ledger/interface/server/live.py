@@ -5,16 +5,20 @@ The follower watches the log's position (the highest notification id: one small 
 every ``POLL`` seconds, or at once when this process recorded an action). When it
 moves, it reads the new actions of each campaign that has open streams, folds them
 into its own copy of the campaign (the one fold, ``Ledger.project``), and builds each
-action's view once per viewer (``projections.views.recorded_view``). Actions recorded by
+action's view once per viewer (``projections.views.recorded_view``), encoded once as an
+event; each stream then gets what queued up for it in one write. Actions recorded by
 any process, the CLI's included, are found the same way. A stream whose seat was
-revoked is told so and closed.
+revoked is told so and closed. Under load the follower looks at most every ``PACE``
+seconds, and the read models (history, card views) catch up at most every
+``MODEL_EVERY`` seconds, at once when it quiets down, and whenever a view needs them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -23,6 +27,8 @@ from ...seats import Seat
 from .clerk import Clerk
 
 POLL = 0.1  # seconds between looks at the log's position
+PACE = 0.02  # seconds: while actions keep coming, at most one look per PACE (each stream gets them in one write)
+MODEL_EVERY = 0.5  # seconds: the read models follow the log in batches (history and card views catch up anyway)
 QUEUE = 10_000  # actions a slow stream may fall behind before it is closed
 log = logging.getLogger("ledger.server")
 
@@ -32,7 +38,7 @@ class Stream:
     """One open stream: its seat and the queue of what it is to be sent (None: closed)."""
 
     seat: Seat
-    queue: asyncio.Queue[dict[str, Any] | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
+    queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
 
 
 class Follower:
@@ -42,7 +48,8 @@ class Follower:
         self.wake = asyncio.Event()
         self._position = -1
         self._copies: dict[UUID, Any] = {}  # the follower's own copy of each followed campaign
-        self._lock = threading.Lock()  # the streams are opened on the event loop, listed on the clerk
+        self._modeled = 0.0  # when the read models last caught up
+        self._model_behind = False  # the log moved since
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -63,15 +70,13 @@ class Follower:
         """A stream of ``seat``'s campaign: every action recorded from now on is sent to it."""
         stream = Stream(seat)
         await self.clerk(self._follow, seat.campaign)
-        with self._lock:
-            self.streams.setdefault(seat.campaign, set()).add(stream)
+        self.streams.setdefault(seat.campaign, set()).add(stream)
         return stream
 
     def close(self, stream: Stream) -> None:
-        with self._lock:
-            streams = self.streams.get(stream.seat.campaign)
-            if streams is not None:
-                streams.discard(stream)
+        streams = self.streams.get(stream.seat.campaign)
+        if streams is not None:
+            streams.discard(stream)
 
     # -- the loop ---------------------------------------------------------------
     async def _run(self) -> None:
@@ -94,29 +99,37 @@ class Follower:
                     self.close(stream)
                     stream.queue = asyncio.Queue(1)
                     stream.queue.put_nowait(None)
+            if self._model_behind and (not sends or time.monotonic() - self._modeled >= MODEL_EVERY):
+                try:  # once per MODEL_EVERY under load, at once when it quiets down
+                    await self.clerk(self.clerk.model)
+                    self._model_behind, self._modeled = False, time.monotonic()
+                except Exception:
+                    log.exception("catching the read models up failed; trying again")
+            if sends:
+                await asyncio.sleep(PACE)
 
-    # -- on the clerk's thread ----------------------------------------------------
+    # -- the clerk's work ---------------------------------------------------------
     def _follow(self, cid: UUID) -> None:
         if cid not in self._copies:
             self._copies[cid] = self.clerk.ledger.campaign(cid).copy()
 
-    def _poll(self) -> list[tuple[Stream, dict[str, Any] | None]]:
+    def _poll(self) -> list[tuple[Stream, str | None]]:
         """The new actions of every followed campaign, each as every open stream of it
-        is to receive it. The streams are listed after the actions are read, so a
-        stream opened meanwhile misses nothing recorded after it opened."""
+        is to receive it (a stream's copy of the campaign starts when it opens, so it
+        misses nothing recorded after that)."""
         from projections.views import recorded_view
 
         ledger = self.clerk.ledger
         top = ledger.stored_event_count()
         if top == self._position:
             return []
-        self._position = top
         seats = self.clerk.seats
         seats.refresh()
         news = {cid: ledger.actions(cid, gt=copy.version) for cid, copy in self._copies.items()}
-        with self._lock:
-            watched = {cid: list(streams) for cid, streams in self.streams.items()}
-        sends: list[tuple[Stream, dict[str, Any] | None]] = []
+        self._position = top  # only once read: a failed read is tried again at the next poll
+        self._model_behind = True
+        watched = {cid: list(streams) for cid, streams in self.streams.items()}
+        sends: list[tuple[Stream, str | None]] = []
         for cid, events in news.items():
             streams = watched.get(cid, [])
             for stream in streams:
@@ -126,11 +139,16 @@ class Follower:
             for event in events:
                 copy = ledger.project(copy, [event])
                 checkpoint = self.clerk.checkpoint(cid, event.seq, event.hash)
-                views: dict[str, dict[str, Any]] = {}
+                views: dict[str, str] = {}
                 for stream in streams:
                     viewer = stream.seat.viewer
                     if viewer not in views:
-                        views[viewer] = recorded_view(event, copy, viewer, checkpoint)
+                        views[viewer] = sse(recorded_view(event, copy, viewer, checkpoint))
                     sends.append((stream, views[viewer]))
             self._copies[cid] = copy
         return sends
+
+
+def sse(view: dict[str, Any]) -> str:
+    """An action's view as one Server-Sent Event, encoded once for every stream of its viewer."""
+    return f"id: {view['seq']}\nevent: action\ndata: {json.dumps(view)}\n\n"
