@@ -15,8 +15,9 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 
 # The rules an action is decided under, recorded in every action so that ``verify``
 # decides it again under the same rules: 1 = the first ledger; 2 = fair play (what a
-# hero may do through the ledger, seen-aware undo, seeds for the master only).
-RULESET = 2
+# hero may do through the ledger, seen-aware undo, seeds for the master only); 3 = a
+# card in a stack is activated only by the stack effects its stack lets count (seed 002).
+RULESET = 3
 
 
 class Rule(NamedTuple):
@@ -80,7 +81,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("chosen-effect", "§6", "manual activation uses an activate effect; a card with several names one"),
     Rule("from-inventory", "§6", "a card in an inventory, not attached, is activated from the inventory"),
     Rule("effect-usable", "§6", "only activate effects work from the inventory; auto effects cost nothing; "
-         "attached and stacked cards use only their scoped effects, face-up"),
+         "attached cards use only their attachment effects; a card in a stack only the stack effects its "
+         "stack lets count (its use), face-up: exactly when its state there is active"),
     Rule("knowledge-meets", "§6", "a hero activates an asset card only if their knowledge meets its requirement"),
     Rule("activator-knowledge", "§6", "a card with a knowledge requirement is activated by a named hero"),
     Rule("after-activation-from-inventory", "§6", "activated from the inventory a card is discarded, "

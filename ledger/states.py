@@ -7,8 +7,25 @@ the campaign and the vocabulary.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .campaign import Campaign
 from .vocabulary import Role
+
+if TYPE_CHECKING:
+    from .catalog import Effect
+    from .formats import ZoneSpec
+
+
+def counts_in_stack(zone: ZoneSpec, effect: Effect) -> bool:
+    """Seed 002 ("Ativa"): of a card revealed in a stack, only its stack effects (@anywhere,
+    and @discard in a discard pile) may be used, and only where the stack's ``use`` lets
+    its face-up cards' effects count: ``stack-scope`` as just said, ``always`` any stack
+    effect, ``never`` none. The one test behind both a card's ``active`` state in a stack
+    and an activation from one (``rules.activation.effect_usable``)."""
+    if zone.use == "never" or effect.scope not in ("anywhere", "discard"):
+        return False
+    return zone.use == "always" or effect.scope == "anywhere" or zone.role == Role.DISCARD
 
 
 def card_states(campaign: Campaign, card: str) -> list[str]:
@@ -18,8 +35,7 @@ def card_states(campaign: Campaign, card: str) -> list[str]:
     are neither restored nor exhausted; cards in limbo are exiled and neither active
     nor inactive; the box is outside the campaign (a hidden card, nothing more).
     Decision: an extra zone counts like a table; a face-up card in a stack is active
-    only when the stack's ``use`` lets its effects count (``stack-scope``: cards with
-    @anywhere effects, or @discard ones in a discard pile; ``never``: none).
+    only when one of its effects counts there (``counts_in_stack``).
     """
     table = campaign.table
     data = campaign.card(card)
@@ -37,12 +53,8 @@ def card_states(campaign: Campaign, card: str) -> list[str]:
     if zone.kind == "limbo":
         states.append("exiled")
         return states
-    if zone.is_stack:
-        # The stack's `use` says when its face-up cards' effects count.
-        stack_effect = data.has_effect(scope="anywhere") or (
-            zone.role == Role.DISCARD and data.has_effect(scope="discard")
-        )
-        counts = zone.use == "always" or (zone.use == "stack-scope" and stack_effect)
+    if zone.is_stack:  # active when one of its effects counts there (counts_in_stack)
+        counts = any(counts_in_stack(zone, effect) for effect in data.effects)
         states.append("active" if up and counts else "inactive")
     else:
         states.append("active" if up else "inactive")

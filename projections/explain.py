@@ -178,6 +178,10 @@ def _(event: e.CardActivated, before, viewer, check: Check, n: Name) -> None:
         check("§6 from the inventory", f"{n(event.card)} went to {event.went_to}: {why}")
     elif event.source:
         check("§6 in play", "activated from a table, an attachment or a zone, the card stays where and as it is")
+    if before is not None and event.source and before.zone(event.source).is_stack and event.ruleset >= 3:
+        effect = before.card(event.card).effects[event.effect - 1]
+        check("§7 stack effects", f"in {event.source} only the stack effects its stack lets count are used "
+              f"(use: {before.zone(event.source).use}); effect {event.effect} is {effect}")
     if event.action_points is not None or event.energies:
         paid = [f"{event.action_points} action point(s)"] if event.action_points is not None else []
         paid += [f"{v} {k}" for k, v in event.energies.items()]

@@ -3,11 +3,19 @@ and where the card goes after being activated from the inventory."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..campaign import Campaign
 from ..errors import BadInput, NotAllowed, RuleBroken
+from ..states import card_states, counts_in_stack
 from ..visibility import can_identify, sees_everything, where_for
+from ..vocabulary import Role
 from .actors import may_act_for
+from .fair_play import ruleset
 from .placement import bury_deck_for, discard_pile_for
+
+if TYPE_CHECKING:
+    from ..formats import ZoneSpec
 
 
 def activating_hero(campaign: Campaign, actor: str, asked: str | None, card: str) -> str | None:
@@ -65,8 +73,9 @@ def effect_usable(
 ) -> None:
     """RULES.md §6, §7: only ``activate`` effects may be activated from the inventory;
     ``auto`` effects cost no action points or energy; an attached card uses only its
-    attachment effects, while its host is face-up; a card in a pile only its stack
-    effects (@anywhere, @discard), face-up; elsewhere a face-down card is inactive."""
+    attachment effects, while its host is face-up; a card in a stack, face-up, only the
+    stack effects the stack lets count (``states.counts_in_stack``, the test behind its
+    ``active`` state); elsewhere a face-down card is inactive."""
     effect = campaign.card(card).effects[index - 1]
     table = campaign.table
     host = table.host(card)
@@ -81,11 +90,24 @@ def effect_usable(
         if effect.scope != "attachment" or table.face(host) != "up":
             raise RuleBroken(f"card {card} is attached; only its attachment effects can be used, and only "
                              "while its host is face-up")
-    elif zone.kind == "pile":
+    elif zone.is_stack and ruleset() >= 3:
+        if table.face(card) != "up" or not counts_in_stack(zone, effect):
+            raise RuleBroken(f"card {card} is in {zone.id}; {_what_counts(zone)}; effect {index} of {card} is "
+                             f"{effect} (its state there: {', '.join(card_states(campaign, card))})")
+    elif zone.kind == "pile":  # as recorded before ruleset 3: any pile, any stack effect
         if effect.scope not in ("anywhere", "discard") or table.face(card) != "up":
             raise RuleBroken(f"card {card} is in {zone.id}; only its stack effects (@anywhere, @discard) work there")
     elif not from_hand and table.face(card) != "up":
         raise RuleBroken(f"card {card} is face-down (inactive); reveal it before activating it")
+
+
+def _what_counts(zone: ZoneSpec) -> str:
+    """In words: which effects of its face-up cards a stack lets count (``counts_in_stack``)."""
+    if zone.use == "never":
+        return "the effects of its cards do not count there"
+    if zone.use == "always" or zone.role == Role.DISCARD:
+        return "only its face-up cards' stack effects (@anywhere, @discard) work there"
+    return "only its face-up cards' @anywhere effects work there"
 
 
 def knowledge_meets(campaign: Campaign, hero: str, card: str) -> None:

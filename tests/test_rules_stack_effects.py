@@ -1,0 +1,112 @@
+"""Seed 002 ("Ativa"), RULES.md §6–7: the effects of a card revealed in a stack.
+
+    "Cartas reveladas em pilhas de cartas, que possuem efeitos de pilha
+     [De Qualquer Lugar], [Da Pilha de Descarte].
+     Apesar de serem consideradas ativas, apenas os efeitos de pilha podem/devem ser usados."
+
+and seed 001 / the format's ``use``: when the effects of a stack's face-up cards count
+(the discard pile: its stack effects; the depot and the decks: never). A card is
+activated from a stack if and only if its state there says ``active``: one test
+(``ledger.states.counts_in_stack``) decides both. Each test is named after the rule.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger import commands as c
+from ledger.application import Ledger
+from ledger.catalog import Card, Catalog
+from ledger.errors import RuleBroken
+from ledger.rules.fair_play import decided_under
+from ledger.states import card_states
+
+from .conftest import Game
+
+PILE_CARDS = [  # (id, effects): stack effects and card effects in every mix
+    ("item-relic", ("activate@discard",)),
+    ("item-charm", ("activate@anywhere",)),
+    ("item-lamp", ("activate", "activate@discard")),
+    ("item-banner", ("activate", "auto@anywhere")),
+    ("item-plain", ("activate",)),
+]
+
+
+@pytest.fixture
+def piles(app: Ledger, sample_catalog) -> Game:
+    extra = [Card(id=card, suit="item", name=card.title(), level=1, value=2, knowledge=0, effects=effects)
+             for card, effects in PILE_CARDS]
+    rec = app.start(Catalog([*sample_catalog, *extra]), name="Piles")
+    game = Game(app, rec.campaign.id)
+    game.do(c.AddHero(hero="ana", knowledge=1))
+    return game
+
+
+def usable_effects(game: Game, card: str) -> list[int]:
+    """The effects the rules let a hero activate now (each tried for real; refusals append nothing)."""
+    usable = []
+    for index in range(1, len(game.campaign.card(card).effects) + 1):
+        try:
+            game.do(c.Activate(actor="ana", card=card, effect=index))
+        except RuleBroken:
+            continue
+        usable.append(index)
+        game.do(c.Undo())  # the master takes it back: the card lies where it was
+    return usable
+
+
+def test_a_card_with_only_a_discard_pile_effect_in_the_depot_is_inactive_and_cannot_be_activated(piles):
+    piles.add("item-relic", to="depot")
+    assert card_states(piles.campaign, "item-relic") == ["revealed", "inactive"]
+    err = piles.refuse(c.Activate(actor="ana", card="item-relic"), RuleBroken)
+    assert "depot" in str(err) and "do not count" in str(err)
+    piles.refuse(c.Activate(card="item-relic", hero="ana"), RuleBroken)  # a rule, not a permission: the master too
+
+
+def test_in_the_discard_pile_only_the_stack_effects_may_be_used(piles):
+    piles.add("item-lamp", "item-relic", "item-charm", "item-plain", to="discard")
+    assert usable_effects(piles, "item-lamp") == [2]  # its @discard effect, not its card effect
+    assert usable_effects(piles, "item-relic") == [1]
+    assert usable_effects(piles, "item-charm") == [1]
+    assert usable_effects(piles, "item-plain") == []
+    assert "inactive" in card_states(piles.campaign, "item-plain")
+
+
+def test_an_anywhere_effect_does_not_count_in_a_stack_whose_use_is_never(piles):
+    piles.add("item-charm", to="depot")
+    assert card_states(piles.campaign, "item-charm") == ["revealed", "inactive"]
+    assert usable_effects(piles, "item-charm") == []
+
+
+@pytest.mark.parametrize("zone", ["discard", "depot", "table:ana", "scenario"])
+def test_a_card_is_activatable_in_a_stack_if_and_only_if_its_state_says_active(piles, zone):
+    cards = [card for card, _effects in PILE_CARDS]
+    piles.add(*cards, to=zone)
+    for card in cards:
+        active = "active" in card_states(piles.campaign, card)
+        assert bool(usable_effects(piles, card)) == active, (card, zone)
+
+
+def test_an_activation_recorded_before_ruleset_3_is_decided_again_under_its_own_rules(piles):
+    """The record stays verifiable: a depot card activated under ruleset 2 (which let any
+    stack effect work in any pile) is decided again under ruleset 2 by verify."""
+    piles.add("item-relic", to="depot")
+    with decided_under(2):
+        rec = piles.do(c.Activate(actor="ana", card="item-relic"))
+    assert rec.event.ruleset == 2
+    from ledger.audit import verify
+
+    report = verify(piles.app, piles.cid)
+    assert report.bad_seq is None, report.reason
+
+
+def test_explain_names_the_stack_effect_an_activation_from_a_stack_used(piles):
+    from projections.explain import explain
+
+    piles.add("item-lamp", to="discard")
+    rec = piles.do(c.Activate(actor="ana", card="item-lamp", effect=2))
+    before = piles.app.campaign(piles.cid, at=rec.seq - 1)
+    checks = explain(rec.event, before, rec.campaign, "public")["checks"]
+    assert {"rule": "§7 stack effects",
+            "detail": "in discard only the stack effects its stack lets count are used (use: stack-scope); "
+                      "effect 2 is activate@discard"} in checks
