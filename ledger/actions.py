@@ -430,6 +430,27 @@ def trade(play: Play, cmd: c.Trade) -> Decided:
     }
 
 
+@handles(c.Obtain)
+def obtain(play: Play, cmd: c.Obtain) -> Decided:
+    campaign = play.campaign
+    rules.master_only(play.actor, "records a sheet card obtained by progression or incorporation "
+                                  "(the master decides where it comes from and what it costs)")
+    hero = campaign.check_hero(cmd.hero)
+    rules.knows_card(campaign, play.actor, cmd.card, "obtain")
+    rules.obtains_sheet_only(campaign, cmd.card)
+    source = rules.obtained_from(campaign, hero, cmd.card)
+    to = rules.obtained_to(campaign, hero, cmd.to)
+    location = rules.trading_location(campaign, hero, cmd.by)
+    rules.access_admits(campaign, location, cmd.card)
+    suit = str(campaign.card(cmd.card).suit)
+    level, why = rules.effective_access(campaign, location, suit)
+    play.place(cmd.card, to, face="up")
+    return e.SheetCardObtained, {
+        "hero": hero, "card": cmd.card, "mechanic": cmd.by, "source": source, "to": to, "location": location,
+        "battle": play.table.battle, "access": {"suit": suit, "level": level, "source": why}, "cost": cmd.cost,
+    }
+
+
 # -- activation (RULES.md §6) ---------------------------------------------------------
 @handles(c.Activate)
 def activate(play: Play, cmd: c.Activate) -> Decided:

@@ -176,6 +176,18 @@ class Trade(Command):
     attach: dict[str, str] = {}  # taken card -> companion it is attached to
 
 
+class Obtain(Command):
+    """A hero obtains a sheet card by its mechanic (Progressão, Incorporação): the master
+    records it, with where it goes and what it cost (as given, not enforced)."""
+
+    type: Literal["Obtain"] = "Obtain"
+    hero: str
+    card: str
+    by: Literal["progression", "incorporation"]
+    to: str | None = None
+    cost: str | None = Field(default=None, max_length=500)
+
+
 class Activate(Command):
     type: Literal["Activate"] = "Activate"
     card: str
@@ -205,7 +217,7 @@ AnyCommand = Annotated[
     Union[
         AddHero, SetKnowledge, Add, Draw, Send, Discard, Bury, Exile, Shuffle, Search, Reveal, Hide,
         Exhaust, Restore, Attach, Detach, AddLocation, Travel, StartBattle, EndBattle, SetAccess,
-        Trade, Activate, Undo, Redo,
+        Trade, Obtain, Activate, Undo, Redo,
     ],
     Field(discriminator="type"),
 ]

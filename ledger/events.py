@@ -383,6 +383,24 @@ class TradeCompleted(ActionRecorded):
         return self.taken + self.given
 
 
+class SheetCardObtained(ActionRecorded):
+    """A hero obtained a sheet card by its mechanic at a location that allows it (seed 000)."""
+
+    action: ClassVar[str] = "obtain"
+    hero: str
+    card: str
+    mechanic: str
+    source: str
+    to: str
+    location: str
+    battle: bool
+    access: AccessUsed
+    cost: str | None = None
+
+    def named_cards(self) -> tuple[str, ...]:
+        return (self.card,)
+
+
 class CardActivated(ActionRecorded):
     action: ClassVar[str] = "activate"
     card: str

@@ -100,6 +100,9 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("not-already-at", "§8", "a hero travels to a location they are not at"),
     Rule("battle-toggles", "§8", "a battle starts when none is on and ends when one is on"),
     Rule("has-access-effect", "§8", "only an access effect that is recorded can be cleared"),
+    Rule("obtains-sheet-only", "§8", "progression and incorporation obtain sheet cards; asset cards are traded"),
+    Rule("obtained-from", "§8", "an obtained sheet card comes from where the master says, not from a hero's zones"),
+    Rule("obtained-to", "§8", "an obtained sheet card goes to the hero's table or extra zone (§5)"),
     Rule("effect-source-active", "§8", "an effect on a location's access comes from an active card"),
     Rule("effective-access", "§8", "an effect sets a location's access; otherwise a battle closes every "
          "discard pile; otherwise the location's own level"),
@@ -159,6 +162,8 @@ HERO_MAY: dict[str, str] = {
     "detach": "a hero detaches a card they control, into their own zones",
     "activate": "a hero activates cards they control, or stack cards whose stack effects reach them",
     "trade": "a hero trades for themself, giving cards they control",
+    "obtain": "only the master records a sheet card obtained by progression or incorporation (the master "
+              "decides where it comes from and what it costs)",
     "travel": "a hero travels themself",
     "location add": "only the master adds locations",
     "battle start": "only the master starts a battle",

@@ -165,6 +165,18 @@ def _(event: e.TradeCompleted, before, viewer, check: Check, n: Name) -> None:
 
 
 @_checks.register
+def _(event: e.SheetCardObtained, before, viewer, check: Check, n: Name) -> None:
+    check("§8 location", f"{event.mechanic} needs a location that allows it: {event.hero} was at {event.location}"
+          + (" during a battle" if event.battle else ""))
+    used = event.access
+    source = {"location": f"{event.location}'s own level", "battle": "a battle"}.get(used.source, used.source)
+    check("§8 access", f"access for {used.suit} at {event.location} was {used.level} ({source}); the card's level "
+          "must be at most that, and access 0 admits nothing (the same rule as trading)")
+    check("§8 the master's decision", f"{n(event.card)} came from {event.source} and went to {event.to}; "
+          + (f"cost recorded as given: {event.cost}" if event.cost else "no cost recorded"))
+
+
+@_checks.register
 def _(event: e.CardActivated, before, viewer, check: Check, n: Name) -> None:
     check("§6 activation", f"{event.hero or 'the master'} activated effect {event.effect} ({event.effect_kind}) "
           f"of {n(event.card)} from {event.source}")

@@ -150,6 +150,12 @@ def _(event: e.TradeCompleted, name) -> str:
 
 
 @_what.register
+def _(event: e.SheetCardObtained, name) -> str:
+    text = f"{event.hero} obtains {name(event.card)} by {event.mechanic} at {event.location} → {event.to}"
+    return text + (f" (cost: {event.cost})" if event.cost else "")
+
+
+@_what.register
 def _(event: e.CardActivated, name) -> str:
     text = f"{event.hero or 'the master'} activates {name(event.card)} (effect {event.effect}, {event.effect_kind})"
     if event.target:

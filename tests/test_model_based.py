@@ -80,6 +80,7 @@ from hypothesis.stateful import (
 )
 
 from ledger import commands as c
+from ledger.vocabulary import Suit
 from ledger.application import Ledger
 from ledger.campaign import Campaign
 from ledger.errors import LedgerError, StoreError
@@ -896,7 +897,10 @@ class LedgerMachine(RuleBasedStateMachine):
         """A hero draws (or is dealt) cards they now know; the master takes it back: the
         cards are back in the deck, in an order nobody has seen (recorded, committed)."""
         table = self.campaign.table
-        decks = [d for d in self.decks() if len(table.cards_in(d)) >= 3]
+        # Asset decks only: a sheet card drawn into a hand goes face-up to the discard pile
+        # (RULES.md §5), so such a draw shows it to everyone and is no secret of the hero's.
+        decks = [d for d in self.decks() if len(table.cards_in(d)) >= 3
+                 and not Suit(self.campaign.zone(d).suit).is_sheet]
         heroes = [h for h in HEROES if h in table.heroes]
         if not decks or not heroes:
             return

@@ -222,6 +222,9 @@ def every_kind_script() -> list[c.Command]:
         c.SetAccess(location="village", suit="item", level=1, by="event-festival"),
         c.SetAccess(location="village", suit="item", level=None),
         c.EndBattle(),
+        c.AddLocation(location="keep", access={"class": 1}),
+        c.Travel(hero="ana", location="keep"),
+        c.Obtain(hero="ana", card="class-warrior", by="progression", cost="1 XP"),  # from the box
         c.Activate(actor="ana", card="item-sword"),
     ]
 

@@ -38,12 +38,13 @@ def gives_controlled(campaign: Campaign, actor: str, hero: str, cards: tuple[str
             )
 
 
-def trading_location(campaign: Campaign, hero: str) -> str:
-    """RULES.md §8: trading with a discard pile needs a location that allows it; returns
-    the hero's location."""
+def trading_location(campaign: Campaign, hero: str, doing: str = "trading") -> str:
+    """RULES.md §8, seed 000: trading with a discard pile (and obtaining sheet cards by
+    progression or incorporation) needs a location that allows it; returns the hero's
+    location."""
     location = campaign.table.heroes[hero].location
     if location is None:
-        raise RuleBroken(f"{hero} is at no location; trading needs one that allows it (ledger travel {hero} LOCATION)")
+        raise RuleBroken(f"{hero} is at no location; {doing} needs one that allows it (ledger travel {hero} LOCATION)")
     return location
 
 

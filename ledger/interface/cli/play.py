@@ -271,6 +271,26 @@ def trade(s: Session, hero_id: str, cards: tuple[str, ...]) -> None:
 
 
 @cli.command()
+@click.argument("hero_id")
+@click.argument("card")
+@click.option("--by", "by", required=True, type=click.Choice(["progression", "incorporation"]),
+              help="The mechanic (Progressão, Incorporação).")
+@click.option("--to", "to", default=None, help="The hero's table (default) or extra zone.")
+@click.option("--cost", default=None, help="What it cost, as the master decides (recorded, not enforced).")
+@pass_session
+def obtain(s: Session, hero_id: str, card: str, by: str, to: str | None, cost: str | None) -> None:
+    """Master: a hero obtains a sheet card by progression or incorporation, at a location
+    whose access admits its level (as for trading).
+
+    \b
+    Example: ledger obtain ana class-mage --by progression --cost "3 XP"
+    """
+    from ...commands import Obtain
+
+    record(s, Obtain(actor=s.actor, hero=hero_id, card=card, by=by, to=to, cost=cost))
+
+
+@cli.command()
 @click.argument("card")
 @click.option("--effect", type=int, default=None, help="Which effect (1 = the card's first); needed if several.")
 @click.option("--hero", "hero_id", default=None, help="Who activates, when the master records it.")

@@ -40,13 +40,14 @@ ACTIONS: dict[str, tuple[type[c.Command], dict[str, str]]] = {
     "battle end": (c.EndBattle, {}),
     "access": (c.SetAccess, {}),
     "trade": (c.Trade, {}),
+    "obtain": (c.Obtain, {}),
     "activate": (c.Activate, {"action_points": "ap", "energies": "energy"}),
     "undo": (c.Undo, {}),
     "redo": (c.Redo, {}),
 }
 LARGEST = 2**53  # a number beyond this is no seq, count or seed a player means
 LONGEST = 100  # characters in an id (card, zone, hero, location, suit, energy kind), as in the API's paths
-TEXTS = {"name": 200, "target": 500, "note": 2000}  # the free texts (the command's own limit, if any, holds too)
+TEXTS = {"name": 200, "target": 500, "note": 2000, "cost": 500}  # the free texts (the command's own limit, if any, holds too)
 
 
 def _bounded(value: Any, where: str, longest: int, flags: bool) -> None:
