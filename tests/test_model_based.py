@@ -80,7 +80,6 @@ from hypothesis.stateful import (
 )
 
 from ledger import commands as c
-from ledger.vocabulary import Suit
 from ledger.application import Ledger
 from ledger.campaign import Campaign
 from ledger.errors import LedgerError, StoreError
@@ -88,6 +87,7 @@ from ledger.events import ActionRedone, ActionUndone
 from ledger.fold import Table
 from ledger.interface.simulate import _choose as choose_simulated_action
 from ledger.visibility import can_identify
+from ledger.vocabulary import Suit
 from projections.queries import history_view
 from projections.readmodel import ReadModel, card_row, zone_row
 from projections.views import action_view, zones_view
