@@ -108,3 +108,16 @@ def test_a_refused_action_reaches_no_stream(live):
     assert reply.status_code == 409
     time.sleep(0.5)
     assert {who: len(listener.events) for who, listener in listeners.items()} == before
+
+
+def test_the_servers_log_never_prints_a_join_links_token(live):
+    seated, base, _listeners = live
+    token = seated.tokens["bo"]
+    assert httpx.get(f"{base}/join/{token}", timeout=10).status_code == 200
+    log = seated.db.with_name(f"serve-{base.rsplit(':', 1)[1]}.log")
+    deadline = time.monotonic() + 5
+    while "/join/****" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    text = log.read_text()
+    assert "/join/****" in text
+    assert token not in text

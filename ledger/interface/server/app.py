@@ -8,8 +8,10 @@ nothing in the request can widen either.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -29,6 +31,7 @@ from .live import Follower
 from .seating import Doorman, seat_in
 
 log = logging.getLogger("ledger.server")
+_JOIN = re.compile(r"/join/[^\s?\"]+")
 SEQ = Query(default=None, ge=1, le=2**53, description="A seq: right after that action.")
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": text} for status, text in (
@@ -261,11 +264,23 @@ def app_from_env() -> FastAPI:
     return create_app(os.environ["LEDGER_DB"])
 
 
+class _NoTokens(logging.Filter):
+    """The access log never prints a join link's token (``/join/****``)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(_JOIN.sub("/join/****", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
 def run(db: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
     """``ledger serve``: uvicorn on ``host:port``, ``workers`` processes."""
     import uvicorn
 
     os.environ["LEDGER_DB"] = os.path.abspath(db)
-    uvicorn.run("ledger.interface.server.app:app_from_env", factory=True, host=host, port=port,
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)  # every worker process logs through it
+    log_config.setdefault("filters", {})["no_tokens"] = {"()": f"{__name__}._NoTokens"}
+    log_config["handlers"]["access"]["filters"] = ["no_tokens"]
+    uvicorn.run("ledger.interface.server.app:app_from_env", factory=True, host=host, port=port, log_config=log_config,
                 workers=workers, log_level="info", timeout_graceful_shutdown=2, proxy_headers=False)
 

@@ -20,6 +20,7 @@ from .errors import Refused
 COOKIE = "ledger_seat"
 LIMIT = 10  # failed attempts per address per window
 WINDOW = 60.0  # seconds
+MEMORY = 10_000  # addresses remembered before the stale ones are forgotten
 
 
 class Doorman:
@@ -48,6 +49,9 @@ class Doorman:
                           headers={"Retry-After": str(wait)})
 
     def failed(self, address: str) -> None:
+        if len(self._failures) >= MEMORY:  # many addresses at once: forget those whose window has passed
+            for known in list(self._failures):
+                self._recent(known)
         self._failures.setdefault(address, deque()).append(time.monotonic())
 
 
