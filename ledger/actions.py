@@ -24,6 +24,8 @@ from .changes import (
 from .errors import BadInput
 from .formats import ZoneSpec
 from .play import Play
+from .rules.fair_play import ruleset
+from .states import affected_by
 from .vocabulary import Zone, check_hero_id, check_location_id, check_suit
 
 Decided = tuple[type[e.ActionRecorded], dict[str, Any]]
@@ -384,8 +386,10 @@ def set_access(play: Play, cmd: c.SetAccess) -> Decided:
             raise BadInput("say which card's effect changes the access with --by CARD")
         rules.effect_source_active(play.campaign, cmd.by)
         effects[suit] = AccessEffect(level=cmd.level, by=cmd.by)
+    affected = affected_by(play.campaign, cmd.by) if cmd.by and ruleset() >= 3 else None
     play.apply(LocationChanged(location=cmd.location, was=place, now=place.model_copy(update={"effects": effects})))
-    return e.AccessChanged, {"location": cmd.location, "suit": suit, "level": cmd.level, "by": cmd.by}
+    return e.AccessChanged, {"location": cmd.location, "suit": suit, "level": cmd.level, "by": cmd.by,
+                             "affected": affected}
 
 
 # -- trading with the discard pile (RULES.md §8) -----------------------------------
@@ -464,13 +468,15 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
     index = rules.chosen_effect(campaign, cmd.card, cmd.effect)
     rules.effect_usable(campaign, cmd.card, index, cmd.action_points, cmd.energies)
     rules.activator_knowledge(campaign, hero, cmd.card)
+    rules.stack_effect_reaches(campaign, cmd.card, hero, cmd.target)
+    affected = affected_by(campaign, cmd.card) if ruleset() >= 3 else None
     went_to = None
     if rules.from_inventory(campaign, cmd.card):
         went_to = play.place(cmd.card, rules.after_activation_from_inventory(campaign, cmd.card))
     return e.CardActivated, {
         "card": cmd.card, "hero": hero, "effect": index, "effect_kind": data.effects[index - 1].kind,
         "source": source, "went_to": went_to, "target": cmd.target, "note": cmd.note,
-        "action_points": cmd.action_points, "energies": dict(cmd.energies),
+        "action_points": cmd.action_points, "energies": dict(cmd.energies), "affected": affected,
     }
 
 

@@ -344,6 +344,8 @@ class AccessChanged(ActionRecorded):
     suit: str
     level: int | None
     by: str | None
+    affected: tuple[str, ...] | None = None  # the heroes an effect from a stack card reaches (ruleset 3)
+    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "affected")
 
     def named_cards(self) -> tuple[str, ...]:
         return (self.by,) if self.by else ()
@@ -413,6 +415,8 @@ class CardActivated(ActionRecorded):
     note: str | None = None
     action_points: int | None = None
     energies: dict[str, int] = {}
+    affected: tuple[str, ...] | None = None  # the heroes a stack card's effect reaches (ruleset 3)
+    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "affected")
 
     def named_cards(self) -> tuple[str, ...]:
         return (self.card,)

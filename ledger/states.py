@@ -28,6 +28,21 @@ def counts_in_stack(zone: ZoneSpec, effect: Effect) -> bool:
     return zone.use == "always" or effect.scope == "anywhere" or zone.role == Role.DISCARD
 
 
+def affected_by(campaign: Campaign, card: str) -> tuple[str, ...] | None:
+    """Seed 001 ("Afetados"): the heroes a stack card's effects reach, by its stack's
+    ``affected`` setting (``none``; ``owner``: the stack's owner; ``all``: every hero);
+    None for a card that is not in a stack (its controller's effects reach whom the
+    card says)."""
+    zone = campaign.zone_of(card)
+    if not zone.is_stack or campaign.table.host(card) is not None:
+        return None
+    if zone.affected == "all":
+        return tuple(campaign.table.heroes)
+    if zone.affected == "owner" and zone.owner is not None:
+        return (zone.owner,)
+    return ()
+
+
 def card_states(campaign: Campaign, card: str) -> list[str]:
     """RULES.md §7: a card's states, derived from where and how it lies.
 

@@ -121,6 +121,12 @@ def _(event: e.AccessChanged, before, viewer, check: Check, n: Name) -> None:
     else:
         check("§8 location access", f"the effect of {n(event.by)} sets {event.suit} access at {event.location} "
               f"to {event.level}; it applies during battle too")
+    if event.affected is not None:
+        check("§7 affected", f"an effect from a stack card reaches {_heroes(event.affected)} (its stack's affected)")
+
+
+def _heroes(heroes: tuple[str, ...]) -> str:
+    return ", ".join(heroes) if heroes else "no hero"
 
 
 @_checks.register
@@ -190,6 +196,10 @@ def _(event: e.CardActivated, before, viewer, check: Check, n: Name) -> None:
         check("§6 from the inventory", f"{n(event.card)} went to {event.went_to}: {why}")
     elif event.source:
         check("§6 in play", "activated from a table, an attachment or a zone, the card stays where and as it is")
+    if event.affected is not None:
+        check("§7 affected", f"the effects of {n(event.card)} in {event.source} reach {_heroes(event.affected)} "
+              f"(its stack's affected: {before.zone(event.source).affected if before else '?'}); "
+              "the activating hero and a hero targeted are among them")
     if before is not None and event.source and before.zone(event.source).is_stack and event.ruleset >= 3:
         effect = before.card(event.card).effects[event.effect - 1]
         check("§7 stack effects", f"in {event.source} only the stack effects its stack lets count are used "

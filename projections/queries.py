@@ -13,7 +13,7 @@ from uuid import UUID
 
 from ledger.campaign import Campaign
 from ledger.events import ActionRecorded
-from ledger.states import card_states
+from ledger.states import affected_by, card_states
 from ledger.visibility import can_identify, sees_everything
 
 from .readmodel import ReadModel
@@ -49,6 +49,9 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
             "attached": [_shown(campaign, viewer, c) for c in table.attached(card)],
             "states": card_states(campaign, card),
         })
+        affected = affected_by(campaign, card)
+        if affected is not None and "active" in view["states"]:  # seed 001, "Afetados"
+            view["affects"] = list(affected)  # an active stack card: the heroes its effects reach
     else:
         view.update({"zone": None, "position": None, "face": "down", "exhausted": None,
                      "attached_to": None, "attached": [], "states": [], "hidden": True})

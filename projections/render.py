@@ -56,6 +56,8 @@ def render_card(out: Console, view: dict[str, Any]) -> None:
         if view["attached"]:
             out.print("  carries " + ", ".join(a or "a hidden card" for a in view["attached"]), highlight=False)
         out.print("  states: " + ", ".join(view["states"]), highlight=False)
+        if "affects" in view:
+            out.print("  its effects reach: " + (", ".join(view["affects"]) or "no hero"), highlight=False)
     out.print("  actions: " + (", ".join(map(str, view["history"])) or "none"), highlight=False)
 
 
