@@ -275,8 +275,19 @@ def _turn(play: Play, cards: tuple[str, ...], face: str, verb: str) -> None:
 
 @handles(c.Reveal)
 def reveal(play: Play, cmd: c.Reveal) -> Decided:
-    _turn(play, cmd.cards, "up", "reveal")
-    return e.CardsRevealed, {"cards": cmd.cards}
+    if not cmd.to:
+        _turn(play, cmd.cards, "up", "reveal")
+        return e.CardsRevealed, {"cards": cmd.cards}
+    heroes = tuple(sorted(play.campaign.check_hero(hero) for hero in cmd.to))
+    _known(play, cmd.cards, "reveal")
+    rules.may_name(play.campaign, play.actor, cmd.cards, "reveal")
+    _theirs(play, cmd.cards, "reveal")
+    for card in cmd.cards:
+        rules.shown_to_new_eyes(play.campaign, card, heroes)
+        spot = play.table.spot(card)
+        play.set_card(card, spot.at, spot.index, spot.face, spot.exhausted,
+                      tuple(sorted(set(spot.shown) | set(heroes))))
+    return e.CardsRevealed, {"cards": cmd.cards, "to": heroes}
 
 
 @handles(c.Hide)
@@ -292,7 +303,7 @@ def _tilt(play: Play, cards: tuple[str, ...], exhausted: bool, verb: str) -> Non
         rules.may_exhaust(play.campaign, play.actor, card)
         rules.not_already_tilted(play.campaign, card, exhausted)
         spot = play.table.spot(card)
-        play.set_card(card, spot.at, spot.index, spot.face, exhausted)
+        play.set_card(card, spot.at, spot.index, spot.face, exhausted, spot.shown)
 
 
 @handles(c.Exhaust)

@@ -8,9 +8,9 @@ checked: the rules decided before it existed.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from .vocabulary import Face
 
@@ -29,12 +29,23 @@ class Primitive(Frozen):
 
 class Spot(Frozen):
     """Where a card is and how it lies: container (a zone id, or ``on:<host>`` for
-    an attachment), index in it (0 = top of a deck), face, and whether exhausted."""
+    an attachment), index in it (0 = top of a deck), face, whether exhausted, and the
+    heroes a face-down card was shown to where it lies (``reveal --to``; RULES.md §9).
+    ``shown`` is left out of the record while empty, so that actions recorded before
+    it existed keep their exact form (and hashes)."""
 
     at: str
     index: int
     face: Face
     exhausted: bool = False
+    shown: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _without_empty_shown(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if not self.shown:
+            data.pop("shown", None)
+        return data
 
 
 class CardChanged(Primitive):

@@ -112,6 +112,15 @@ class Search(Command):
 
 class Reveal(Cards):
     type: Literal["Reveal"] = "Reveal"
+    later: ClassVar[tuple[str, ...]] = ("to",)
+    to: tuple[str, ...] = ()  # only these heroes see the cards (RULES.md §9); empty: everyone
+
+    @field_validator("to")
+    @classmethod
+    def _distinct_heroes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(v)) != len(v):
+            raise ValueError("a hero is named twice")
+        return v
 
 
 class Hide(Cards):

@@ -228,6 +228,8 @@ class StackSearched(ActionRecorded):
 class CardsRevealed(ActionRecorded):
     action: ClassVar[str] = "reveal"
     cards: tuple[str, ...]
+    to: tuple[str, ...] = ()  # shown only to these heroes (reveal --to); empty: turned face-up
+    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "to")
 
     def named_cards(self) -> tuple[str, ...]:
         return self.cards

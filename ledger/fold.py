@@ -26,15 +26,17 @@ from .vocabulary import host_of
 
 class Table:
     """Where every card is (containers of card ids, top first), which cards lie
-    face-up, which are exhausted, the heroes, the locations, and whether a battle is on."""
+    face-up, which are exhausted, which face-down ones were shown to which heroes, the
+    heroes, the locations, and whether a battle is on."""
 
-    __slots__ = ("stacks", "where", "face_up", "exhausted", "heroes", "locations", "battle")
+    __slots__ = ("stacks", "where", "face_up", "exhausted", "shown", "heroes", "locations", "battle")
 
     def __init__(self) -> None:
         self.stacks: dict[str, list[str]] = {}
         self.where: dict[str, str] = {}
         self.face_up: set[str] = set()
         self.exhausted: set[str] = set()
+        self.shown: dict[str, tuple[str, ...]] = {}  # card -> heroes it was shown to where it lies
         self.heroes: dict[str, Hero] = {}
         self.locations: dict[str, Location] = {}
         self.battle: bool = False
@@ -55,6 +57,7 @@ class Table:
         twin.where = dict(self.where)
         twin.face_up = set(self.face_up)
         twin.exhausted = set(self.exhausted)
+        twin.shown = dict(self.shown)
         twin.heroes = dict(self.heroes)
         twin.locations = dict(self.locations)
         twin.battle = self.battle
@@ -89,6 +92,10 @@ class Table:
             self.exhausted.add(card)
         else:
             self.exhausted.discard(card)
+        if now.shown:
+            self.shown[card] = now.shown
+        else:
+            self.shown.pop(card, None)
 
     def _order(self, c: StackReordered) -> None:
         if c.now:
@@ -122,6 +129,7 @@ class Table:
             index=self.stacks[at].index(card),
             face="up" if card in self.face_up else "down",
             exhausted=card in self.exhausted,
+            shown=self.shown.get(card, ()),
         )
 
     def face(self, card: str) -> str:
@@ -144,7 +152,7 @@ class Table:
 
     # -- snapshots ------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "stacks": {k: list(v) for k, v in self.stacks.items() if v},
             "face_up": sorted(self.face_up),
             "exhausted": sorted(self.exhausted),
@@ -152,6 +160,9 @@ class Table:
             "locations": {k: v.model_dump() for k, v in self.locations.items()},
             "battle": self.battle,
         }
+        if self.shown:  # only when some card was shown: older snapshots and digests keep their form
+            data["shown"] = {card: list(heroes) for card, heroes in sorted(self.shown.items())}
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Table:
@@ -163,6 +174,7 @@ class Table:
         table.heroes = {k: Hero.model_validate(v) for k, v in data["heroes"].items()}
         table.locations = {k: Location.model_validate(v) for k, v in data.get("locations", {}).items()}
         table.battle = bool(data.get("battle", False))
+        table.shown = {card: tuple(heroes) for card, heroes in data.get("shown", {}).items()}
         return table
 
     def __eq__(self, other: object) -> bool:

@@ -54,14 +54,17 @@ class Play:
         self.changes.clear()
 
     # -- cards ----------------------------------------------------------------
-    def set_card(self, card: str, at: str, index: int | None, face: Face, exhausted: bool = False) -> None:
+    def set_card(self, card: str, at: str, index: int | None, face: Face, exhausted: bool = False,
+                 shown: tuple[str, ...] = ()) -> None:
+        """Puts a card at a spot. Whom it was shown to (``reveal --to``) holds only while it
+        stays where it is, face-down: callers keep ``shown`` then, anything else clears it."""
         was = self.table.spot(card)
         if at == was.at:
             size = len(self.table.cards_in(at)) - 1
         else:
             size = len(self.table.cards_in(at))
         index = size if index is None else max(0, min(index, size))
-        now = Spot(at=at, index=index, face=face, exhausted=exhausted)
+        now = Spot(at=at, index=index, face=face, exhausted=exhausted, shown=shown)
         if now != was:
             self.apply(CardChanged(card=card, was=was, now=now))
 
@@ -107,6 +110,10 @@ class Play:
     def reorder(self, stack: str, order: list[str]) -> None:
         was = tuple(self.table.cards_in(stack))
         if tuple(order) != was:
+            for card in was:  # a card shown to a hero is lost to them in a new order
+                if card in self.table.shown:
+                    spot = self.table.spot(card)
+                    self.set_card(card, spot.at, spot.index, spot.face, spot.exhausted)
             self.apply(StackReordered(stack=stack, was=was, now=tuple(order)))
 
     def shuffle(self, stack: str) -> None:

@@ -94,6 +94,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("may-exhaust", "§7", "only cards on a table, in an extra zone or in the scenario, not attached, "
          "are exhausted or restored"),
     Rule("not-already-face", "§7", "a card is turned only if it lies the other way"),
+    Rule("shown-to-new-eyes", "§9", "a card is revealed to chosen heroes only while face-down in the campaign, "
+         "to someone who cannot see it yet; they see it while it stays where it was shown"),
     Rule("not-already-tilted", "§7", "a card is exhausted or restored only if it is not so already"),
     # -- §8 locations, battle and trading ------------------------------------------------
     Rule("known-location", "§8", "a location must exist in the campaign"),
@@ -156,7 +158,7 @@ HERO_MAY: dict[str, str] = {
     "exile": "a hero exiles cards they control",
     "shuffle": "a hero shuffles a deck nobody owns or their own, with a seed from the system",
     "search": "a hero searches by the effect of an active card they control, taking cards into their own zones",
-    "reveal": "a hero reveals cards they control",
+    "reveal": "a hero reveals cards they control, to everyone or to chosen heroes",
     "hide": "a hero hides cards they control",
     "exhaust": "a hero exhausts cards they control",
     "restore": "a hero restores cards they control",

@@ -4,8 +4,9 @@ by error messages on the write side and by every read-side view.
 - ``referee`` (and the ``master`` actor) see everything, deck order included.
 - a hero sees public cards, plus the face-down cards in zones their hero controls
   that allow the controller a look (inventory, own table and extra zone, a deck
-  that says ``face-down-controller-may-look``); a plain face-down deck stays
-  unseen even by its owner.
+  that says ``face-down-controller-may-look``), and the face-down cards revealed to
+  them alone (``reveal --to``) while those stay where they were shown; a plain
+  face-down deck stays unseen even by its owner.
 - ``public`` sees face-up cards. The box is nobody's business but the referee's.
 """
 
@@ -32,6 +33,8 @@ def can_identify(campaign: Campaign, viewer: str, card: str) -> bool:
         return True
     if viewer == PUBLIC:
         return False
+    if viewer in table.shown.get(card, ()):  # revealed to them (reveal --to), where it lies
+        return True
     return zone.owner == viewer and zone.visibility != "face-down"
 
 

@@ -74,6 +74,13 @@ def _checks(event: e.ActionRecorded, before: Campaign | None, viewer: str, check
 
 
 @_checks.register
+def _(event: e.CardsRevealed, before, viewer, check: Check, n: Name) -> None:
+    if event.to:
+        check("§9 revealed to", f"shown to {', '.join(event.to)} only, face-down where they lie: they may "
+              "identify them while they stay there; everyone else still sees hidden cards")
+
+
+@_checks.register
 def _(event: e.CardsDrawn, before, viewer, check: Check, n: Name) -> None:
     check("§3 decks", f"{event.stack} is a deck: cards come from its top")
 

@@ -97,7 +97,12 @@ def _(event: e.StackSearched, name) -> str:
     return text + (", reshuffled" if event.reshuffled else "")
 
 
-@_what.register(e.CardsRevealed)
+@_what.register
+def _(event: e.CardsRevealed, name) -> str:
+    text = f"reveal {_listed(event.cards, name)}"
+    return text + (f" to {', '.join(event.to)} only" if event.to else "")
+
+
 @_what.register(e.CardsHidden)
 @_what.register(e.CardsExhausted)
 @_what.register(e.CardsRestored)

@@ -103,7 +103,7 @@ from .stacks import (
     refill_candidates,
     reshuffles_after_search,
 )
-from .states import card_states, may_exhaust, not_already_face, not_already_tilted
+from .states import card_states, may_exhaust, not_already_face, not_already_tilted, shown_to_new_eyes
 from .trading import (
     TRADE_PILE,
     access_admits,
@@ -135,7 +135,7 @@ __all__ = [
     "activating_hero", "may_activate", "chosen_effect", "from_inventory", "effect_usable", "stack_effect_reaches", "knowledge_meets",
     "activator_knowledge", "after_activation_from_inventory",
     # §7 card states
-    "card_states", "may_exhaust", "not_already_face", "not_already_tilted",
+    "card_states", "may_exhaust", "not_already_face", "not_already_tilted", "shown_to_new_eyes",
     # §8 locations, battle, trading
     "known_location", "new_location", "access_levels", "not_already_at", "battle_toggles", "has_access_effect",
     "effect_source_active", "effective_access", "trades_assets_only", "controlled_by", "gives_controlled",

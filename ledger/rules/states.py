@@ -6,9 +6,9 @@ from __future__ import annotations
 from ..campaign import Campaign
 from ..errors import RuleBroken
 from ..states import card_states
-from ..visibility import where_for
+from ..visibility import can_identify, where_for
 
-__all__ = ["card_states", "may_exhaust", "not_already_face", "not_already_tilted"]
+__all__ = ["card_states", "may_exhaust", "not_already_face", "not_already_tilted", "shown_to_new_eyes"]
 
 
 def may_exhaust(campaign: Campaign, actor: str, card: str) -> None:
@@ -29,6 +29,18 @@ def not_already_face(campaign: Campaign, card: str, face: str) -> None:
     """RULES.md §7: a card is revealed only if hidden, and hidden only if revealed."""
     if campaign.table.face(card) == face:
         raise RuleBroken(f"card {card} is already face-{face}")
+
+
+def shown_to_new_eyes(campaign: Campaign, card: str, heroes: tuple[str, ...]) -> None:
+    """RULES.md §9 ("cards revealed to them"): a card is revealed to chosen heroes only
+    while it lies face-down in the campaign, and to at least one who cannot see it yet."""
+    zone = campaign.zone_of(card)
+    if zone.kind == "box":
+        raise RuleBroken(f"card {card} is in the box, not in the campaign; add it first")
+    if campaign.table.face(card) == "up":
+        raise RuleBroken(f"card {card} is face-up: everyone sees it already")
+    if all(can_identify(campaign, hero, card) for hero in heroes):
+        raise RuleBroken(f"{', '.join(heroes)} can see card {card} already")
 
 
 def not_already_tilted(campaign: Campaign, card: str, exhausted: bool) -> None:

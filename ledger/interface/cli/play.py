@@ -138,7 +138,21 @@ def _cards_command(name: str, command: str, text: str, example: str) -> None:
         record(s, getattr(commands, command)(actor=s.actor, cards=cards))
 
 
-_cards_command("reveal", "Reveal", "Turn cards face-up.", "ledger reveal item-sword")
+@cli.command()
+@click.argument("cards", nargs=-1, required=True)
+@click.option("--to", "to", multiple=True, help="Show them to this hero only (repeat for more); they stay face-down.")
+@pass_session
+def reveal(s: Session, cards: tuple[str, ...], to: tuple[str, ...]) -> None:
+    """Turn cards face-up, or with --to show face-down cards to chosen heroes only.
+
+    \b
+    Example: ledger reveal item-sword    |    ledger --actor ana reveal item-shield --to bo
+    """
+    from ...commands import Reveal
+
+    record(s, Reveal(actor=s.actor, cards=cards, to=to))
+
+
 _cards_command("hide", "Hide", "Turn cards face-down.", "ledger hide item-sword")
 _cards_command("exhaust", "Exhaust", "Turn cards sideways (on a table, extra zone or scenario).", "ledger exhaust item-sword")
 _cards_command("restore", "Restore", "Turn exhausted cards upright again.", "ledger restore item-sword")

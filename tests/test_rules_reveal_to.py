@@ -1,0 +1,113 @@
+"""RULES.md §9 ("cards revealed to them" are among what a hero may see): ``reveal CARD
+--to HERO`` shows a face-down card to chosen heroes only. Their views identify it while
+it stays where it was shown; every other viewer still sees ``{"id": null, "face":
+"down"}``; the history tells the others to whom something was shown, not what; fair
+play counts it as seen. Each test is named after the rule it checks.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ledger import commands as c
+from ledger.audit import verify
+from ledger.errors import NotAllowed, RuleBroken
+from ledger.visibility import can_identify
+from projections.views import action_view, zones_view
+
+from .conftest import Game
+
+
+@pytest.fixture
+def shown(game: Game) -> Game:
+    """ana holds item-shield face-down; item-torch and item-rope lie in deck:item."""
+    game.add("item-shield", to="inventory:ana")
+    game.add("item-torch", "item-rope", to="deck:item")
+    return game
+
+
+def ids(view: dict, zone: str) -> list:
+    return [entry["id"] for entry in view["zones"][zone]]
+
+
+def test_a_card_revealed_to_a_hero_is_identified_by_that_hero_only(shown):
+    rec = shown.do(c.Reveal(actor="ana", cards=("item-shield",), to=("bo",)))
+    campaign = rec.campaign
+    assert shown.table.face("item-shield") == "down"
+    assert ids(zones_view(campaign, "bo"), "inventory:ana") == ["item-shield"]
+    assert ids(zones_view(campaign, "public"), "inventory:ana") == [None]
+    assert can_identify(campaign, "ana", "item-shield")
+    shown.do(c.AddHero(hero="cy"))
+    assert not can_identify(shown.campaign, "cy", "item-shield")
+
+
+def test_the_others_learn_to_whom_something_was_shown_never_what(shown):
+    rec = shown.do(c.Reveal(actor="ana", cards=("item-shield",), to=("bo",)))
+    public = action_view(rec.event, rec.campaign, "public")
+    assert "item-shield" not in json.dumps(public)
+    assert public["summary"] == "reveal a hidden card to bo only"
+    assert action_view(rec.event, rec.campaign, "bo")["summary"] == "reveal item-shield to bo only"
+
+
+def test_the_master_may_show_a_deck_card_to_one_hero_and_a_shuffle_makes_it_unknown_again(shown):
+    shown.do(c.Reveal(cards=("item-rope",), to=("ana",)))
+    assert ids(zones_view(shown.campaign, "ana"), "deck:item") == [None, "item-rope"]
+    shown.do(c.Draw(stack="deck:item", to="scenario"))  # the torch leaves: the rope is still known, now on top
+    assert ids(zones_view(shown.campaign, "ana"), "deck:item") == ["item-rope"]
+    shown.add("item-bow", "item-axe", to="deck:item")
+    shown.do(c.Shuffle(stack="deck:item", seed=3))
+    assert not can_identify(shown.campaign, "ana", "item-rope")
+
+
+def test_a_card_shown_to_a_hero_that_moves_is_unknown_to_them_where_it_goes(shown):
+    shown.do(c.Reveal(actor="ana", cards=("item-shield",), to=("bo",)))
+    shown.do(c.Send(actor="ana", cards=("item-shield",), to="table:ana", face="down"))
+    assert not can_identify(shown.campaign, "bo", "item-shield")
+
+
+def test_revealing_to_a_hero_needs_a_face_down_card_in_play_that_they_cannot_see_yet(shown):
+    shown.do(c.Reveal(actor="ana", cards=("item-shield",), to=("bo",)))
+    shown.refuse(c.Reveal(actor="ana", cards=("item-shield",), to=("bo",)), RuleBroken)  # already
+    shown.refuse(c.Reveal(cards=("class-mage",), to=("bo",)), RuleBroken)  # in the box
+    shown.add("item-bow", to="scenario")
+    shown.refuse(c.Reveal(cards=("item-bow",), to=("bo",)), RuleBroken)  # face-up: everyone sees it
+
+
+def test_a_hero_reveals_only_cards_they_control(shown):
+    shown.refuse(c.Reveal(actor="bo", cards=("item-shield",), to=("bo",)), NotAllowed)
+    shown.refuse(c.Reveal(actor="ana", cards=("item-rope",), to=("bo",)), NotAllowed)
+
+
+def test_fair_play_counts_it_as_seen_so_only_the_master_takes_it_back_and_undo_is_exact(shown):
+    before = shown.campaign.table.to_dict()
+    rec = shown.do(c.Reveal(actor="ana", cards=("item-shield",), to=("bo",)))
+    assert rec.event.identified == {"bo": ("item-shield",)}
+    err = shown.refuse(c.Undo(actor="ana"), NotAllowed)
+    assert "showed hidden cards" in str(err)
+    shown.do(c.Undo())
+    assert shown.campaign.table.to_dict() == before
+    shown.do(c.Redo())
+    assert can_identify(shown.campaign, "bo", "item-shield")
+    assert verify(shown.app, shown.cid).bad_seq is None
+
+
+def test_time_travel_and_a_fresh_replay_keep_who_was_shown_what(shown):
+    rec = shown.do(c.Reveal(actor="ana", cards=("item-shield",), to=("bo",)))
+    shown.do(c.Send(actor="ana", cards=("item-shield",), to="table:ana", face="down"))
+    then = shown.app.campaign(shown.cid, at=rec.seq)
+    assert then.table.shown == {"item-shield": ("bo",)}
+    assert shown.campaign.table.shown == {}
+    from ledger.fold import Table
+
+    assert Table.from_dict(then.table.to_dict()).shown == then.table.shown
+
+
+def test_a_shown_card_that_stays_where_it_is_stays_known_when_exhausted(shown):
+    shown.do(c.Send(actor="ana", cards=("item-shield",), to="table:ana", face="down"))
+    shown.do(c.Reveal(actor="ana", cards=("item-shield",), to=("bo",)))
+    shown.do(c.Exhaust(actor="ana", cards=("item-shield",)))
+    assert can_identify(shown.campaign, "bo", "item-shield")
+    shown.do(c.Reveal(actor="ana", cards=("item-shield",)))  # face-up for all: the private showing ends
+    assert shown.campaign.table.shown == {}
