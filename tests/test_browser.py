@@ -272,9 +272,21 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
     expect(ana.page.locator('button[data-action="undo"]')).to_be_enabled()
     expect(ana.page.locator("#timeline")).to_have_value(str(seq0 + 6))
 
+    # -- ana shows a card of her hand to bo alone (reveal --to): bo's page names it, nobody else's
+    ana.card("inventory:ana", "skill-first-aid").click()
+    ana.page.click('button[data-action="show"]')
+    ana.page.select_option('#panel select[name="to"]', "bo")
+    ana.page.click('[data-confirm="show"]')
+    expect(bo.page.locator("#seq")).to_have_text(str(seq0 + 7))
+    expect(bo.card("inventory:ana", "skill-first-aid")).to_be_visible()
+    expect(bo.zone("inventory:ana").locator(".card.back")).to_have_count(1)
+    expect(public.page.locator("#seq")).to_have_text(str(seq0 + 7))
+    assert "skill-first-aid" not in public.page.content()
+    expect(public.zone("inventory:ana").locator(".card.back")).to_have_count(2)
+
     # -- a phone: 375 px wide, no sideways scrolling, cards wrap -------------------------------
     phone = Seat(browser, base, t.tokens["ana"], PHONE, phone=True)  # ana's second device
-    expect(phone.page.locator("#seq")).to_have_text(str(seq0 + 6))
+    expect(phone.page.locator("#seq")).to_have_text(str(seq0 + 7))
     phone.card("table:ana", "item-sword").click()
     expect(phone.page.locator('button[data-action="send"]')).to_be_visible()
     assert phone.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

@@ -715,6 +715,7 @@
     add("bury", "Bury", () => notBox(sel()), () => act({action: "bury", cards: cards()}));
     add("exile", "Exile", () => notBox(sel()), () => act({action: "exile", cards: cards()}));
     add("reveal", "Reveal", () => notBox(sel()), () => act({action: "reveal", cards: cards()}));
+    add("show", "Show to…", () => notBox(sel()) && HEROES.some((h) => h !== ACTOR), () => openShowPanel());
     add("hide", "Hide", () => notBox(sel()), () => act({action: "hide", cards: cards()}));
     add("exhaust", "Exhaust", () => notBox(sel()), () => act({action: "exhaust", cards: cards()}));
     add("restore", "Restore", () => notBox(sel()), () => act({action: "restore", cards: cards()}));
@@ -891,6 +892,14 @@
     }
     openPanel("attach", "Attach " + cardName(card) + " to…", [field("Host", select("to", hosts))],
       (form) => ({action: "attach", card, to: valueOf(form, "to")}));
+  }
+
+  // reveal --to: face-down cards shown to one hero only (RULES.md §9)
+  function openShowPanel() {
+    const cards = selectionList().map((s) => s.id);
+    const heroes = HEROES.filter((h) => h !== ACTOR);
+    openPanel("show", "Show " + cards.map(cardName).join(", ") + " to one hero only", [field("Hero", select("to", heroes))],
+      (form) => ({action: "reveal", cards, to: [valueOf(form, "to")]}));
   }
 
   function openActivatePanel() {
