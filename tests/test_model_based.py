@@ -150,6 +150,8 @@ def may_identify(campaign: Campaign, viewer: str, card: str, table: Table | None
         return True
     if viewer == "public":
         return False
+    if viewer in table.shown.get(card, ()):  # revealed to them alone (reveal --to), where it lies
+        return True
     return zone.owner == viewer and zone.visibility in ("face-up", "face-down-controller-may-look")
 
 
@@ -763,6 +765,9 @@ class LedgerMachine(RuleBasedStateMachine):
             down = [x for x in in_campaign if table.face(x) == "down"]
             if down:
                 candidates.append(c.Reveal(cards=(rng.choice(down),)))
+                heroes_now = [h for h in HEROES if h in table.heroes]
+                if heroes_now:  # to one hero only
+                    candidates.append(c.Reveal(cards=(rng.choice(down),), to=(rng.choice(heroes_now),)))
         shufflable = [d for d in self.decks() if len(table.cards_in(d)) > 1]
         if shufflable:
             candidates.append(c.Shuffle(stack=rng.choice(shufflable), seed=seed))
@@ -1018,6 +1023,13 @@ class LedgerMachine(RuleBasedStateMachine):
                     entries = view["zones"][campaign.table.zone_of(card)]
                     at = campaign.table.cards_in(campaign.table.zone_of(card)).index(card)
                     assert entries[at] == {"id": None, "face": "down"}, f"{viewer} sees too much of a hidden card"
+
+    @invariant()
+    def a_card_shown_to_a_hero_lies_face_down_in_the_campaign(self):
+        table = self.campaign.table
+        for card, heroes in table.shown.items():
+            assert heroes and table.face(card) == "down" and table.zone_of(card) != "box", (card, heroes)
+            assert set(heroes) <= set(table.heroes)
 
     @invariant()
     def a_child_process_replays_to_the_same_state(self):

@@ -1,8 +1,12 @@
-"""RULES.md §9 ("cards revealed to them" are among what a hero may see): ``reveal CARD
---to HERO`` shows a face-down card to chosen heroes only. Their views identify it while
-it stays where it was shown; every other viewer still sees ``{"id": null, "face":
-"down"}``; the history tells the others to whom something was shown, not what; fair
-play counts it as seen. Each test is named after the rule it checks.
+"""RULES.md §9 (the seeds say nothing of showing a card to one player; the rules page does):
+
+    "`<hero>`: public information, plus what that hero's player may see (their inventory,
+     decks their hero controls that allow a look, cards revealed to them)."
+
+``reveal CARD --to HERO`` shows a face-down card to chosen heroes only. Their views
+identify it while it stays where it was shown; every other viewer still sees
+``{"id": null, "face": "down"}``; the history tells the others to whom something was
+shown, not what; fair play counts it as seen. Each test is named after the rule it checks.
 """
 
 from __future__ import annotations
