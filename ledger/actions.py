@@ -24,7 +24,7 @@ from .changes import (
 from .errors import BadInput
 from .formats import ZoneSpec
 from .play import Play
-from .rules.fair_play import ruleset
+from .rulesets import ruleset
 from .states import affected_by
 from .vocabulary import Zone, check_hero_id, check_location_id, check_suit
 
@@ -479,7 +479,7 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
     index = rules.chosen_effect(campaign, cmd.card, cmd.effect)
     rules.effect_usable(campaign, cmd.card, index, cmd.action_points, cmd.energies)
     rules.activator_knowledge(campaign, hero, cmd.card)
-    rules.stack_effect_reaches(campaign, cmd.card, hero, cmd.target)
+    rules.stack_effect_reaches(campaign, cmd.card, cmd.target)
     affected = affected_by(campaign, cmd.card) if ruleset() >= 3 else None
     went_to = None
     if rules.from_inventory(campaign, cmd.card):

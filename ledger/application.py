@@ -36,7 +36,7 @@ from .formats import Format, standard_format
 from .integrity import GENESIS, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
-from .rules.fair_play import ruleset
+from .rulesets import ruleset
 from .signing import Signer
 from .snapshots import digest_after, unfit
 from .vocabulary import MASTER, PUBLIC

@@ -34,7 +34,7 @@ from .errors import LedgerError
 from .events import ActionRecorded, CampaignStarted
 from .integrity import GENESIS, chain_hash, sealed
 from .play import Play
-from .rules.fair_play import decided_under
+from .rulesets import decided_under
 from .snapshots import digest
 
 PAGE = 1000

@@ -105,6 +105,12 @@ class ActionRecorded(DomainEvent):
         """The cards the action's parameters name (each event type says which)."""
         return ()
 
+    def named_by_actor(self) -> tuple[str, ...]:
+        """The cards the actor named in the command, which the actor's own view of the
+        action may always identify: the parameters' cards, but never the cards a draw
+        (or a discard from the top of a deck) turned up, which the actor did not choose."""
+        return self.named_cards()
+
     def cards_touched(self) -> set[str]:
         """Every card the action names or changes (its place in card histories)."""
         cards = set(self.named_cards())
@@ -166,6 +172,9 @@ class CardsDrawn(ActionRecorded):
     def named_cards(self) -> tuple[str, ...]:
         return self.cards
 
+    def named_by_actor(self) -> tuple[str, ...]:
+        return ()
+
 
 class CardsSent(ActionRecorded):
     action: ClassVar[str] = "send"
@@ -186,6 +195,9 @@ class CardsDiscarded(ActionRecorded):
 
     def named_cards(self) -> tuple[str, ...]:
         return self.cards
+
+    def named_by_actor(self) -> tuple[str, ...]:
+        return () if self.stack is not None else self.cards
 
 
 class CardsBuried(ActionRecorded):

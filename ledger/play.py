@@ -117,6 +117,13 @@ class Play:
             self.apply(StackReordered(stack=stack, was=was, now=tuple(order)))
 
     def shuffle(self, stack: str) -> None:
+        """A new random order. Whatever the order turns out to be, a card shown to a hero
+        (``reveal --to``) is unknown to them after it: whether it stayed known must not
+        tell anyone whether the order changed."""
+        for card in self.table.cards_in(stack):
+            if card in self.table.shown:
+                spot = self.table.spot(card)
+                self.set_card(card, spot.at, spot.index, spot.face, spot.exhausted)
         order = list(self.table.cards_in(stack))
         self.rng.shuffle(order)
         self.reorder(stack, order)

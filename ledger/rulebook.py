@@ -81,7 +81,7 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("chosen-effect", "§6", "manual activation uses an activate effect; a card with several names one"),
     Rule("from-inventory", "§6", "a card in an inventory, not attached, is activated from the inventory"),
     Rule("stack-effect-reaches", "§7", "a stack card's effects reach only the heroes its stack's affected setting "
-         "names (none, the owner, all): the activating hero and a hero targeted must be among them"),
+         "names (none, the owner, all): a hero targeted must be among them"),
     Rule("effect-usable", "§6", "only activate effects work from the inventory; auto effects cost nothing; "
          "attached cards use only their attachment effects; a card in a stack only the stack effects its "
          "stack lets count (its use), face-up: exactly when its state there is active"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .campaign import Campaign
+from .rulesets import ruleset
 from .vocabulary import Role
 
 if TYPE_CHECKING:
@@ -69,7 +70,12 @@ def card_states(campaign: Campaign, card: str) -> list[str]:
         states.append("exiled")
         return states
     if zone.is_stack:  # active when one of its effects counts there (counts_in_stack)
-        counts = any(counts_in_stack(zone, effect) for effect in data.effects)
+        if ruleset() >= 3:
+            counts = any(counts_in_stack(zone, effect) for effect in data.effects)
+        else:  # as decided before ruleset 3 (verify decides older actions again under it)
+            stack_effect = data.has_effect(scope="anywhere") or (
+                zone.role == Role.DISCARD and data.has_effect(scope="discard"))
+            counts = zone.use == "always" or (zone.use == "stack-scope" and stack_effect)
         states.append("active" if up and counts else "inactive")
     else:
         states.append("active" if up else "inactive")

@@ -206,8 +206,9 @@ def _(event: e.CardActivated, before, viewer, check: Check, n: Name) -> None:
     if event.affected is not None:
         check("§7 affected", f"the effects of {n(event.card)} in {event.source} reach {_heroes(event.affected)} "
               f"(its stack's affected: {before.zone(event.source).affected if before else '?'}); "
-              "the activating hero and a hero targeted are among them")
-    if before is not None and event.source and before.zone(event.source).is_stack and event.ruleset >= 3:
+              "a hero targeted is among them")
+    if before is not None and event.source and before.zone(event.source).is_stack and event.ruleset >= 3 \
+            and before.table.host(event.card) is None:
         effect = before.card(event.card).effects[event.effect - 1]
         check("§7 stack effects", f"in {event.source} only the stack effects its stack lets count are used "
               f"(use: {before.zone(event.source).use}); effect {event.effect} is {effect}")

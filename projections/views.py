@@ -80,7 +80,7 @@ def recorded_view(event: ActionRecorded, campaign: Campaign, viewer: str,
     """A recorded action as a viewer receives it (CLI.md ``--json``; the table server's
     responses and stream): seq, action, the event as the viewer may see it, and the
     checkpoint right after it. The actor's own view identifies the cards they named."""
-    known = frozenset(event.named_cards()) if event.actor == viewer else frozenset()
+    known = frozenset(event.named_by_actor()) if event.actor == viewer else frozenset()
     view = action_view(event, campaign, viewer, known=known)
     return {"seq": event.seq, "action": event.action, "events": [view], "checkpoint": checkpoint}
 

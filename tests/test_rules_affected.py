@@ -8,7 +8,8 @@ reach.
 
 The standard discard pile affects every hero; a format's per-hero pile (``affected =
 "owner"``) only its owner. An activation or an access effect from a stack card records
-the heroes it reaches, a hero outside them can neither activate it nor be its target,
+the heroes it reaches, a hero outside them cannot be its target (who may activate it is
+the stack's owner, RULES.md §3: "affected" says who receives an effect),
 ``card`` shows them, ``explain`` says so. Each test is named after the rule it checks.
 """
 
@@ -66,7 +67,7 @@ def test_a_pile_that_affects_its_owner_reaches_only_its_owner(table):
     err = table.refuse(c.Activate(card="item-charm", hero="ana", target="bo"), RuleBroken)
     assert str(err) == ("the effects of item-charm in discard:ana reach ana (its affected: owner); "
                         "bo, the target, is not affected")
-    table.refuse(c.Activate(actor="bo", card="item-charm"), LedgerError)  # not bo's pile, not bo's effect
+    table.refuse(c.Activate(actor="bo", card="item-charm"), LedgerError)  # not bo's pile (the owner activates)
     rec = table.do(c.Activate(actor="ana", card="item-charm", target="ana"))
     assert rec.event.affected == ("ana",)
     rec = table.do(c.Activate(actor="ana", card="item-charm", target="the goblin"))  # no hero: as given
@@ -103,6 +104,6 @@ def test_explain_says_whom_a_stack_effect_reached_and_the_record_verifies(table)
     checks = explain(rec.event, before, rec.campaign, "public")["checks"]
     assert {"rule": "§7 affected",
             "detail": "the effects of item-relic in discard reach ana, bo (its stack's affected: all); "
-                      "the activating hero and a hero targeted are among them"} in checks
+                      "a hero targeted is among them"} in checks
     table.do(c.Undo())
     assert verify(table.app, table.cid).bad_seq is None

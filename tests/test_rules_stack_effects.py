@@ -18,7 +18,7 @@ from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import Card, Catalog
 from ledger.errors import RuleBroken
-from ledger.rules.fair_play import decided_under
+from ledger.rulesets import decided_under
 from ledger.states import card_states
 
 from .conftest import Game
@@ -110,3 +110,36 @@ def test_explain_names_the_stack_effect_an_activation_from_a_stack_used(piles):
     assert {"rule": "§7 stack effects",
             "detail": "in discard only the stack effects its stack lets count are used (use: stack-scope); "
                       "effect 2 is activate@discard"} in checks
+
+
+SHRINE = """\
+name = "shrine"
+[[stacks]]
+id = "shrine"
+kind = "pile"
+visibility = "face-up"
+use = "always"
+affected = "all"
+"""
+
+
+def test_a_card_state_read_by_an_older_action_is_the_state_of_its_ruleset(app, sample_catalog, tmp_path):
+    """Before ruleset 3 a face-up card in a stack whose use is "always" was active whatever
+    its effects; an access effect recorded then from such a card still verifies, while
+    under ruleset 3 the card (no stack effect) is inactive there and refused."""
+    from ledger.formats import load_format
+
+    fmt = tmp_path / "shrine.toml"
+    fmt.write_text(SHRINE, encoding="utf-8")
+    game = Game(app, app.start(sample_catalog, name="Shrine", fmt=load_format(fmt)).campaign.id)
+    game.do(c.AddHero(hero="ana"))
+    game.do(c.AddLocation(location="village", access={"item": 1}))
+    game.add("event-festival", to="shrine")  # its one effect is a card effect, not a stack effect
+    assert card_states(game.campaign, "event-festival") == ["revealed", "inactive"]
+    game.refuse(c.SetAccess(location="village", suit="item", level=2, by="event-festival"), RuleBroken)
+    with decided_under(2):
+        assert "active" in card_states(game.campaign, "event-festival")
+        game.do(c.SetAccess(location="village", suit="item", level=2, by="event-festival"))
+    from ledger.audit import verify
+
+    assert verify(game.app, game.cid).bad_seq is None

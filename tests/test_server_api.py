@@ -62,7 +62,7 @@ class Sight:
                 after = ledger.campaign(cid, at=seq)
                 event = ledger.event(cid, seq)
                 shown = set(event.shown_to_all())
-                named = set(event.named_cards()) if hasattr(event, "named_cards") else set()
+                named = set(event.named_by_actor()) if hasattr(event, "named_by_actor") else set()
                 for v in BLIND:
                     now = {card for card in self.names if can_identify(after, v, card)}
                     own = named if event.actor == v else set()

@@ -479,3 +479,22 @@ def test_the_order_of_a_history_row_gives_no_hint_about_its_hidden_cards(played)
             if "cn" in marks and "nc" in marks:
                 problems.append(f"as {viewer}, seq {row['seq']}: {row['cards']}")
     assert not problems, "\n".join(problems)
+
+
+def test_a_heros_own_draw_into_a_deck_they_may_not_look_at_names_no_card_even_to_them(app, sample_catalog, tmp_path):
+    """§9: a plain face-down deck stays unseen even by its owner. The actor's own view of an
+    action identifies the cards they named, never the cards a draw turned up."""
+    from ledger import commands as c
+    from ledger.formats import load_format
+    from projections.views import recorded_view
+
+    fmt = tmp_path / "own-decks.toml"
+    fmt.write_text('name = "own"\n[[stacks]]\nid = "deck:{hero}"\nkind = "deck"\nvisibility = "face-down"\n'
+                   "ordered = true\n", encoding="utf-8")
+    cid = app.start(sample_catalog, name="Own", fmt=load_format(fmt)).campaign.id
+    app.execute(cid, c.AddHero(hero="ana"))
+    app.execute(cid, c.Add(cards=("item-torch", "item-rope"), to="deck:item"))
+    rec = app.execute(cid, c.Draw(actor="ana", stack="deck:item", to="deck:ana"))
+    view = recorded_view(rec.event, rec.campaign, "ana", {})
+    assert "item-torch" not in json.dumps(view), view["events"][0]["summary"]
+    assert not can_identify(rec.campaign, "ana", "item-torch")

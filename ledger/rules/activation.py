@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from ..campaign import Campaign
 from ..errors import BadInput, NotAllowed, RuleBroken
+from ..rulesets import ruleset
 from ..states import affected_by, card_states, counts_in_stack
 from ..visibility import can_identify, sees_everything, where_for
 from ..vocabulary import Role
 from .actors import may_act_for
-from .fair_play import ruleset
 from .placement import bury_deck_for, discard_pile_for
 
 if TYPE_CHECKING:
@@ -101,20 +101,18 @@ def effect_usable(
         raise RuleBroken(f"card {card} is face-down (inactive); reveal it before activating it")
 
 
-def stack_effect_reaches(campaign: Campaign, card: str, hero: str | None, target: str | None) -> None:
+def stack_effect_reaches(campaign: Campaign, card: str, target: str | None) -> None:
     """Seed 001 ("Afetados"): a stack card's effect reaches only the heroes its stack's
-    ``affected`` setting names: the hero activating it must be one, and a target that
-    is a hero of the campaign must be one too (a target that names no hero is recorded
-    as given)."""
+    ``affected`` setting names (who receives it, not who may activate it: RULES.md §3),
+    so a target that is a hero of the campaign must be one of them (a target that names
+    no hero is recorded as given)."""
     affected = affected_by(campaign, card)
     if affected is None or ruleset() < 3:
         return
-    zone = campaign.zone_of(card)
-    reached = ", ".join(affected) or "no hero"
-    for who, role in ((hero, "activating"), (target, "the target")):
-        if who is not None and who in campaign.table.heroes and who not in affected:
-            raise RuleBroken(f"the effects of {card} in {zone.id} reach {reached} (its affected: {zone.affected}); "
-                             f"{who}, {role}, is not affected")
+    if target is not None and target in campaign.table.heroes and target not in affected:
+        zone = campaign.zone_of(card)
+        raise RuleBroken(f"the effects of {card} in {zone.id} reach {', '.join(affected) or 'no hero'} "
+                         f"(its affected: {zone.affected}); {target}, the target, is not affected")
 
 
 def _what_counts(zone: ZoneSpec) -> str:

@@ -11,43 +11,22 @@ somewhere or does not exist at all (``unseen``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 
 from ..campaign import Campaign
 from ..errors import NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..formats import ZoneSpec
-from ..rulebook import RULESET
+from ..rulesets import ruleset
 from ..states import card_states
 from ..visibility import UNSEEN_PLACE, can_identify, sees_everything
 from ..vocabulary import Role, Zone
 from .actors import acts_for, master_only, unseen
 from .stacks import not_in
 
-_RULESET: ContextVar[int] = ContextVar("ruleset", default=RULESET)
-
-
-def ruleset() -> int:
-    """The rules actions are being decided under (``ledger.rulebook.RULESET`` unless
-    ``verify`` is deciding an older action again)."""
-    return _RULESET.get()
-
-
-@contextmanager
-def decided_under(version: int) -> Iterator[None]:
-    """Decide actions under the rules of ``version`` (an action recorded before fair
-    play is checked again under the rules it was recorded under)."""
-    token = _RULESET.set(version)
-    try:
-        yield
-    finally:
-        _RULESET.reset(token)
-
 
 def _fair() -> bool:
-    return _RULESET.get() >= 2
+    return ruleset() >= 2
 
 
 def knows_card(campaign: Campaign, actor: str, card: str, doing: str) -> None:

@@ -29,7 +29,7 @@ from .clerk import Clerk
 POLL = 0.1  # seconds between looks at the log's position
 PACE = 0.02  # seconds: while actions keep coming, at most one look per PACE (each stream gets them in one write)
 MODEL_EVERY = 0.5  # seconds: the read models follow the log in batches (history and card views catch up anyway)
-QUEUE = 10_000  # actions a slow stream may fall behind before it is closed
+QUEUE = 1_000  # actions a slow stream may fall behind before it is closed (its page reloads)
 log = logging.getLogger("ledger.server")
 
 
@@ -64,7 +64,7 @@ class Follower:
                 pass
         for streams in self.streams.values():
             for stream in streams:
-                stream.queue.put_nowait(None)
+                end(stream)
 
     async def open(self, seat: Seat) -> Stream:
         """A stream of ``seat``'s campaign: every action recorded from now on is sent to it."""
@@ -97,8 +97,7 @@ class Follower:
                     stream.queue.put_nowait(payload)
                 except asyncio.QueueFull:  # a stream that stopped reading: closed, its page reloads
                     self.close(stream)
-                    stream.queue = asyncio.Queue(1)
-                    stream.queue.put_nowait(None)
+                    end(stream)
             if self._model_behind and (not sends or time.monotonic() - self._modeled >= MODEL_EVERY):
                 try:  # once per MODEL_EVERY under load, at once when it quiets down
                     await self.clerk(self.clerk.model)
@@ -117,8 +116,6 @@ class Follower:
         """The new actions of every followed campaign, each as every open stream of it
         is to receive it (a stream's copy of the campaign starts when it opens, so it
         misses nothing recorded after that)."""
-        from projections.views import recorded_view
-
         ledger = self.clerk.ledger
         top = ledger.stored_event_count()
         if top == self._position:
@@ -135,18 +132,41 @@ class Follower:
             for stream in streams:
                 if not seats.holds(stream.seat):
                     sends.append((stream, None))
-            copy = self._copies[cid]
-            for event in events:
-                copy = ledger.project(copy, [event])
-                checkpoint = self.clerk.checkpoint(cid, event.seq, event.hash)
-                views: dict[str, str] = {}
-                for stream in streams:
-                    viewer = stream.seat.viewer
-                    if viewer not in views:
-                        views[viewer] = sse(recorded_view(event, copy, viewer, checkpoint))
-                    sends.append((stream, views[viewer]))
-            self._copies[cid] = copy
+            try:
+                sends += self._views(cid, events, streams)
+            except Exception:  # one campaign's failure: its streams reload, the others go on
+                log.exception("building the views of campaign %s failed; its streams are closed", cid)
+                self._copies.pop(cid, None)
+                sends += [(stream, None) for stream in streams]
         return sends
+
+    def _views(self, cid: UUID, events: list[Any], streams: list[Stream]) -> list[tuple[Stream, str | None]]:
+        """The new actions of one campaign as each of its streams is to receive them; its
+        copy moves on only once they are all built."""
+        from projections.views import recorded_view
+
+        copy = self._copies[cid].copy()
+        sends: list[tuple[Stream, str | None]] = []
+        for event in events:
+            copy = self.clerk.ledger.project(copy, [event])
+            checkpoint = self.clerk.checkpoint(cid, event.seq, event.hash)
+            views: dict[str, str] = {}
+            for stream in streams:
+                viewer = stream.seat.viewer
+                if viewer not in views:
+                    views[viewer] = sse(recorded_view(event, copy, viewer, checkpoint))
+                sends.append((stream, views[viewer]))
+        self._copies[cid] = copy
+        return sends
+
+
+def end(stream: Stream) -> None:
+    """Tells a stream it is closed (a full queue is replaced: the stream ends at once)."""
+    try:
+        stream.queue.put_nowait(None)
+    except asyncio.QueueFull:
+        stream.queue = asyncio.Queue(1)
+        stream.queue.put_nowait(None)
 
 
 def sse(view: dict[str, Any]) -> str:
