@@ -110,10 +110,6 @@ class Play:
     def reorder(self, stack: str, order: list[str]) -> None:
         was = tuple(self.table.cards_in(stack))
         if tuple(order) != was:
-            for card in was:  # a card shown to a hero is lost to them in a new order
-                if card in self.table.shown:
-                    spot = self.table.spot(card)
-                    self.set_card(card, spot.at, spot.index, spot.face, spot.exhausted)
             self.apply(StackReordered(stack=stack, was=was, now=tuple(order)))
 
     def shuffle(self, stack: str) -> None:

@@ -76,7 +76,7 @@ from .locations import (
     new_location,
     not_already_at,
 )
-from .obtaining import MECHANICS, obtained_from, obtained_to, obtains_sheet_only
+from .obtaining import obtained_from, obtained_to, obtains_sheet_only
 from .placement import (
     PLACEMENT_RULES,
     SHEET_CARD_ZONES,
@@ -141,7 +141,7 @@ __all__ = [
     "effect_source_active", "effective_access", "trades_assets_only", "controlled_by", "gives_controlled",
     "trading_location", "access_admits", "settle_trade", "companion_takes",
     # §8, seed 000: obtaining sheet cards by progression or incorporation
-    "MECHANICS", "obtains_sheet_only", "obtained_from", "obtained_to",
+    "obtains_sheet_only", "obtained_from", "obtained_to",
     # undo and redo
     "something_to_undo", "something_to_redo", "may_take_back",
     # fair play: what a hero may do

@@ -10,8 +10,6 @@ from ..campaign import Campaign
 from ..errors import BadInput, RuleBroken
 from ..vocabulary import Zone
 
-MECHANICS = ("progression", "incorporation")
-
 
 def obtains_sheet_only(campaign: Campaign, card: str) -> None:
     """Progression and incorporation obtain sheet cards (house, class, entity); asset cards
