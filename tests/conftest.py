@@ -301,6 +301,15 @@ def last_seq(db: Path) -> int:
         ledger.close()
 
 
+def stored_events(db: Path) -> int:
+    """How many events ``db`` holds (every campaign and log): a refusal must not change it."""
+    ledger = Ledger.open(db)
+    try:
+        return ledger.stored_event_count()
+    finally:
+        ledger.close()
+
+
 def copy_db(src: Path, dst_dir: Path) -> Path:
     """A copy of a campaign file (with its ``-wal``/``-shm``) in ``dst_dir``, same name."""
     dst = Path(dst_dir) / Path(src).name

@@ -20,7 +20,7 @@ from ledger.catalog import sample_catalog_path
 from ledger.interface.server.app import create_app
 from ledger.seats import SeatBook
 
-from .conftest import one_error_line, run_ledger, succeeded
+from .conftest import one_error_line, run_ledger, stored_events, succeeded
 
 URL = re.compile(r"http://(?P<host>[^/:\s]+):(?P<port>\d+)/join/(?P<token>[A-Za-z0-9_-]+)")
 
@@ -30,14 +30,6 @@ def demo(tmp_path: Path) -> Path:
     db = tmp_path / "demo.db"
     succeeded(run_ledger("demo", db=db))
     return db
-
-
-def stored(db: Path) -> int:
-    ledger = Ledger.open(db)
-    try:
-        return ledger.stored_event_count()
-    finally:
-        ledger.close()
 
 
 def add(db: Path, *args: str) -> dict:
@@ -137,9 +129,9 @@ def test_seat_revoke_stops_every_token_of_that_seat_and_no_other(demo):
     listed = json.loads(succeeded(run_ledger("--json", "seat", "list", db=demo)).stdout)
     assert [row["who"] for row in listed] == ["bo"]
     # revoked already: refused, nothing appended
-    before = stored(demo)
+    before = stored_events(demo)
     line = one_error_line(run_ledger("seat", "revoke", "ana", db=demo))
-    assert "ana" in line and stored(demo) == before
+    assert "ana" in line and stored_events(demo) == before
     # a new seat for ana works again
     fresh = add(demo, "ana")["token"]
     ledger = Ledger.open(demo)
@@ -151,26 +143,26 @@ def test_seat_revoke_stops_every_token_of_that_seat_and_no_other(demo):
 
 @pytest.mark.parametrize("who", ["zed", "ANA", "ana ", "", "deck:item", "item-sword", "master,ana", "x" * 300])
 def test_a_who_that_is_not_master_public_or_a_hero_is_refused_with_nothing_appended(demo, who):
-    before = stored(demo)
+    before = stored_events(demo)
     result = run_ledger("seat", "add", who, db=demo)
     line = one_error_line(result)
     assert len(line) < 400 and "Traceback" not in result.stderr
-    assert stored(demo) == before
+    assert stored_events(demo) == before
     # one bad WHO among good ones: no seat at all is opened
     result = run_ledger("--json", "seat", "add", "master", who, "ana", db=demo)
     one_error_line(result)
     assert "token" not in result.stdout and "/join/" not in result.stdout
-    assert stored(demo) == before
+    assert stored_events(demo) == before
 
 
 def test_referee_is_refused_with_a_hint_to_use_master(demo):
-    before = stored(demo)
+    before = stored_events(demo)
     for args in (("seat", "add", "referee"), ("--json", "seat", "add", "referee")):
         result = run_ledger(*args, db=demo)
         line = one_error_line(result)
         assert "master" in line and "referee" in line
         assert "token" not in result.stdout and "/join/" not in result.stdout
-    assert stored(demo) == before
+    assert stored_events(demo) == before
 
 
 def test_seat_add_without_who_is_a_usage_error(demo):
@@ -183,9 +175,9 @@ def test_seats_belong_to_their_campaign(demo):
     two = add(demo, "--campaign", "two", "master")
     assert two["campaign"] == "two"
     # a hero of demo is no hero of two
-    before = stored(demo)
+    before = stored_events(demo)
     one_error_line(run_ledger("--campaign", "two", "seat", "add", "ana", db=demo))
-    assert stored(demo) == before
+    assert stored_events(demo) == before
     listed = json.loads(succeeded(run_ledger("--json", "--campaign", "two", "seat", "list", db=demo)).stdout)
     assert [row["who"] for row in listed] == ["master"]
     assert json.loads(succeeded(run_ledger("--json", "--campaign", "demo", "seat", "list", db=demo)).stdout) == []

@@ -32,6 +32,7 @@ from ledger.interface.cli import cli as ledger_cli
 from ledger.interface.server.app import create_app
 from ledger.interface.server.seating import Doorman
 from ledger.visibility import can_identify
+from tests.conftest import stored_events
 from tests.server_support import WHO, Table, serving, table
 
 API = "/api/campaigns/demo"
@@ -103,19 +104,11 @@ def ids_in(value: Any) -> set[str]:
 
 
 # -- the file and the command line ---------------------------------------------------------
-def stored(db: Path) -> int:
-    ledger = Ledger.open(db)
-    try:
-        return ledger.stored_event_count()
-    finally:
-        ledger.close()
-
-
 @contextmanager
 def nothing_appended(db: Path) -> Iterator[None]:
-    before = stored(db)
+    before = stored_events(db)
     yield
-    assert stored(db) == before, "a refused or bad request appended to the file"
+    assert stored_events(db) == before, "a refused or bad request appended to the file"
 
 
 def cli_json(db: Path, *args: str) -> tuple[int, Any]:
@@ -317,11 +310,11 @@ def test_actions_reply_to_each_seat_only_what_it_may_see(tmp_path):
     replies: list[tuple[str, dict[str, Any], httpx.Response]] = []
     with client_for(seated.db) as client:
         for who, body in ACTIONS:
-            before = stored(seated.db)
+            before = stored_events(seated.db)
             reply = post(client, seated, who, body)
             assert reply.status_code == 200, (who, body, reply.text)
             data = reply.json()
-            assert stored(seated.db) == before + 1
+            assert stored_events(seated.db) == before + 1
             assert data["action"] == body["action"] and data["events"][0]["actor"] == who
             assert data["checkpoint"]["seq"] == data["seq"]
             replies.append((who, body, reply))
