@@ -155,18 +155,22 @@
   // -- talking to the server ---------------------------------------------------------
   async function getJSON(path) {
     const res = await fetch(API + path, {credentials: "same-origin", headers: {Accept: "application/json"}});
-    let data = null;
-    try {
-      data = await res.json();
-    } catch (_) {
-      data = null;
-    }
+    const data = await bodyOf(res);
     if (!res.ok) {
       const err = new Error(errorText(res.status, data));
       err.status = res.status;
       throw err;
     }
     return data;
+  }
+
+  // a reply's JSON, or null when it has none (a proxy's error page, a cut connection)
+  async function bodyOf(res) {
+    try {
+      return await res.json();
+    } catch (_) {
+      return null;
+    }
   }
 
   function errorText(status, data) {
@@ -192,12 +196,7 @@
         headers: {"Content-Type": "application/json", Accept: "application/json"},
         body: JSON.stringify(body),
       });
-      let data = null;
-      try {
-        data = await res.json();
-      } catch (_) {
-        data = null;
-      }
+      const data = await bodyOf(res);
       if (!res.ok) {
         say(errorText(res.status, data), "error"); // refused: the selection and the form stay
         return false;
