@@ -82,6 +82,18 @@ def raw(db: Path) -> Iterator[sqlite3.Connection]:
         con.close()
 
 
+@contextmanager
+def opened(db: Path, create: bool = False) -> Iterator[tuple[Ledger, ReadModel]]:
+    """The ledger of ``db`` and its read models, closed after."""
+    ledger = Ledger.open(db, create=create)
+    model = ReadModel(ledger, db)
+    try:
+        yield ledger, model
+    finally:
+        model.close()
+        ledger.close()
+
+
 def _ids(cid: UUID) -> list[str]:
     return [cid.hex, str(cid)]
 
@@ -156,14 +168,9 @@ def seqs(rows: list[dict]) -> list[int]:
 
 def assert_tables_follow_the_log(db: Path) -> None:
     """Caught up, and every row is what the log gives."""
-    ledger = Ledger.open(db)
-    model = ReadModel(ledger, db)
-    try:
+    with opened(db) as (ledger, model):
         assert model.position() == ledger.recorder.max_notification_id()
         assert compare_with_log(model) is None
-    finally:
-        model.close()
-        ledger.close()
 
 
 def record_new_action(db: Path, expect_note: str | None = None) -> int:
@@ -195,9 +202,7 @@ def test_untouched_read_models_are_never_rebuilt(demo, copy, monkeypatch):
 
 
 def test_the_per_command_checks_read_one_notification_and_one_campaign_never_the_log(copy, monkeypatch):
-    ledger = Ledger.open(copy)
-    model = ReadModel(ledger, copy)
-    try:
+    with opened(copy) as (ledger, model):
         model.safe_catch_up()
         limits: list[int] = []
         travels: list[int] = []
@@ -217,9 +222,6 @@ def test_the_per_command_checks_read_one_notification_and_one_campaign_never_the
         assert model.safe_catch_up() == 0 and model.repaired is None
         assert limits == [1], "the position check should read the one notification at the position"
         assert travels == [], "the fold check should use the campaign at hand, not replay the log"
-    finally:
-        model.close()
-        ledger.close()
 
 
 # -- the log's tail cut off ------------------------------------------------------------------------
@@ -252,17 +254,12 @@ def test_a_cut_tail_is_noticed_by_the_action_that_takes_the_freed_seq(demo, copy
 
 def test_last_history_seq_shows_a_tail_cut_before_the_tables_catch_up(demo, copy):
     cut_tail(copy, demo.cid, demo.last, 2)
-    ledger = Ledger.open(copy)
-    model = ReadModel(ledger, copy)
-    try:
+    with opened(copy) as (ledger, model):
         assert model.last_history_seq(demo.slug) == demo.last > ledger.last_seq(demo.cid) == demo.last - 2
         assert model.last_history_seq("no-such-campaign") is None
         model.safe_catch_up()
         assert model.repaired == f"position {demo.last + 1} is past the log's end, {demo.last - 1}"
         assert model.last_history_seq(demo.slug) == demo.last - 2
-    finally:
-        model.close()
-        ledger.close()
 
 
 # -- the position moved -------------------------------------------------------------------------------
@@ -359,13 +356,8 @@ def test_an_edited_card_or_zone_row_is_rebuilt_on_the_next_command(demo, copy, e
             con.execute("INSERT INTO cards (campaign, id, zone) VALUES (?, 'item-forged', 'inventory:ana')",
                         [demo.slug])
             because = f"cards row item-forged of campaign {demo.slug} is not in the log"
-    ledger = Ledger.open(copy)
-    model = ReadModel(ledger, copy)
-    try:
+    with opened(copy) as (ledger, model):
         assert because in compare_with_log(model)
-    finally:
-        model.close()
-        ledger.close()
     history(copy, expect_note=because)
     assert_tables_follow_the_log(copy)
     history(copy)  # and once rebuilt, no more notes
@@ -416,25 +408,18 @@ def test_compare_with_log_names_the_first_history_row_that_differs(demo, copy, e
         else:
             con.execute("INSERT INTO card_actions (campaign, card, seq) VALUES (?, 'item-forged', ?)", [slug, seq])
             wanted = f"card_actions row (item-forged, seq {seq}) of campaign {slug} is not in the log"
-    ledger = Ledger.open(copy)
-    model = ReadModel(ledger, copy)
-    try:
+    with opened(copy) as (ledger, model):
         found = compare_with_log(model, batch=5)  # several batches
         assert found is not None and found.startswith(wanted), found
         assert "\n" not in found
         model.rebuild()
         assert compare_with_log(model) is None
-    finally:
-        model.close()
-        ledger.close()
 
 
 def test_compare_with_log_undone_by_as_the_later_undos_and_redos_leave_it(tmp_path):
     """The demo undoes nothing: a campaign that undoes, redoes and undoes again."""
     db = tmp_path / "undo.db"
-    ledger = Ledger.open(db, create=True)
-    model = ReadModel(ledger, db)
-    try:
+    with opened(db, create=True) as (ledger, model):
         cid = ledger.start(CATALOG, name="Undo", slug="undo").campaign.id
         ledger.execute(cid, c.Add(cards=("item-sword", "item-bow"), to="discard"))
         ledger.execute(cid, c.Undo())
@@ -454,16 +439,11 @@ def test_compare_with_log_undone_by_as_the_later_undos_and_redos_leave_it(tmp_pa
             con.execute("UPDATE history SET undone_by = NULL WHERE seq = 2")
         assert compare_with_log(model, batch=2) == (
             "history row seq 5 of campaign undo differs: undone_by is None, the log gives 6")
-    finally:
-        model.close()
-        ledger.close()
 
 
 def test_compare_with_log_keeps_two_campaigns_apart(tmp_path):
     db = tmp_path / "two.db"
-    ledger = Ledger.open(db, create=True)
-    model = ReadModel(ledger, db)
-    try:
+    with opened(db, create=True) as (ledger, model):
         north = ledger.start(CATALOG, name="North", slug="north").campaign.id
         south = ledger.start(CATALOG, name="South", slug="south").campaign.id
         for cid, hero, card in ((north, "ana", "item-sword"), (south, "bo", "item-sword"), (north, "cy", "item-bow")):
@@ -479,20 +459,12 @@ def test_compare_with_log_keeps_two_campaigns_apart(tmp_path):
             con.execute("UPDATE cards SET face = 'down' WHERE campaign = 'south' AND id = 'item-sword'")
             con.execute("INSERT INTO zones (campaign, id) VALUES ('west', 'limbo')")
         assert compare_with_log(model) == "zones row limbo of campaign west is not in the log"
-    finally:
-        model.close()
-        ledger.close()
 
 
 def test_compare_with_log_reports_a_position_that_does_not_follow_the_log(demo, copy):
     set_position(copy, 10_000)
-    ledger = Ledger.open(copy)
-    model = ReadModel(ledger, copy)
-    try:
+    with opened(copy) as (ledger, model):
         assert compare_with_log(model) == f"position 10000 is past the log's end, {demo.last + 1}"
-    finally:
-        model.close()
-        ledger.close()
 
 
 # -- tables missing, older files --------------------------------------------------------------------------
@@ -565,36 +537,28 @@ def test_readers_racing_a_writer_and_a_rebuild_never_take_each_other_for_tamperi
             stop.set()
 
     def reader() -> None:
-        ledger = Ledger.open(db)
-        model = ReadModel(ledger, db)
-        try:
-            while not stop.is_set() or model.position() != ledger.recorder.max_notification_id():
-                model.safe_catch_up()
-                if model.repaired:
-                    repairs.append(model.repaired)
-        except Exception as exc:  # noqa: BLE001 - reported by the test below
-            errors.append(exc)
-        finally:
-            model.close()
-            ledger.close()
+        with opened(db) as (ledger, model):
+            try:
+                while not stop.is_set() or model.position() != ledger.recorder.max_notification_id():
+                    model.safe_catch_up()
+                    if model.repaired:
+                        repairs.append(model.repaired)
+            except Exception as exc:  # noqa: BLE001 - reported by the test below
+                errors.append(exc)
 
     def rebuilder() -> None:
-        ledger = Ledger.open(db)
-        model = ReadModel(ledger, db)
-        try:
-            for _ in range(2):
-                time.sleep(0.01)
-                try:
-                    model.rebuild(progress=lambda *_: time.sleep(0.001))
-                except readmodel._Raced:
-                    pass  # a reader moved the position first: the readers finish the job
-                if model.repaired:
-                    repairs.append(model.repaired)
-        except Exception as exc:  # noqa: BLE001 - reported by the test below
-            errors.append(exc)
-        finally:
-            model.close()
-            ledger.close()
+        with opened(db) as (_ledger, model):
+            try:
+                for _ in range(2):
+                    time.sleep(0.01)
+                    try:
+                        model.rebuild(progress=lambda *_: time.sleep(0.001))
+                    except readmodel._Raced:
+                        pass  # a reader moved the position first: the readers finish the job
+                    if model.repaired:
+                        repairs.append(model.repaired)
+            except Exception as exc:  # noqa: BLE001 - reported by the test below
+                errors.append(exc)
 
     threads = [threading.Thread(target=t) for t in (writer, reader, reader, rebuilder)]
     for t in threads:
