@@ -125,7 +125,7 @@ def api_routes() -> Any:
             data = zones_view(found, seat.viewer)
             data["cards"] = card_faces(found, data)
             data.update(table_facts(found, seat.viewer))
-            data["checkpoint"] = clerk.ledger.checkpoint(cid, clerk.signer()).as_dict()
+            data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data
 
         return await clerk(view)
@@ -146,7 +146,7 @@ def api_routes() -> Any:
             data = card_view(clerk.ledger, clerk.model(), found, seat.viewer, card)
             if data.get("hidden") and not data["history"]:
                 raise _unseen(card)  # never seen by this seat: it reads as a card that does not exist
-            data["checkpoint"] = clerk.ledger.checkpoint(cid, clerk.signer()).as_dict()
+            data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data
 
         return await clerk(view)
@@ -187,7 +187,7 @@ def api_routes() -> Any:
             event = clerk.ledger.event(cid, seq)
             before = clerk.ledger.campaign(cid, at=seq - 1) if seq > 1 else None
             data = explain_action(event, before, after, seat.viewer)
-            data["checkpoint"] = clerk.ledger.checkpoint(cid, clerk.signer()).as_dict()
+            data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data
 
         return await clerk(view)
@@ -196,7 +196,7 @@ def api_routes() -> Any:
     async def checkpoint(request: Request, seated: SEATED) -> dict[str, Any]:
         _seat, cid = seated
         clerk: Clerk = request.app.state.clerk
-        return await clerk(lambda: clerk.ledger.checkpoint(cid, clerk.signer()).as_dict())
+        return await clerk(clerk.latest_checkpoint, cid)
 
     @api.post("/actions", summary="Record an action as the seat's actor")
     async def act(request: Request, seated: SEATED, body: Annotated[ActionBody, Body()]) -> dict[str, Any]:

@@ -86,9 +86,14 @@ class Clerk:
         return self._slugs[cid]
 
     def checkpoint(self, cid: UUID, seq: int, head: str) -> dict[str, Any]:
+        """The checkpoint right after action ``seq`` (whose hash is ``head``)."""
         from ...checkpoints import take
 
         return take(cid, seq, head, self.signer()).as_dict()
+
+    def latest_checkpoint(self, cid: UUID) -> dict[str, Any]:
+        """The campaign's latest checkpoint, which every view carries (as the CLI's do)."""
+        return self.ledger.checkpoint(cid, self.signer()).as_dict()
 
     def close(self) -> None:
         """Closes the file's connections."""
