@@ -168,10 +168,18 @@ def visible_sets(campaign: Campaign, table: Table | None = None) -> dict[str, se
 
 def assert_same_but_order(table: dict[str, Any], expected: dict[str, Any], loose: set[str], what: str) -> None:
     """The two tables are equal, but for the order of the ``loose`` stacks, which must
-    hold the same cards (fair play shuffled them again)."""
+    hold the same cards (fair play shuffled them again), and for whom the cards of those
+    stacks are shown to (reveal --to): a shuffle makes them unknown again."""
+    shuffled = {card for stack in loose for card in table["stacks"].get(stack, [])}
+
     def tidy(state: dict[str, Any]) -> dict[str, Any]:
         stacks = {k: (sorted(v) if k in loose else v) for k, v in state["stacks"].items()}
-        return {**state, "stacks": stacks}
+        shown = {card: heroes for card, heroes in state.get("shown", {}).items() if card not in shuffled}
+        tidied = {**state, "stacks": stacks}
+        tidied.pop("shown", None)
+        if shown:
+            tidied["shown"] = shown
+        return tidied
 
     assert tidy(table) == tidy(expected), what
 
@@ -476,6 +484,8 @@ class LedgerMachine(RuleBasedStateMachine):
             assert list(rec.event.reshuffled_stacks) == must, (
                 f"undo of {targets} shuffled {rec.event.reshuffled_stacks} again; seen cards came back to {must}")
             STATS["undo reshuffles"] += bool(must)
+        again = {card for stack in rec.event.reshuffled_stacks for card in campaign.table.cards_in(stack)}
+        assert not again & set(campaign.table.shown), "a deck shuffled again still has cards shown to a hero"
         self.loose |= set(rec.event.reshuffled_stacks)
         assert_same_but_order(campaign.table.to_dict(), self.states[min(targets) - 1], self.loose,
                               f"undoing seqs {targets} did not restore the state before seq {min(targets)}")
