@@ -40,7 +40,7 @@ from .rulesets import ruleset
 from .signing import Signer
 from .snapshots import digest_after, unfit
 from .vocabulary import MASTER, PUBLIC
-from .witness import newly_identified
+from .witness import newly_identified, witnessed
 
 NAMESPACE = uuid5(NAMESPACE_URL, "https://campaign-ledger.invalid/")
 CAMPAIGNS_LOG_ID = uuid5(NAMESPACE, "campaigns")
@@ -415,8 +415,10 @@ def decide_event(play: Play, command: Command, timestamp: Any = None) -> ActionR
         **extra,
         **params,
     )
+    viewers = [PUBLIC, *campaign.table.heroes]
     facts: dict[str, Any] = {}
-    identified = newly_identified(event.changes, event.shown_to_all(), campaign, [PUBLIC, *campaign.table.heroes])
+    facts["seen"], facts["unnamed"] = witnessed(event, campaign, viewers, owned=True)
+    identified = newly_identified(event.changes, event.shown_to_all(), campaign, viewers)
     if identified:
         facts["identified"] = identified
     if play.randomized and event.ruleset >= 2:

@@ -76,7 +76,7 @@ class ActionRecorded(DomainEvent):
     undoable: ClassVar[bool] = True
     # Facts added after campaigns were first recorded: left out of the hash (and of
     # a replay's comparison) while empty, so older records keep their hashes.
-    later: ClassVar[tuple[str, ...]] = ("ruleset", "identified", "commitments", "state_digest")
+    later: ClassVar[tuple[str, ...]] = ("ruleset", "identified", "commitments", "state_digest", "seen", "unnamed")
 
     actor: str
     changes: tuple[Change, ...] = ()
@@ -95,6 +95,13 @@ class ActionRecorded(DomainEvent):
     # digest of the campaign's state right after it, which anchors a snapshot taken
     # there to the hash chain (ledger.snapshots). Referee-only, like the hash.
     state_digest: str | None = None
+    # Who witnessed the action, card by card (ledger.witness.witnessed): for each card
+    # it touched, the viewers (public, heroes) who saw it take part, and of those, who
+    # may not be told what became of it. Facts about the action, decided when it is
+    # recorded, so that its history rows need no replay of the table. Referee-only (the
+    # keys name cards). None on actions recorded before they were kept.
+    seen: dict[str, tuple[str, ...]] | None = None
+    unnamed: dict[str, tuple[str, ...]] | None = None
     hash: str = ""
 
     @property

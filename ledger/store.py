@@ -151,7 +151,21 @@ class LedgerConnectionPool(SQLiteConnectionPool):
 
 
 class LedgerApplicationRecorder(SQLiteApplicationRecorder):
-    """eventsourcing's recorder, counting the saves that committed (``LedgerConnectionPool.saves``)."""
+    """eventsourcing's recorder, counting the saves that committed (``LedgerConnectionPool.saves``),
+    and reading each originator id into a UUID once (a log names few: its campaigns and
+    logs), not once per row: a rebuild reads every row of the log."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._ids: dict[str, Any] = {}
+
+    def convert_originator_id(self, originator_id: str) -> Any:
+        found = self._ids.get(originator_id)
+        if found is None:
+            found = super().convert_originator_id(originator_id)
+            if len(self._ids) < 100_000:
+                self._ids[originator_id] = found
+        return found
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
         ids = super().insert_events(stored_events, **kwargs)

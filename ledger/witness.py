@@ -85,6 +85,29 @@ def newly_identified(changes: tuple[Change, ...], shown: tuple[str, ...], after:
     return found
 
 
+def witnessed(event: ActionRecorded, after: Campaign, viewers: list[str], owned: bool = False
+              ) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Who witnessed the action, card by card, as recorded in it (``seen``, ``unnamed``):
+    for each card it touched, the viewers who saw the card take part (the action is in
+    the card's history for them), and, of those, the viewers who may not be told what
+    became of it (a depot card seen going into a deck, then drawn unseen). Cards nobody
+    of ``viewers`` saw are left out; keys sorted. ``owned``: as for ``marks_for``."""
+    touched = event.cards_touched()
+    if not touched:
+        return {}, {}
+    marks = marks_for(event, after, viewers, owned=owned)
+    seen: dict[str, list[str]] = {card: [] for card in touched}
+    unnamed: dict[str, list[str]] = {}
+    for viewer in viewers:
+        named = visible_cards(event, after, viewer, touched, marks[viewer])
+        for card in witnessed_cards(event, after, viewer, touched, marks[viewer]):
+            seen[card].append(viewer)
+            if card not in named:
+                unnamed.setdefault(card, []).append(viewer)
+    return ({card: tuple(who) for card, who in sorted(seen.items()) if who},
+            {card: tuple(who) for card, who in sorted(unnamed.items())})
+
+
 def visible_cards(event: ActionRecorded, after: Campaign, viewer: str, cards: set[str],
                   marks: list[bool] | None = None) -> set[str]:
     """The cards an action may be *said* to have done something with, to this viewer:

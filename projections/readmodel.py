@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import msgspec
 import sqlite_utils
 
 from ledger.campaign import Campaign
@@ -46,13 +47,17 @@ from ledger.changes import CardChanged, HeroChanged, StackReordered
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
 from ledger.states import card_states
 from ledger.vocabulary import PUBLIC, host_of
-from ledger.witness import marks_for, visible_cards, witnessed_cards
+from ledger.witness import witnessed
+
+from .decoding import CARD, HERO, ORDER, is_action, light_decoder
 
 from .source import EventLog, Recorded
 from .summaries import summary
 
+_encode = msgspec.json.Encoder().encode
 NAME = "tables"
 BATCH = 1000
+REBUILD_BATCH = 5000
 POSITION = "projection_position"
 TABLES = ("cards", "zones", "history", "card_actions")
 MARKS = ("mark", "last_action")  # columns of the position added after files existed without them
@@ -66,7 +71,11 @@ SCHEMAS: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
                  "seen": str, "unnamed": str, "undone_by": int}, ("campaign", "seq")),
     "card_actions": ({"campaign": str, "card": str, "seq": int}, ("campaign", "card", "seq")),
 }
-INDEXES = {"cards": ["campaign", "zone"], "history": ["campaign", "actor"]}
+JSON_COLUMNS = frozenset({"cards", "seen", "unnamed"})  # of history: compact JSON (msgspec)
+INDEXES = {"cards": ["campaign", "zone"], "history": ["campaign", "actor", "seq"]}
+# Named as sqlite-utils named them when it made them; OBSOLETE: indexes older ledgers made.
+OBSOLETE_INDEXES = ("idx_history_campaign_actor",)  # now idx_history_campaign_actor_seq
+INDEX_NAMES = {f"idx_{table}_{'_'.join(columns)}": (table, columns) for table, columns in INDEXES.items()}
 
 
 def viewers_of(campaign: Campaign) -> list[str]:
@@ -142,6 +151,10 @@ class ReadModel:
                 db[POSITION].insert({"name": NAME, "position": 0}, ignore=True)
             if len(missing) < len(SCHEMAS):
                 self._broken = f"table {missing[0]} was missing"
+        present = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        if set(INDEX_NAMES) - present or present & set(OBSOLETE_INDEXES):  # a cut-short rebuild; an older ledger
+            with self._writing() as db:
+                _create_indexes(db)
         self._add_marks()
 
     def _add_marks(self) -> None:
@@ -332,9 +345,18 @@ class ReadModel:
         return 0, repaired
 
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
-        """Drops every row and applies the whole log again."""
+        """Drops every row and applies the whole log again, in large batches, with the
+        secondary indexes dropped meanwhile and built once at the end (cheaper than
+        keeping them row by row; a rebuild cut short leaves them to the next open)."""
         self._reset()
-        return self.catch_up(progress)
+        with self._writing() as db:
+            for name in _indexes_present(db):
+                db.execute(f"DROP INDEX [{name}]")
+        try:
+            return self.catch_up(progress, batch=REBUILD_BATCH)
+        finally:
+            with self._writing() as db:
+                _create_indexes(db)
 
     def _reset(self) -> None:
         """Drops every row and puts the position back before the log's first notification."""
@@ -349,11 +371,18 @@ class ReadModel:
 
 class _Fold:
     """The campaigns as the read models fold the log, and the rows each action gives:
-    shared by catching up and by ``compare_with_log``."""
+    shared by catching up and by ``compare_with_log``.
+
+    An action that records who witnessed it (``seen``, ``unnamed``: every action since
+    they were kept) gives its history rows by itself: it is decoded light
+    (``projections.decoding``) and never folded; the cards and zones rows it touched
+    are written from the campaign as it stands at the end of the batch (from its
+    latest snapshot). Older actions are folded one by one, as before."""
 
     def __init__(self, ledger: EventLog):
         self.ledger = ledger
         self.campaigns: dict[UUID, Campaign] = {}
+        self.slugs: dict[UUID, str] = {}
 
     def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
         """The rows of a batch of notifications (the campaign log's own are skipped)."""
@@ -363,9 +392,18 @@ class _Fold:
                 assert recorded is not None
                 self.apply(recorded.event, writer, after=recorded.campaign)
                 continue
+            decode = light_decoder(note.topic)
+            if decode is not None:
+                light = decode(note.state)
+                if light.seen is not None and light.unnamed is not None:
+                    light.originator_id, light.originator_version = note.originator_id, note.originator_version
+                    self.apply_light(light, writer)
+                    continue
+            elif not is_action(note.topic):
+                continue
             event = self.ledger.mapper.to_domain_event(note)
-            if isinstance(event, ActionRecorded):
-                self.apply(event, writer)
+            self.apply(event, writer)
+        self._settle(writer)
         return writer
 
     def _campaign_before(self, event: ActionRecorded) -> Campaign | None:
@@ -388,32 +426,14 @@ class _Fold:
         else:
             campaign = after
             self.campaigns.pop(event.originator_id, None)  # not ours to fold further
-        writer.last_action = f"{event.originator_id}:{event.seq}"
+        self.slugs[campaign.id] = campaign.slug
         touched = event.cards_touched()
-        # Who saw each card take part (the action is in the card's history for them),
-        # and, of those, who may not be told what became of it (see witness.py).
-        seen: dict[str, list[str]] = {card: [] for card in touched}
-        unnamed: dict[str, list[str]] = {}
-        viewers = viewers_of(campaign)
-        marks = marks_for(event, campaign, viewers, owned=after is None) if touched else {}
-        for viewer in viewers if touched else ():
-            named = visible_cards(event, campaign, viewer, touched, marks[viewer])
-            for card in witnessed_cards(event, campaign, viewer, touched, marks[viewer]):
-                seen[card].append(viewer)
-                if card not in named:
-                    unnamed.setdefault(card, []).append(viewer)
-        writer.history.append({
-            "campaign": campaign.slug, "seq": event.seq, "action": event.action, "actor": event.actor,
-            "time": event.timestamp.isoformat(), "summary": summary(event), "cards": json.dumps(sorted(touched)),
-            "seen": json.dumps({card: who for card, who in sorted(seen.items()) if who}),
-            "unnamed": json.dumps(unnamed, sort_keys=True), "undone_by": None,
-        })
-        writer.card_actions.extend({"campaign": campaign.slug, "card": card, "seq": event.seq} for card in touched)
-        if isinstance(event, ActionUndone):
-            writer.undone.append((campaign.slug, event.targets, event.seq))
-        elif isinstance(event, ActionRedone):
-            writer.undone.append((campaign.slug, event.targets, None))
-        dirty = writer.dirty(campaign)
+        if event.seen is not None and event.unnamed is not None:  # recorded with the action
+            seen, unnamed = event.seen, event.unnamed
+        else:  # an action recorded before they were kept: worked out from the table
+            seen, unnamed = witnessed(event, campaign, viewers_of(campaign), owned=after is None)
+        writer.add_action(campaign.slug, event, touched, seen, unnamed)
+        dirty = writer.dirty(campaign.id, event.seq, campaign)
         if isinstance(event, CampaignStarted):
             dirty.zones.update(campaign.zones())
         for change in event.changes:
@@ -422,24 +442,56 @@ class _Fold:
         if isinstance(event, CampaignStarted):
             dirty.cards.update(campaign.catalog.ids())
             return
-        table = campaign.table
         containers: set[str] = set()
         for change in event.changes:
             if isinstance(change, CardChanged):
                 containers.update((change.was.at, change.now.at))
             elif isinstance(change, StackReordered):
                 containers.add(change.stack)
-        dirty.zones.update(c for c in containers if host_of(c) is None)
-        fresh = set(touched)
-        for container in containers:  # positions shift for every card of a container
-            fresh.update(table.cards_in(container))
-        todo = list(fresh)  # an attached card's zone and states follow its host
-        while todo:
-            for attached in table.attached(todo.pop()):
-                if attached not in fresh:
-                    fresh.add(attached)
-                    todo.append(attached)
-        dirty.cards.update(fresh)
+        dirty.follow(campaign, touched, containers)
+
+    def apply_light(self, event: Any, writer: _Batch) -> None:
+        """The rows of one action that records who witnessed it, decoded light: its
+        history rows now, the cards and zones it touched once the batch is settled."""
+        cid = event.originator_id
+        touched = event.cards_touched()
+        writer.add_action(self._slug(cid), event, touched, event.seen, event.unnamed)
+        dirty = writer.dirty(cid, event.seq)
+        dirty.touched.update(touched)
+        for change in event.changes:
+            kind = type(change)
+            if kind is CARD:
+                dirty.containers.update((change.was.at, change.now.at))
+            elif kind is ORDER:
+                dirty.containers.add(change.stack)
+            elif kind is HERO:
+                dirty.heroes.add(change.hero)
+
+    def _slug(self, cid: UUID) -> str:
+        if cid not in self.slugs:
+            self.slugs[cid] = self.ledger.campaign(cid, at=1).slug
+        return self.slugs[cid]
+
+    def _settle(self, writer: _Batch) -> None:
+        """Gives each campaign the batch acted on light its state at its last action
+        there (the fold at hand, else its latest snapshot and the actions after it),
+        and the cards and zones rows those actions touched."""
+        for cid, dirty in writer.campaigns():
+            if not dirty.pending:
+                continue
+            campaign = dirty.campaign
+            if campaign is None or campaign.version != dirty.seq:
+                held = self.campaigns.get(cid)
+                campaign = held if held is not None and held.version == dirty.seq else \
+                    self.ledger.campaign(cid, at=dirty.seq)
+                self.campaigns[cid] = campaign
+                dirty.campaign = campaign
+            dirty.zones.update(campaign.format.zones(tuple(dirty.heroes)))
+            dirty.follow(campaign, dirty.touched, dirty.containers)
+
+
+def _json(value: Any) -> str:
+    return _encode(value).decode()
 
 
 def _is(recorded: Recorded | None, note: Any) -> bool:
@@ -460,8 +512,23 @@ class _Astray(Exception):
 def _create(db: sqlite_utils.Database, table: str) -> None:
     columns, pk = SCHEMAS[table]
     db[table].create(columns, pk=pk, if_not_exists=True)
-    if table in INDEXES:
-        db[table].create_index(INDEXES[table], if_not_exists=True)
+    _create_indexes(db)
+
+
+def _create_indexes(db: Any) -> None:
+    """The read models' secondary indexes (``INDEXES``), where their tables exist; an
+    obsolete one is dropped (it would cost every write and serve no read)."""
+    for name in OBSOLETE_INDEXES:
+        db.execute(f"DROP INDEX IF EXISTS [{name}]")
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for name, (table, columns) in INDEX_NAMES.items():
+        if table in tables:
+            db.execute(f"CREATE INDEX IF NOT EXISTS [{name}] ON [{table}] ({', '.join(f'[{c}]' for c in columns)})")
+
+
+def _indexes_present(db: Any) -> list[str]:
+    """Which of the read models' secondary indexes the file holds."""
+    return [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'") if name in INDEX_NAMES]
 
 
 def _move(db: sqlite_utils.Database, start: int, last: Any, action: str | None) -> None:
@@ -544,13 +611,22 @@ def table_difference(table: str, slug: str, stored: dict[Any, dict[str, Any]],
 
 def row_difference(what: str, stored: dict[str, Any] | None, expected: dict[str, Any]) -> str | None:
     """How a stored row differs from the one the log gives (its first differing column),
-    or None. ``what`` names the row."""
+    or None. ``what`` names the row. JSON columns are compared by what they hold (a
+    file written by an older ledger spaced them differently)."""
     if stored is None:
         return f"{what} is missing"
     for column, value in expected.items():
-        if stored.get(column) != value:
-            return f"{what} differs: {column} is {_shown(stored.get(column))}, the log gives {_shown(value)}"
+        held = stored.get(column)
+        if held != value and not (column in JSON_COLUMNS and _same_json(held, value)):
+            return f"{what} differs: {column} is {_shown(held)}, the log gives {_shown(value)}"
     return None
+
+
+def _same_json(held: Any, value: Any) -> bool:
+    try:
+        return isinstance(held, str) and json.loads(held) == json.loads(value)
+    except ValueError:
+        return False
 
 
 def _shown(value: Any, room: int = 120) -> str:
@@ -559,10 +635,47 @@ def _shown(value: Any, room: int = 120) -> str:
 
 
 class _Dirty:
-    def __init__(self, campaign: Campaign):
-        self.campaign = campaign
+    """The cards and zones rows of one campaign a batch changed, and the campaign they
+    are written from (as it stands after the batch's last action there, ``seq``).
+    ``touched``, ``containers``, ``heroes``: what its light actions changed, settled
+    into ``cards`` and ``zones`` once that campaign is at hand (``pending``)."""
+
+    MANY = 200  # light actions past which every card and zone row is written again
+
+    def __init__(self) -> None:
+        self.campaign: Campaign | None = None
+        self.seq = 0
         self.cards: set[str] = set()
         self.zones: set[str] = set()
+        self.touched: set[str] = set()
+        self.containers: set[str] = set()
+        self.heroes: set[str] = set()
+        self.light = 0
+
+    @property
+    def pending(self) -> bool:
+        return self.light > 0
+
+    def follow(self, campaign: Campaign, touched: set[str], containers: set[str]) -> None:
+        """Marks the cards whose rows the changes may have changed, in ``campaign`` as it
+        stands: those touched, every card of a container touched (positions shift), and
+        whatever is attached to them (an attached card's zone and states follow its host)."""
+        if self.light > self.MANY:
+            self.cards.update(campaign.catalog.ids())
+            self.zones.update(campaign.zones())
+            return
+        table = campaign.table
+        self.zones.update(c for c in containers if host_of(c) is None)
+        fresh = set(touched)
+        for container in containers:
+            fresh.update(table.cards_in(container))
+        todo = list(fresh)
+        while todo:
+            for attached in table.attached(todo.pop()):
+                if attached not in fresh:
+                    fresh.add(attached)
+                    todo.append(attached)
+        self.cards.update(fresh)
 
 
 class _Batch:
@@ -576,16 +689,38 @@ class _Batch:
         self.last_action: str | None = None  # "campaign id:seq" of its last action
         self._dirty: dict[UUID, _Dirty] = {}
 
-    def dirty(self, campaign: Campaign) -> _Dirty:
-        entry = self._dirty.setdefault(campaign.id, _Dirty(campaign))
-        entry.campaign = campaign
+    def dirty(self, cid: UUID, seq: int, campaign: Campaign | None = None) -> _Dirty:
+        """The rows of campaign ``cid`` to write, now as after its action ``seq``: a
+        folded action gives the ``campaign`` after it; a light one leaves it to settle."""
+        entry = self._dirty.setdefault(cid, _Dirty())
+        entry.seq, entry.campaign = seq, campaign
+        if campaign is None:
+            entry.light += 1
         return entry
 
+    def campaigns(self) -> list[tuple[UUID, _Dirty]]:
+        return list(self._dirty.items())
+
+    def add_action(self, slug: str, event: Any, touched: set[str], seen: dict[str, Any],
+                   unnamed: dict[str, Any]) -> None:
+        """The history row of one action, its card_actions rows, and what it undid or redid."""
+        self.last_action = f"{event.originator_id}:{event.seq}"
+        self.history.append({
+            "campaign": slug, "seq": event.seq, "action": event.action, "actor": event.actor,
+            "time": event.timestamp.isoformat(), "summary": summary(event), "cards": _json(sorted(touched)),
+            "seen": _json(seen), "unnamed": _json(unnamed), "undone_by": None,
+        })
+        self.card_actions.extend({"campaign": slug, "card": card, "seq": event.seq} for card in touched)
+        if event.action == ActionUndone.action:
+            self.undone.append((slug, event.targets, event.seq))
+        elif event.action == ActionRedone.action:
+            self.undone.append((slug, event.targets, None))
+
     def write(self, db: sqlite_utils.Database) -> None:
-        card_rows = [card_row(d.campaign, card) for d in self._dirty.values() for card in d.cards]
-        zone_rows = [zone_row(d.campaign, zone) for d in self._dirty.values() for zone in d.zones
-                     if zone in d.campaign.zones()]
-        for d in self._dirty.values():
+        dirty = [d for d in self._dirty.values() if d.campaign is not None]
+        card_rows = [card_row(d.campaign, card) for d in dirty for card in d.cards]
+        zone_rows = [zone_row(d.campaign, zone) for d in dirty for zone in d.zones if zone in d.campaign.zones()]
+        for d in dirty:
             gone = [zone for zone in d.zones if zone not in d.campaign.zones()]
             if gone:
                 db.execute(f"DELETE FROM zones WHERE campaign = ? AND id IN ({','.join('?' * len(gone))})",

@@ -30,6 +30,11 @@ def summary(event: e.ActionRecorded, hidden: Set[str] = frozenset()) -> str:
     return text
 
 
+def summarised_like(light: type, event_class: type) -> None:
+    """Summaries of ``light`` objects (``projections.decoding``) read as those of ``event_class``."""
+    _what.register(light)(_what.dispatch(event_class))
+
+
 def _listed(cards: tuple[str, ...], name) -> str:
     return ", ".join(name(card) for card in cards)
 

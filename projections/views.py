@@ -108,7 +108,8 @@ def action_view(
         # hidden cards went, and the hash of the whole event could be matched against
         # guesses: only the referee sees seeds, the recorded command, the hash and the
         # digest of the state (a small set of possible orders could be tried against it).
-        for key in ("seed", "rng", "hash", "command", "state_digest"):
+        # Who witnessed which card names cards: the referee's too.
+        for key in ("seed", "rng", "hash", "command", "state_digest", "seen", "unnamed"):
             data.pop(key, None)
         # A committed order's salt stays the referee's (ledger.commitments).
         data["commitments"] = [public_commitment(c) for c in data.get("commitments", [])]

@@ -1,0 +1,130 @@
+"""Fast decoding of stored actions for the read side (msgspec), where a rebuild reads
+the whole log: pydantic validation of every stored action costs more than everything
+else the read models do with it.
+
+The write side's pydantic events stay the contract. From each event class this module
+derives a *light* msgspec ``Struct`` with the same field names and types (nested models
+become Structs too; the changes' discriminated union becomes a tagged union on
+``kind``), leaving out the fields no read model uses (the recorded command, seeds,
+hashes). The light class borrows the event class's plain methods (``named_cards``,
+``cards_touched``…) and its ``action`` name, so code that only reads attributes —
+``projections.summaries``, the read models' rows — works on either. Nothing is
+written here: the stored JSON was validated when the action was recorded, and
+``verify`` checks it against the rules again.
+
+``light_decoder(topic)`` gives the decoder of one stored topic, or None for topics
+that are no actions, or that the read side always decodes with pydantic (the start
+of a campaign and a hero joining are rare, and their rows read nested models by
+class).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+import types
+import typing
+import uuid
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+import msgspec
+from eventsourcing.utils import resolve_topic
+from pydantic import BaseModel
+
+from ledger import changes as ch
+from ledger import events as e
+
+from .summaries import summarised_like
+
+# Fields the read models never read: skipped by the decoder, never built.
+SKIPPED = frozenset({"originator_id", "originator_version", "command", "rng", "hash", "state_digest", "identified",
+                     "prev_live", "ruleset", "seed"})
+# Plain methods the light classes borrow from the event and change classes.
+BORROWED = ("seq", "named_cards", "named_by_actor", "cards_touched", "shown_to_all", "cards")
+# Always decoded with pydantic (see the module's docstring).
+HEAVY = (e.CampaignStarted, e.HeroAdded)
+
+_structs: dict[type, type] = {}
+
+
+def light_class(model: type[BaseModel]) -> type:
+    """The light Struct of a pydantic model class (made once)."""
+    if model not in _structs:
+        tag = model.model_fields.get("kind")
+        event = issubclass(model, e.DomainEvent)
+        fields: list[Any] = [("originator_id", Any, None), ("originator_version", int, 0)] if event else []
+        for name, info in model.model_fields.items():
+            if name in SKIPPED or name == "kind":
+                continue
+            kind = _light_type(info.annotation)
+            if info.is_required():
+                fields.append((name, kind))
+            else:
+                default = info.default_factory() if info.default_factory is not None else info.default  # type: ignore[call-arg]
+                fields.append((name, kind, msgspec.field(default_factory=lambda d=default: d)
+                               if isinstance(default, (dict, list, set)) else default))
+        namespace: dict[str, Any] = {"action": getattr(model, "action", None)}
+        for method in BORROWED:
+            found = getattr(model, method, None)
+            if isinstance(found, (types.FunctionType, property)):
+                namespace[method] = found
+        options: dict[str, Any] = {}
+        if tag is not None:
+            options = {"tag_field": "kind", "tag": tag.default}
+        light = msgspec.defstruct(f"Light{model.__name__}", fields, namespace=namespace, kw_only=True, **options)
+        if event:
+            summarised_like(light, model)
+        _structs[model] = light
+    return _structs[model]
+
+
+def _light_type(annotation: Any) -> Any:
+    """The msgspec type for a pydantic field's annotation."""
+    origin = get_origin(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return light_class(annotation)
+    if origin is Annotated:
+        return _light_type(get_args(annotation)[0])
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_light_type(arg) for arg in get_args(annotation))]  # type: ignore[return-value]
+    if origin is tuple:
+        args = get_args(annotation)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple[_light_type(args[0]), ...]  # type: ignore[misc]
+        return tuple[tuple(_light_type(arg) for arg in args)]  # type: ignore[misc]
+    if origin is dict:
+        key, value = get_args(annotation)
+        return dict[_light_type(key), _light_type(value)]  # type: ignore[misc]
+    if origin is list:
+        return list[_light_type(get_args(annotation)[0])]  # type: ignore[misc]
+    if origin is Literal or annotation in (str, int, bool, float, type(None), Any, dt.datetime, uuid.UUID):
+        return annotation
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return annotation
+    if isinstance(annotation, typing.TypeVar):
+        return Any
+    raise TypeError(f"no light type for {annotation!r}")
+
+
+_decoders: dict[str, Callable[[bytes], Any] | None] = {}
+
+
+def light_decoder(topic: str) -> Callable[[bytes], Any] | None:
+    """Decodes the stored state of an action of this topic into its light class; None
+    when the topic is no action or is decoded with pydantic (``HEAVY``)."""
+    if topic not in _decoders:
+        cls = resolve_topic(topic)
+        wanted = isinstance(cls, type) and issubclass(cls, e.ActionRecorded) and not issubclass(cls, HEAVY)
+        _decoders[topic] = msgspec.json.Decoder(light_class(cls)).decode if wanted else None
+    return _decoders[topic]
+
+
+def is_action(topic: str) -> bool:
+    """Is a stored topic one of the campaign's actions (not a log entry or a seat)?"""
+    cls = resolve_topic(topic)
+    return isinstance(cls, type) and issubclass(cls, e.ActionRecorded)
+
+
+# The light classes of the changes the read models tell apart.
+CARD, ORDER, HERO = (light_class(ch.CardChanged), light_class(ch.StackReordered), light_class(ch.HeroChanged))
