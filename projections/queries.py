@@ -25,18 +25,20 @@ def _sees(row_seen: dict[str, list[str]], viewer: str, card: str) -> bool:
     return sees_everything(viewer) or viewer in row_seen.get(card, ())
 
 
-def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: str, card: str) -> dict[str, Any]:
+def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: str, card: str,
+              limit: int | None = None) -> dict[str, Any]:
     """``ledger card CARD``: its place and states, and the actions that touched it
-    (those the viewer saw). A card the viewer cannot identify now shows no place."""
+    (those the viewer saw; with ``limit`` the latest that many). A card the viewer
+    cannot identify now shows no place."""
     data = campaign.card(card)
-    seqs = [
-        seq for seq, seen in model.db.execute(
-            "SELECT h.seq, h.seen FROM card_actions a JOIN history h ON h.campaign = a.campaign AND h.seq = a.seq "
-            "WHERE a.campaign = ? AND a.card = ? AND a.seq <= ? ORDER BY a.seq",
-            [campaign.slug, card, campaign.seq],
-        ).fetchall()
-        if _sees(json.loads(seen), viewer, card)
-    ]
+    sql, params = card_actions_query(campaign.slug, card, campaign.seq)
+    seqs = []
+    for seq, seen in model.db.execute(sql, params):
+        if sees_everything(viewer) or _sees(json.loads(seen), viewer, card):
+            seqs.append(seq)
+            if limit and len(seqs) >= limit:
+                break
+    seqs.reverse()
     view: dict[str, Any] = {"id": card, "suit": str(data.suit), "name": data.name, "seq": campaign.seq}
     if can_identify(campaign, viewer, card):
         table = campaign.table
@@ -72,22 +74,7 @@ def history_view(
     the latest that many. Card ids the viewer may not identify are null."""
     # Never a row past the log's end (a tail cut from a campaign of the file that the
     # read models' own checks did not reach yet: verify names it).
-    where = ["h.campaign = ?", "h.seq <= ?"]
-    params: list[Any] = [slug, ledger.campaign(cid).seq]
-    join = ""
-    if start is not None:
-        where.append("h.seq >= ?")
-        params.append(start)
-    if end is not None:
-        where.append("h.seq <= ?")
-        params.append(end)
-    if actor is not None:
-        where.append("h.actor = ?")
-        params.append(actor)
-    if card is not None:
-        join = "JOIN card_actions a ON a.campaign = h.campaign AND a.seq = h.seq AND a.card = ?"
-        params.insert(0, card)
-    sql = f"SELECT h.* FROM history h {join} WHERE {' AND '.join(where)} ORDER BY h.seq DESC"
+    sql, params = history_query(slug, ledger.campaign(cid).seq, start=start, end=end, card=card, actor=actor)
     entries = []
     for record in model.db.query(sql, params):
         seen = json.loads(record["seen"])
@@ -111,6 +98,50 @@ def history_view(
             "cards": shown + [None] * (len(cards) - len(shown)),
         })
     return out
+
+
+# -- the SQL the reads run --------------------------------------------------------------
+# Each read is a lookup whose cost does not grow with the campaign: it starts from the
+# index that holds its filter (card_actions' primary key (campaign, card, seq) for a card,
+# history's index (campaign, actor, seq) for an actor, history's primary key (campaign,
+# seq) otherwise) and walks it newest first, in the order it returns, so that reading the
+# latest N stops after N rows (no sort of every matching row). ``CROSS JOIN`` keeps
+# card_actions the outer loop (SQLite never reorders it). tests/test_query_plans.py
+# checks the plans of exactly these statements.
+
+def card_actions_query(slug: str, card: str, last: int) -> tuple[str, list[Any]]:
+    """``card_view``'s SQL: the seq and ``seen`` of each action that touched ``card`` up
+    to seq ``last``, newest first."""
+    sql = ("SELECT h.seq, h.seen FROM card_actions a CROSS JOIN history h ON h.campaign = a.campaign "
+           "AND h.seq = a.seq WHERE a.campaign = ? AND a.card = ? AND a.seq <= ? ORDER BY a.seq DESC")
+    return sql, [slug, card, last]
+
+
+def history_query(
+    slug: str, last: int, *, start: int | None = None, end: int | None = None, card: str | None = None,
+    actor: str | None = None,
+) -> tuple[str, list[Any]]:
+    """``history_view``'s SQL: the history rows of campaign ``slug`` up to seq ``last``,
+    filtered, newest first."""
+    table = "a" if card is not None else "h"  # whose index the rows come in the order of
+    where = [f"{table}.campaign = ?"]
+    params: list[Any] = [slug]
+    if card is not None:
+        where.append("a.card = ?")
+        params.append(card)
+    if actor is not None:
+        where.append("h.actor = ?")
+        params.append(actor)
+    # One upper bound: two (the log's end and ``end``) make SQLite misjudge the range and
+    # prefer the primary key to the actor's index.
+    where.append(f"{table}.seq <= ?")
+    params.append(last if end is None else min(last, end))
+    if start is not None:
+        where.append(f"{table}.seq >= ?")
+        params.append(start)
+    source = ("card_actions a CROSS JOIN history h ON h.campaign = a.campaign AND h.seq = a.seq"
+              if card is not None else "history h")
+    return f"SELECT h.* FROM {source} WHERE {' AND '.join(where)} ORDER BY {table}.seq DESC", params
 
 
 def _events(ledger: EventLog, cid: UUID, seqs: list[int]) -> dict[int, ActionRecorded]:

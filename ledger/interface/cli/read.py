@@ -30,12 +30,14 @@ def zones(s: Session, at: int | None) -> None:
 @cli.command()
 @click.argument("card_id", metavar="CARD")
 @click.option("--at", "at", default=None, type=SEQ, help="Right after action SEQ (time travel).")
+@click.option("--limit", type=Count("a number of actions"), default=None,
+              help="Only the latest N actions that touched it (default: all).")
 @pass_session
-def card(s: Session, card_id: str, at: int | None) -> None:
+def card(s: Session, card_id: str, at: int | None, limit: int | None) -> None:
     """One card's place and states, and the actions that touched it.
 
     \b
-    Example: ledger --as ana card item-sword --at 12
+    Example: ledger --as ana card item-sword --at 12 --limit 20
     """
     from projections.queries import card_view
     from projections.render import render_card
@@ -43,7 +45,7 @@ def card(s: Session, card_id: str, at: int | None) -> None:
     ledger = s.ledger()
     campaign = ledger.campaign(s.cid(), at=at)
     campaign.card(card_id)
-    view = card_view(ledger, s.model(), campaign, s.viewing(campaign), card_id)
+    view = card_view(ledger, s.model(), campaign, s.viewing(campaign), card_id, limit=limit)
     s.emit_view(view, human=lambda out: render_card(out, view))
 
 

@@ -1,0 +1,201 @@
+"""Every read is a lookup: its cost must not grow with the campaign (issue #14).
+
+``EXPLAIN QUERY PLAN`` of each statement the reads run, on a real campaign file with its
+read models built (the demo's): the filtered lookup starts from the index that holds
+its filter (card_actions' primary key for a card, history's (campaign, actor, seq) for
+an actor, a primary key otherwise) and walks it in the order asked for, so that the
+latest N rows are read and no more: no ``SCAN`` of the history, card_actions or stored
+events, and no ``TEMP B-TREE`` sorting every matching row. The plans are those of the
+SQL ``projections.queries`` builds, and the tests check that this is the SQL the
+``ledger`` command runs (traced on its connections). No timings: the benchmark is
+tests/benchmarks/reads.py.
+"""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from rich.console import Console
+
+from ledger.interface.demo import DEMO_SLUG, run_demo
+from projections.queries import card_actions_query, history_query
+
+from .conftest import json_of, run_ledger
+
+BIG_TABLES = ("history", "card_actions", "stored_events", "stored_snapshots")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    """The demo campaign, its read models built (``run_demo`` catches them up)."""
+    path = tmp_path_factory.mktemp("plans") / "demo.db"
+    run_demo(path, Console(file=io.StringIO())).close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def conn(demo: Path):
+    connection = sqlite3.connect(f"{demo.absolute().as_uri()}?mode=ro", uri=True)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture(scope="module")
+def last(conn) -> int:
+    return conn.execute("SELECT max(seq) FROM history WHERE campaign = ?", [DEMO_SLUG]).fetchone()[0]
+
+
+def plan_of(conn: sqlite3.Connection, sql: str, params: list[Any] = ()) -> list[str]:
+    return [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, list(params))]
+
+
+def assert_walks_an_index(plan: list[str]) -> None:
+    """No full pass over a table that grows with the log, and no sort of all the rows found."""
+    for step in plan:
+        assert not any(step.startswith(f"SCAN {t}") for t in BIG_TABLES), f"full scan: {step} in {plan}"
+        assert not step.startswith(("SCAN h", "SCAN a")), f"full scan: {step} in {plan}"
+        assert "TEMP B-TREE" not in step, f"sorts every matching row: {step} in {plan}"
+
+
+def assert_lookup(plan: list[str], first: str, constraint: str, *then: str) -> None:
+    """The outer loop searches ``first`` (an alias) by an index whose leading columns are
+    ``constraint``, then each of ``then`` (alias, constraint) by its key."""
+    assert_walks_an_index(plan)
+    assert plan[0].startswith(f"SEARCH {first} USING ") and f"({constraint}" in plan[0], \
+        f"the outer loop is not a lookup by {constraint}: {plan}"
+    assert len(plan) == 1 + len(then), plan
+    for step, (alias, key) in zip(plan[1:], then):
+        assert step.startswith(f"SEARCH {alias} USING ") and f"({key})" in step, f"not a key lookup: {step} in {plan}"
+
+
+BY_SEQ = ("h", "campaign=? AND seq=?")
+
+
+@pytest.mark.parametrize("filters, first, constraint, then", [
+    # history --card CARD [--limit N]: from the card's rows of card_actions, newest first
+    ({"card": "item-sword"}, "a", "campaign=? AND card=? AND seq<?", [BY_SEQ]),
+    ({"card": "item-sword", "start": 5, "end": 30}, "a", "campaign=? AND card=? AND seq>? AND seq<?", [BY_SEQ]),
+    ({"card": "item-sword", "actor": "ana"}, "a", "campaign=? AND card=? AND seq<?", [BY_SEQ]),
+    # history --actor WHO: from history's (campaign, actor, seq) index, in seq order
+    ({"actor": "ana"}, "h", "campaign=? AND actor=? AND seq<?", []),
+    ({"actor": "master", "start": 5}, "h", "campaign=? AND actor=? AND seq>? AND seq<?", []),
+    ({"actor": "bo", "start": 5, "end": 30}, "h", "campaign=? AND actor=? AND seq>? AND seq<?", []),
+    # history [--from] [--to] --limit N: history's primary key, newest first
+    ({}, "h", "campaign=? AND seq<?", []),
+    ({"start": 5, "end": 30}, "h", "campaign=? AND seq>? AND seq<?", []),
+])
+def test_history_reads_are_lookups(conn, last, filters, first, constraint, then):
+    sql, params = history_query(DEMO_SLUG, last, **filters)
+    assert_lookup(plan_of(conn, sql, params), first, constraint, *then)
+    # and the rows are the right ones, newest first (the same as a plain filter would give)
+    got = [row[1] for row in conn.execute(sql, params)]
+    wanted = [seq for (seq,) in conn.execute(
+        "SELECT seq FROM history WHERE campaign = ? AND seq BETWEEN ? AND ? AND actor = coalesce(?, actor) "
+        "AND (? IS NULL OR seq IN (SELECT seq FROM card_actions WHERE campaign = ? AND card = ?)) ORDER BY seq DESC",
+        [DEMO_SLUG, filters.get("start", 1), filters.get("end", last), filters.get("actor"),
+         filters.get("card"), DEMO_SLUG, filters.get("card")])]
+    assert got == wanted and got
+
+
+def test_card_history_is_a_lookup(conn, last):
+    sql, params = card_actions_query(DEMO_SLUG, "item-sword", last)
+    assert_lookup(plan_of(conn, sql, params), "a", "campaign=? AND card=? AND seq<?", BY_SEQ)
+
+
+def test_the_checker_refuses_the_plans_that_grew_with_the_log(conn, last):
+    """The plans these reads had before (issue #14): history walked by seq with card_actions
+    probed per row, and an actor's rows sorted after the fact. Both must fail."""
+    walked = ("SELECT h.* FROM history h JOIN card_actions a ON a.campaign = h.campaign AND a.seq = h.seq "
+              "AND a.card = ? WHERE h.campaign = ? AND h.seq <= ? ORDER BY h.seq DESC")
+    with pytest.raises(AssertionError):
+        assert_lookup(plan_of(conn, walked, ["item-sword", DEMO_SLUG, last]), "a", "campaign=? AND card=?", BY_SEQ)
+    sorted_after = "SELECT h.* FROM history h NOT INDEXED WHERE h.campaign = ? AND h.actor = ? ORDER BY h.seq DESC"
+    with pytest.raises(AssertionError):
+        assert_walks_an_index(plan_of(conn, sorted_after, [DEMO_SLUG, "ana"]))
+
+
+# -- what the ``ledger`` command runs -----------------------------------------------------
+def _literal(value: Any) -> str:
+    return "'" + value.replace("'", "''") + "'" if isinstance(value, str) else str(value)
+
+
+def _expanded(sql: str, params: list[Any]) -> str:
+    """The statement as SQLite's trace shows it, its parameters written in."""
+    parts = sql.split("?")
+    assert len(parts) == len(params) + 1
+    return "".join(part + _literal(value) for part, value in zip(parts, params)) + parts[-1]
+
+
+def traced(demo: Path, *args: str) -> list[str]:
+    """Every statement ``ledger --db DEMO ARGS`` ran (on any SQLite connection it opened)."""
+    statements: list[str] = []
+    connect = sqlite3.connect
+
+    def tracing(*a: Any, **k: Any) -> sqlite3.Connection:
+        connection = connect(*a, **k)
+        connection.set_trace_callback(statements.append)
+        return connection
+
+    with mock.patch("sqlite3.connect", tracing):
+        done = run_ledger(*args, db=demo)
+    assert done.returncode == 0, done.stderr
+    return statements
+
+
+def _reads_of_big_tables(statements: list[str]) -> list[str]:
+    return [s for s in statements if s.lstrip().upper().startswith("SELECT") and any(t in s for t in BIG_TABLES)]
+
+
+@pytest.mark.parametrize("args, filters, first, constraint", [
+    (["history", "--card", "item-sword", "--limit", "20"], {"card": "item-sword"}, "a",
+     "campaign=? AND card=? AND seq<?"),
+    (["history", "--actor", "ana", "--limit", "20"], {"actor": "ana"}, "h", "campaign=? AND actor=? AND seq<?"),
+    (["--as", "ana", "history", "--card", "item-axe", "--actor", "master", "--from", "3", "--limit", "2"],
+     {"card": "item-axe", "actor": "master", "start": 3}, "a", "campaign=? AND card=? AND seq>? AND seq<?"),
+    (["history", "--limit", "20"], {}, "h", "campaign=? AND seq<?"),
+])
+def test_the_history_command_runs_that_sql(demo, conn, last, args, filters, first, constraint):
+    statements = traced(demo, *args)
+    sql, params = history_query(DEMO_SLUG, last, **filters)
+    assert _expanded(sql, params) in statements, "the CLI's history ran other SQL than history_query's"
+    assert_lookup(plan_of(conn, _expanded(sql, params)), first, constraint, *([BY_SEQ] if "card" in filters else []))
+    for statement in _reads_of_big_tables(statements):  # and nothing else it read scanned the log
+        assert_walks_an_index(plan_of(conn, statement))
+
+
+def test_the_card_command_runs_that_sql(demo, conn, last):
+    statements = traced(demo, "--json", "card", "item-axe", "--limit", "2")
+    sql, params = card_actions_query(DEMO_SLUG, "item-axe", last)
+    assert _expanded(sql, params) in statements, "the CLI's card ran other SQL than card_actions_query's"
+    for statement in _reads_of_big_tables(statements):
+        assert_walks_an_index(plan_of(conn, statement))
+
+
+def test_the_explain_command_reads_by_key(demo, conn):
+    """``explain SEQ`` reads the stored events (the action, and the campaign before and
+    after it from a snapshot): each by its key, none of them by a pass over the log."""
+    reads = _reads_of_big_tables(traced(demo, "explain", "27"))
+    assert any("stored_events" in s for s in reads)
+    for statement in reads:
+        plan = plan_of(conn, statement)
+        assert_walks_an_index(plan)
+        assert all(step.startswith("SEARCH ") for step in plan), plan
+
+
+def test_card_limit_keeps_the_latest_actions(demo):
+    """``card CARD --limit N``: the latest N of the actions ``card CARD`` lists, oldest
+    first (as ``history --limit``), for every viewer; the rest of the view unchanged."""
+    for viewer in ("referee", "public", "ana", "bo"):
+        for card in ("item-axe", "item-sword"):
+            full = json_of(run_ledger("--json", "--as", viewer, "card", card, db=demo))
+            for limit in (1, 2, 1000):
+                cut = json_of(run_ledger("--json", "--as", viewer, "card", card, "--limit", str(limit), db=demo))
+                assert cut == {**full, "history": full["history"][-limit:]}
+            assert len(full["history"]) >= 2 or viewer != "referee"
+    refused = run_ledger("card", "item-axe", "--limit", "0", db=demo)
+    assert refused.returncode == 1 and refused.stderr.startswith("error: ")
