@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,7 +41,6 @@ from typing import Any
 from uuid import UUID
 
 import msgspec
-import sqlite_utils
 
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
@@ -71,6 +71,13 @@ SCHEMAS: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
                  "seen": str, "unnamed": str, "undone_by": int}, ("campaign", "seq")),
     "card_actions": ({"campaign": str, "card": str, "seq": int}, ("campaign", "card", "seq")),
 }
+# Whole rows written over the row of the same key (what sqlite-utils' upsert_all did).
+UPSERTS = {
+    table: (f"INSERT INTO [{table}] ({', '.join(SCHEMAS[table][0])}) VALUES "
+            f"({', '.join(':' + c for c in SCHEMAS[table][0])}) ON CONFLICT ({', '.join(SCHEMAS[table][1])}) DO UPDATE SET "
+            + ", ".join(f"{c} = excluded.{c}" for c in SCHEMAS[table][0] if c not in SCHEMAS[table][1]))
+    for table in ("cards", "zones")
+}
 JSON_COLUMNS = frozenset({"cards", "seen", "unnamed"})  # of history: compact JSON (msgspec)
 INDEXES = {"cards": ["campaign", "zone"], "history": ["campaign", "actor", "seq"]}
 # Named as sqlite-utils named them when it made them; OBSOLETE: indexes older ledgers made.
@@ -95,8 +102,9 @@ class ReadModel:
     def __init__(self, ledger: EventLog, path: str | Path):
         self.ledger = ledger
         # For reading only: every write goes through ``_writing``.
-        self.db = sqlite_utils.Database(str(path), execute_plugins=False)
-        self.db.conn.execute("PRAGMA busy_timeout = 30000")
+        self.conn = sqlite3.connect(str(path))
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        self._db: Any = None
         self._fold = _Fold(ledger)
         self.repaired: str | None = None
         """Why the last catch-up rebuilt the tables (they did not follow the log), or None."""
@@ -104,26 +112,42 @@ class ReadModel:
         self._ensure_tables()
 
     @property
+    def db(self) -> Any:
+        """sqlite-utils over the reading connection, for browsing the tables (``query``,
+        ``rows_where``...): made on first use, so that recording an action, which
+        reads through ``conn`` alone, does not import it."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self.conn, execute_plugins=False, recursive_triggers=False)
+        return self._db
+
+    def _rows(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        """The rows a read gives, as dicts."""
+        cursor = self.conn.execute(sql, params)
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
+
+    @property
     def _campaigns(self) -> dict[UUID, Campaign]:
         """The campaigns as the last catch-up left them (a cache; cleared when in doubt)."""
         return self._fold.campaigns
 
     @contextmanager
-    def _writing(self) -> Iterator[sqlite_utils.Database]:
+    def _writing(self) -> Iterator[sqlite3.Connection]:
         """One write transaction on the event store's own connection, begun as a
         writer: a process has a single writing connection and its writes are
         serialised (so the WAL-reset bug of SQLite < 3.51.3, which needs several
         writing connections, cannot happen), and rows commit with their position.
         Never reach the recorder inside it: its pool has that one connection."""
         with self.ledger.factory.datastore.transaction(commit=True) as cursor:
-            yield sqlite_utils.Database(cursor.sqlite_cursor.connection, execute_plugins=False,
-                                        recursive_triggers=False)
+            yield cursor.sqlite_cursor.connection
 
     @contextmanager
     def reading(self) -> Iterator[None]:
         """One read transaction on the tables: whatever is read inside it is one moment's
         (rows and position together), however other processes commit meanwhile."""
-        conn = self.db.conn
+        conn = self.conn
         if conn.in_transaction:
             yield
             return
@@ -135,23 +159,23 @@ class ReadModel:
                 conn.execute("ROLLBACK")  # it wrote nothing
 
     def close(self) -> None:
-        self.db.close()
+        self.conn.close()
 
     # -- schema -----------------------------------------------------------------
     def _ensure_tables(self) -> None:
         """Creates the tables a file lacks: all of them in a new file. In a file that had
         them, a missing table means the rows cannot be trusted: they are rebuilt on the
         next catch-up (``_broken``). Then adds the position's marks to an older file."""
-        present = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        present = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         missing = [table for table in (POSITION, *TABLES) if table not in present]
         if missing:
             with self._writing() as db:
                 for table in missing:
                     _create(db, table)
-                db[POSITION].insert({"name": NAME, "position": 0}, ignore=True)
+                db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
             if len(missing) < len(SCHEMAS):
                 self._broken = f"table {missing[0]} was missing"
-        present = {name for (name,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        present = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         if set(INDEX_NAMES) - present or present & set(OBSOLETE_INDEXES):  # a cut-short rebuild; an older ledger
             with self._writing() as db:
                 _create_indexes(db)
@@ -162,7 +186,7 @@ class ReadModel:
         and the mark of the notification its position reached, trusted once as the file
         stands (rebuilding at the upgrade would cost the whole log). One mark column
         without the other is no older file but an edited one: rebuilt."""
-        columns = {row[1] for row in self.db.execute(f"PRAGMA table_info([{POSITION}])")}
+        columns = {row[1] for row in self.conn.execute(f"PRAGMA table_info([{POSITION}])")}
         absent = [column for column in MARKS if column not in columns]
         if not absent:
             return
@@ -171,7 +195,7 @@ class ReadModel:
         position = self.position()
         mark = self._mark_at(position) if isinstance(position, int) else None
         with self._writing() as db:
-            have = {column.name for column in db[POSITION].columns}
+            have = {row[1] for row in db.execute(f"PRAGMA table_info([{POSITION}])")}
             for column in MARKS:
                 if column not in have:
                     db.execute(f"ALTER TABLE [{POSITION}] ADD COLUMN [{column}] TEXT")
@@ -179,13 +203,13 @@ class ReadModel:
                 db.execute(f"UPDATE [{POSITION}] SET mark = ? WHERE name = ? AND position = ?", [mark, NAME, position])
 
     def position(self) -> int:
-        row = self.db.execute(f"SELECT position FROM [{POSITION}] WHERE name = ?", [NAME]).fetchone()
+        row = self.conn.execute(f"SELECT position FROM [{POSITION}] WHERE name = ?", [NAME]).fetchone()
         return row[0] if row else 0
 
     def last_history_seq(self, slug: str) -> int | None:
         """The latest seq the history table holds for campaign ``slug`` (None: no row):
         a log whose tail was cut ends before it."""
-        return self.db.execute("SELECT max(seq) FROM history WHERE campaign = ?", [slug]).fetchone()[0]
+        return self.conn.execute("SELECT max(seq) FROM history WHERE campaign = ?", [slug]).fetchone()[0]
 
     # -- trusting the tables ---------------------------------------------------------
     def position_problem(self) -> str | None:
@@ -195,7 +219,7 @@ class ReadModel:
         if self._broken is not None:
             return self._broken
         with self.reading():
-            row = self.db.execute(f"SELECT position, mark, last_action FROM [{POSITION}] WHERE name = ?",
+            row = self.conn.execute(f"SELECT position, mark, last_action FROM [{POSITION}] WHERE name = ?",
                                   [NAME]).fetchone()
             rows_at_start = row is not None and row[0] == 0 and self._any_rows()
         if row is None:
@@ -231,16 +255,16 @@ class ReadModel:
         with self.reading():
             if self._last_action() != last:
                 return None
-            cards = {row["id"]: row for row in self.db.query("SELECT * FROM cards WHERE campaign = ?", [slug])}
-            zones = {row["id"]: row for row in self.db.query("SELECT * FROM zones WHERE campaign = ?", [slug])}
-            logged = self.db.execute("SELECT 1 FROM history WHERE campaign = ? AND seq = ?",
+            cards = {row["id"]: row for row in self._rows("SELECT * FROM cards WHERE campaign = ?", [slug])}
+            zones = {row["id"]: row for row in self._rows("SELECT * FROM zones WHERE campaign = ?", [slug])}
+            logged = self.conn.execute("SELECT 1 FROM history WHERE campaign = ? AND seq = ?",
                                      [slug, campaign.version]).fetchone()
         if logged is None:
             return f"history row seq {campaign.version} of campaign {slug} is missing"
         return fold_difference(campaign, cards, zones)
 
     def _any_rows(self) -> bool:
-        return any(self.db.execute(f"SELECT 1 FROM [{table}] LIMIT 1").fetchone() for table in TABLES)
+        return any(self.conn.execute(f"SELECT 1 FROM [{table}] LIMIT 1").fetchone() for table in TABLES)
 
     def _mark_at(self, position: int) -> str | None:
         """The mark of the notification at ``position`` in the log, None if there is none."""
@@ -251,7 +275,7 @@ class ReadModel:
 
     def _last_action(self) -> tuple[UUID, int] | None:
         """The campaign and seq of the last action applied, as the position stores them."""
-        row = self.db.execute(f"SELECT last_action FROM [{POSITION}] WHERE name = ?", [NAME]).fetchone()
+        row = self.conn.execute(f"SELECT last_action FROM [{POSITION}] WHERE name = ?", [NAME]).fetchone()
         return None if row is None else _action_named(row[0])
 
     def _campaign_at(self, cid: UUID, seq: int, recorded: Recorded | None) -> Campaign | None:
@@ -509,9 +533,12 @@ class _Astray(Exception):
     """The tables do not follow the log (the message says how): they are rebuilt."""
 
 
-def _create(db: sqlite_utils.Database, table: str) -> None:
+def _create(db: sqlite3.Connection, table: str) -> None:
+    import sqlite_utils  # only where a table is made
+
     columns, pk = SCHEMAS[table]
-    db[table].create(columns, pk=pk, if_not_exists=True)
+    sqlite_utils.Database(db, execute_plugins=False, recursive_triggers=False)[table].create(
+        columns, pk=pk, if_not_exists=True)
     _create_indexes(db)
 
 
@@ -531,7 +558,7 @@ def _indexes_present(db: Any) -> list[str]:
     return [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'") if name in INDEX_NAMES]
 
 
-def _move(db: sqlite_utils.Database, start: int, last: Any, action: str | None) -> None:
+def _move(db: sqlite3.Connection, start: int, last: Any, action: str | None) -> None:
     """Moves the position from ``start`` to the notification ``last``, with its mark
     (and the last action applied, if the batch had one), unless another process moved
     it first (``_Raced``)."""
@@ -544,7 +571,7 @@ def _move(db: sqlite_utils.Database, start: int, last: Any, action: str | None) 
         raise _Raced()
 
 
-def _refuse_rows_ahead(db: sqlite_utils.Database, history: list[dict[str, Any]], position: int) -> None:
+def _refuse_rows_ahead(db: sqlite3.Connection, history: list[dict[str, Any]], position: int) -> None:
     """Raises ``_Astray`` if a history row already exists for an action about to be
     written (rows past the position): one indexed lookup per campaign of the batch, in
     the batch's transaction, after the position moved (so no other process wrote it)."""
@@ -716,7 +743,7 @@ class _Batch:
         elif event.action == ActionRedone.action:
             self.undone.append((slug, event.targets, None))
 
-    def write(self, db: sqlite_utils.Database) -> None:
+    def write(self, db: sqlite3.Connection) -> None:
         dirty = [d for d in self._dirty.values() if d.campaign is not None]
         card_rows = [card_row(d.campaign, card) for d in dirty for card in d.cards]
         zone_rows = [zone_row(d.campaign, zone) for d in dirty for zone in d.zones if zone in d.campaign.zones()]
@@ -725,19 +752,17 @@ class _Batch:
             if gone:
                 db.execute(f"DELETE FROM zones WHERE campaign = ? AND id IN ({','.join('?' * len(gone))})",
                            [d.campaign.slug, *gone])
-        if card_rows:
-            db["cards"].upsert_all(card_rows, pk=("campaign", "id"))
-        if zone_rows:
-            db["zones"].upsert_all(zone_rows, pk=("campaign", "id"))
-        # Many rows of fixed shape: straight executemany on sqlite-utils' connection.
+        for table, rows in (("cards", card_rows), ("zones", zone_rows)):
+            if rows:
+                db.executemany(UPSERTS[table], rows)
         if self.history:
-            db.conn.executemany(
+            db.executemany(
                 "INSERT INTO history (campaign, seq, action, actor, time, summary, cards, seen, unnamed, undone_by) "
                 "VALUES (:campaign, :seq, :action, :actor, :time, :summary, :cards, :seen, :unnamed, :undone_by)",
                 self.history,
             )
         if self.card_actions:
-            db.conn.executemany(
+            db.executemany(
                 "INSERT OR IGNORE INTO card_actions (campaign, card, seq) VALUES (:campaign, :card, :seq)",
                 self.card_actions,
             )
