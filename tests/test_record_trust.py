@@ -212,7 +212,12 @@ def test_an_edited_snapshot_is_ignored_when_loading_and_verify_names_its_seq(lon
         assert run_ledger("--json", *args, db=long).stdout == run_ledger("--json", *args, db=untouched).stdout
     line, report = verify_fails(long)
     assert report["bad_seq"] == seq and "snapshot" in line
-    recorded = json_of(succeeded(run_ledger("--json", "battle", "start", db=long)))
+    ledger = Ledger.open(long)
+    try:
+        battle_on = ledger.campaign(ledger.resolve(None)).table.battle
+    finally:
+        ledger.close()
+    recorded = json_of(succeeded(run_ledger("--json", "battle", "end" if battle_on else "start", db=long)))
     assert recorded["seq"] == last_seq(untouched) + 1  # the next action is recorded at its own seq
 
 

@@ -7,7 +7,8 @@ SQLite and a plain eventsourcing application set on the same machine, in the sam
 Campaigns are built once with ``simulate`` (random legal play through the real command
 path; built with LEDGER_SYNCHRONOUS=NORMAL to save time) and kept in --dir for reuse.
 Every measured append runs at the default durability (WAL, synchronous=FULL). Not
-collected by pytest; prints figures and ratios, asserts nothing.
+collected by pytest; prints figures and ratios (and each build's refusal rate), and
+asserts only that every timed command succeeded.
 """
 
 from __future__ import annotations
@@ -52,12 +53,20 @@ def build(path: Path, size: int, smaller: Path | None) -> None:
     cid = ledger.resolve(None) if ledger.campaigns() else start_simulation(ledger, heroes=3, seed=1)
     have = ledger.campaign(cid).seq
     step, t0 = 10_000, time.perf_counter()
+    recorded = refused = 0
     while have < size:
         n = min(step, size - have)
-        simulate(ledger, cid, n, seed=have)
+        stats = simulate(ledger, cid, n, seed=have)
+        recorded, refused = recorded + stats.recorded, refused + stats.refused
         have = ledger.campaign(cid).seq
         rate = (have) / max(time.perf_counter() - t0, 1e-9)
         print(f"  built {have:,} / {size:,} events ({rate:,.0f}/s so far)", file=sys.stderr, flush=True)
+    if recorded:
+        print(f"  simulation: {refused:,} of {recorded + refused:,} choices refused "
+              f"(refusal rate {refused / (recorded + refused):.1%}); cards by zone kind at the end: {stats.zones}",
+              file=sys.stderr, flush=True)
+    else:
+        print("  simulation: none (the campaign was already built in --dir)", file=sys.stderr, flush=True)
     ledger.close()
     del os.environ["LEDGER_SYNCHRONOUS"]
 
@@ -208,20 +217,50 @@ def measure_undo(path: Path, count: int = 50) -> dict:
 
 
 def measure_cli(path: Path, runs: int = 5) -> dict:
+    """One `ledger draw` process by hero1 (undone after each run), from the asset deck
+    holding the most cards, or one the depot refills (so the draw is legal); every
+    draw and undo must succeed and record one action."""
     from ledger.application import Ledger
+    from ledger.vocabulary import Zone
 
     ledger = Ledger.open(path)
     cid = ledger.resolve(None)
     campaign = ledger.campaign(cid)
-    deck = max((z for z in campaign.zones() if z.startswith("deck:")), key=lambda z: len(campaign.table.cards_in(z)))
+    table = campaign.table
+    in_depot = {campaign.card(x).suit for x in table.cards_in(Zone.DEPOT)}
+    drawable = [z for z, spec in campaign.zones().items()
+                if spec.is_deck and spec.owner is None and spec.suit is not None and spec.suit.is_asset
+                and (table.cards_in(z) or spec.suit in in_depot)]
+    if not drawable:
+        ledger.close()
+        raise RuntimeError(f"measure_cli: no asset deck of {path} has cards or a refill in the depot")
+    deck = max(drawable, key=lambda z: len(table.cards_in(z)))
     ledger.close()
+
+    def last_seq() -> int:
+        ledger = Ledger.open(path)
+        try:
+            return ledger.last_seq(cid)
+        finally:
+            ledger.close()
+
+    def ledger_cli(*args: str) -> float:
+        """Runs one `ledger` process; its milliseconds, once it has recorded one action."""
+        before = last_seq()
+        t0 = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "ledger", "--db", str(path), *args],
+                              check=False, capture_output=True, text=True, cwd=ROOT)
+        ms = (time.perf_counter() - t0) * 1000
+        after = last_seq()
+        if done.returncode != 0 or after != before + 1:
+            raise RuntimeError(f"measure_cli: `ledger {' '.join(args)}` exited {done.returncode} and took the "
+                               f"campaign from seq {before} to {after} (one action expected): {done.stderr.strip()}")
+        return ms
+
     times = []
     for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "ledger", "--db", str(path), "--actor", "hero1", "draw", deck],
-                       capture_output=True, text=True, cwd=ROOT)
-        times.append((time.perf_counter() - t0) * 1000)
-        subprocess.run([sys.executable, "-m", "ledger", "--db", str(path), "undo"], capture_output=True, cwd=ROOT)
+        times.append(ledger_cli("--actor", "hero1", "draw", deck))
+        ledger_cli("undo")
     return {"cli_ms": statistics.median(times)}
 
 
@@ -253,6 +292,9 @@ def main() -> None:
         figures.update(measure_undo(trial))
         figures.update(measure_cli(trial))
         figures.update(measure_append(trial, work, args.appends))
+        # More measurements of the same trial campaign go here, each a function that
+        # returns its figures (and a row in ROWS per figure): measure_reads(trial) and
+        # measure_size(trial), from tests/benchmarks/reads.py, are to come.
         results[size] = figures
         print(json.dumps({size: figures}), file=sys.stderr, flush=True)
     report(results)
@@ -275,6 +317,7 @@ ROWS = [
     ("undo p50, ms", "undo_p50_ms", "{:.1f}"),
     ("undo p95, ms", "undo_p95_ms", "{:.1f}"),
     ("one `ledger draw` process, ms", "cli_ms", "{:.0f}"),
+    # rows for measure_reads and measure_size (tests/benchmarks/reads.py) go here
 ]
 
 

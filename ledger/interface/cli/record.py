@@ -93,9 +93,13 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
         stats = play_randomly(ledger, cid, count, seed, progress=update)
     s.model()
     seq = ledger.campaign(cid).seq
-    s.emit({"recorded": stats.recorded, "refused": stats.refused, "seq": seq, "by_action": stats.by_action},
-           human=f"recorded {stats.recorded} random legal actions (and {stats.refused} refused choices "
-                 f"appended nothing); the campaign is at seq {seq}")
+    rate = round(stats.refusal_rate, 4)
+    end = ", ".join(f"{kind} {n}" for kind, n in stats.zones.items())
+    s.emit({"recorded": stats.recorded, "refused": stats.refused, "refusal_rate": rate, "seq": seq,
+            "by_action": stats.by_action, "zones": stats.zones},
+           human=f"recorded {stats.recorded} random legal actions (and {stats.refused} refused choices, "
+                 f"{rate:.1%} of those tried, appended nothing); the campaign is at seq {seq}\n"
+                 f"cards at the end, by zone kind: {end}")
 
 
 @cli.command()
