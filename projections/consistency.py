@@ -58,7 +58,7 @@ class _Comparison:
     so far (set by later actions, compared at the end)."""
 
     def __init__(self, model: ReadModel):
-        self.db = model.db
+        self.model = model
         self.last: dict[str, int] = {}  # campaign -> last seq the log gave
         self.undone: dict[tuple[str, int], int | None] = {}  # (campaign, seq) -> undone_by, where an undo/redo set it
 
@@ -82,14 +82,14 @@ class _Comparison:
         return None
 
     def _history(self, slug: str, rows: list[dict[str, Any]], low: int, high: int) -> str | None:
-        stored = {row["seq"]: row for row in self.db.query(
+        stored = {row["seq"]: row for row in self.model.rows(
             "SELECT * FROM history WHERE campaign = ? AND seq BETWEEN ? AND ?", [slug, low, high])}
         given = {row["seq"]: {k: v for k, v in row.items() if k != UNDONE} for row in rows}
         return table_difference("history", slug, stored, given, label="seq ",
                                 order=lambda seq: (type(seq).__name__, seq))  # in seq order
 
     def _card_actions(self, slug: str, given: set[tuple[str, int]], low: int, high: int) -> str | None:
-        stored = {(card, seq) for card, seq in self.db.execute(
+        stored = {(card, seq) for card, seq in self.model.read(
             "SELECT card, seq FROM card_actions WHERE campaign = ? AND seq BETWEEN ? AND ?", [slug, low, high])}
         for card, seq in sorted(given ^ stored, key=lambda pair: (pair[1], str(pair[0]))):
             state = "is missing" if (card, seq) in given else "is not in the log"
@@ -104,22 +104,22 @@ class _Comparison:
     def _rows_beyond(self) -> str | None:
         """Rows of a campaign the log does not hold, or of seqs outside 1..its last."""
         for table, key in (("history", "seq"), ("card_actions", "seq"), ("cards", "id"), ("zones", "id")):
-            for slug, in self.db.execute(f"SELECT DISTINCT campaign FROM [{table}] ORDER BY campaign"):
+            for slug, in self.model.read(f"SELECT DISTINCT campaign FROM [{table}] ORDER BY campaign"):
                 if slug not in self.last:
-                    first = self.db.execute(f"SELECT min({key}) FROM [{table}] WHERE campaign = ?", [slug]).fetchone()
+                    first = self.model.read(f"SELECT min({key}) FROM [{table}] WHERE campaign = ?", [slug])[0]
                     return f"{table} row {_named(key, first[0])} of campaign {slug} is not in the log"
                 if key == "seq":
-                    outside = self.db.execute(
+                    outside = self.model.read(
                         f"SELECT seq FROM [{table}] WHERE campaign = ? AND (seq < 1 OR seq > ?) ORDER BY seq LIMIT 1",
-                        [slug, self.last[slug]]).fetchone()
-                    if outside is not None:
-                        return f"{table} row {_named(key, outside[0])} of campaign {slug} is not in the log"
+                        [slug, self.last[slug]])
+                    if outside:
+                        return f"{table} row {_named(key, outside[0][0])} of campaign {slug} is not in the log"
         return None
 
     def _undone(self) -> str | None:
         """Every history row's ``undone_by`` as the log's undos and redos left it."""
         stored: dict[tuple[str, int], int] = {}
-        for slug, seq, undone_by in self.db.execute(
+        for slug, seq, undone_by in self.model.read(
                 f"SELECT campaign, seq, {UNDONE} FROM history WHERE {UNDONE} IS NOT NULL ORDER BY campaign, seq"):
             if self.undone.get((slug, seq)) != undone_by:
                 return _undone_line(slug, seq, undone_by, self.undone.get((slug, seq)))
@@ -132,8 +132,8 @@ class _Comparison:
     def _folds(self, fold: _Fold) -> str | None:
         for campaign in sorted(fold.campaigns.values(), key=lambda c: c.slug):
             slug = campaign.slug
-            cards = {row["id"]: row for row in self.db.query("SELECT * FROM cards WHERE campaign = ?", [slug])}
-            zones = {row["id"]: row for row in self.db.query("SELECT * FROM zones WHERE campaign = ?", [slug])}
+            cards = {row["id"]: row for row in self.model.rows("SELECT * FROM cards WHERE campaign = ?", [slug])}
+            zones = {row["id"]: row for row in self.model.rows("SELECT * FROM zones WHERE campaign = ?", [slug])}
             problem = fold_difference(campaign, cards, zones)
             if problem is not None:
                 return problem

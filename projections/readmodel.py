@@ -122,8 +122,13 @@ class ReadModel:
             self._db = sqlite_utils.Database(self.conn, execute_plugins=False, recursive_triggers=False)
         return self._db
 
-    def _rows(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-        """The rows a read gives, as dicts."""
+    def read(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """The rows a read of the tables gives, as tuples (inside ``reading`` if it must
+        agree with other reads)."""
+        return self.conn.execute(sql, params).fetchall()
+
+    def rows(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        """The rows a read of the tables gives, as dicts."""
         cursor = self.conn.execute(sql, params)
         names = [column[0] for column in cursor.description]
         return [dict(zip(names, row)) for row in cursor]
@@ -255,8 +260,8 @@ class ReadModel:
         with self.reading():
             if self._last_action() != last:
                 return None
-            cards = {row["id"]: row for row in self._rows("SELECT * FROM cards WHERE campaign = ?", [slug])}
-            zones = {row["id"]: row for row in self._rows("SELECT * FROM zones WHERE campaign = ?", [slug])}
+            cards = {row["id"]: row for row in self.rows("SELECT * FROM cards WHERE campaign = ?", [slug])}
+            zones = {row["id"]: row for row in self.rows("SELECT * FROM zones WHERE campaign = ?", [slug])}
             logged = self.conn.execute("SELECT 1 FROM history WHERE campaign = ? AND seq = ?",
                                      [slug, campaign.version]).fetchone()
         if logged is None:
