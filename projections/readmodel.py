@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,9 +49,9 @@ from ledger.vocabulary import PUBLIC, host_of
 from ledger.witness import witnessed
 
 from .decoding import CARD, HERO, ORDER, is_action, light_decoder
-
 from .source import EventLog, Recorded
 from .summaries import summary
+from .tables import SQLiteTables, Tables, Writer, open_tables
 
 _encode = msgspec.json.Encoder().encode
 NAME = "tables"
@@ -101,9 +100,7 @@ class ReadModel:
 
     def __init__(self, ledger: EventLog, path: str | Path):
         self.ledger = ledger
-        # For reading only: every write goes through ``_writing``.
-        self.conn = sqlite3.connect(str(path))
-        self.conn.execute("PRAGMA busy_timeout = 30000")
+        self.tables = open_tables(ledger, path)
         self._db: Any = None
         self._fold = _Fold(ledger)
         self.repaired: str | None = None
@@ -113,25 +110,28 @@ class ReadModel:
 
     @property
     def db(self) -> Any:
-        """sqlite-utils over the reading connection, for browsing the tables (``query``,
-        ``rows_where``...): made on first use, so that recording an action, which
-        reads through ``conn`` alone, does not import it."""
+        """sqlite-utils over the reading connection of an SQLite file, for browsing the
+        tables (``query``, ``rows_where``...): made on first use, so that recording an
+        action does not import it."""
         if self._db is None:
             import sqlite_utils
 
-            self._db = sqlite_utils.Database(self.conn, execute_plugins=False, recursive_triggers=False)
+            assert isinstance(self.tables, SQLiteTables), "sqlite-utils browses SQLite files only"
+            self._db = sqlite_utils.Database(self.tables.conn, execute_plugins=False, recursive_triggers=False)
         return self._db
 
     def read(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """The rows a read of the tables gives, as tuples (inside ``reading`` if it must
-        agree with other reads)."""
-        return self.conn.execute(sql, params).fetchall()
+        agree with other reads). SQL in SQLite's spelling (``projections.tables``)."""
+        return self.tables.read(sql, params)
 
     def rows(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         """The rows a read of the tables gives, as dicts."""
-        cursor = self.conn.execute(sql, params)
-        names = [column[0] for column in cursor.description]
-        return [dict(zip(names, row)) for row in cursor]
+        return self.tables.rows(sql, params)
+
+    def _one(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
+        found = self.tables.read(sql, params)
+        return found[0] if found else None
 
     @property
     def _campaigns(self) -> dict[UUID, Campaign]:
@@ -139,51 +139,40 @@ class ReadModel:
         return self._fold.campaigns
 
     @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction on the event store's own connection, begun as a
-        writer: a process has a single writing connection and its writes are
-        serialised (so the WAL-reset bug of SQLite < 3.51.3, which needs several
-        writing connections, cannot happen), and rows commit with their position.
-        Never reach the recorder inside it: its pool has that one connection."""
-        with self.ledger.factory.datastore.transaction(commit=True) as cursor:
-            yield cursor.sqlite_cursor.connection
+    def _writing(self) -> Iterator[Writer]:
+        """One write transaction on the event store's own connection (SQLite: begun as a
+        writer, the process's single writing connection), so rows commit with their
+        position. Never reach the recorder inside it."""
+        with self.tables.writing() as db:
+            yield db
 
-    @contextmanager
-    def reading(self) -> Iterator[None]:
+    def reading(self) -> Any:
         """One read transaction on the tables: whatever is read inside it is one moment's
         (rows and position together), however other processes commit meanwhile."""
-        conn = self.conn
-        if conn.in_transaction:
-            yield
-            return
-        conn.execute("BEGIN")
-        try:
-            yield
-        finally:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")  # it wrote nothing
+        return self.tables.reading()
 
     def close(self) -> None:
-        self.conn.close()
+        self.tables.close()
 
     # -- schema -----------------------------------------------------------------
     def _ensure_tables(self) -> None:
         """Creates the tables a file lacks: all of them in a new file. In a file that had
         them, a missing table means the rows cannot be trusted: they are rebuilt on the
         next catch-up (``_broken``). Then adds the position's marks to an older file."""
-        present = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        present = self.tables.table_names()
         missing = [table for table in (POSITION, *TABLES) if table not in present]
         if missing:
             with self._writing() as db:
                 for table in missing:
-                    _create(db, table)
+                    self.tables.create(db, table, *SCHEMAS[table])
+                _create_indexes(self.tables, db)
                 db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
             if len(missing) < len(SCHEMAS):
                 self._broken = f"table {missing[0]} was missing"
-        present = {name for (name,) in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        present = self.tables.index_names()
         if set(INDEX_NAMES) - present or present & set(OBSOLETE_INDEXES):  # a cut-short rebuild; an older ledger
             with self._writing() as db:
-                _create_indexes(db)
+                _create_indexes(self.tables, db)
         self._add_marks()
 
     def _add_marks(self) -> None:
@@ -191,7 +180,7 @@ class ReadModel:
         and the mark of the notification its position reached, trusted once as the file
         stands (rebuilding at the upgrade would cost the whole log). One mark column
         without the other is no older file but an edited one: rebuilt."""
-        columns = {row[1] for row in self.conn.execute(f"PRAGMA table_info([{POSITION}])")}
+        columns = self.tables.column_names(POSITION)
         absent = [column for column in MARKS if column not in columns]
         if not absent:
             return
@@ -200,7 +189,7 @@ class ReadModel:
         position = self.position()
         mark = self._mark_at(position) if isinstance(position, int) else None
         with self._writing() as db:
-            have = {row[1] for row in db.execute(f"PRAGMA table_info([{POSITION}])")}
+            have = self.tables.column_names(POSITION, db)
             for column in MARKS:
                 if column not in have:
                     db.execute(f"ALTER TABLE [{POSITION}] ADD COLUMN [{column}] TEXT")
@@ -208,13 +197,13 @@ class ReadModel:
                 db.execute(f"UPDATE [{POSITION}] SET mark = ? WHERE name = ? AND position = ?", [mark, NAME, position])
 
     def position(self) -> int:
-        row = self.conn.execute(f"SELECT position FROM [{POSITION}] WHERE name = ?", [NAME]).fetchone()
+        row = self._one(f"SELECT position FROM [{POSITION}] WHERE name = ?", [NAME])
         return row[0] if row else 0
 
     def last_history_seq(self, slug: str) -> int | None:
         """The latest seq the history table holds for campaign ``slug`` (None: no row):
         a log whose tail was cut ends before it."""
-        return self.conn.execute("SELECT max(seq) FROM history WHERE campaign = ?", [slug]).fetchone()[0]
+        return self.read("SELECT max(seq) FROM history WHERE campaign = ?", [slug])[0][0]
 
     # -- trusting the tables ---------------------------------------------------------
     def position_problem(self) -> str | None:
@@ -224,8 +213,7 @@ class ReadModel:
         if self._broken is not None:
             return self._broken
         with self.reading():
-            row = self.conn.execute(f"SELECT position, mark, last_action FROM [{POSITION}] WHERE name = ?",
-                                  [NAME]).fetchone()
+            row = self._one(f"SELECT position, mark, last_action FROM [{POSITION}] WHERE name = ?", [NAME])
             rows_at_start = row is not None and row[0] == 0 and self._any_rows()
         if row is None:
             return "the position is missing"
@@ -262,14 +250,13 @@ class ReadModel:
                 return None
             cards = {row["id"]: row for row in self.rows("SELECT * FROM cards WHERE campaign = ?", [slug])}
             zones = {row["id"]: row for row in self.rows("SELECT * FROM zones WHERE campaign = ?", [slug])}
-            logged = self.conn.execute("SELECT 1 FROM history WHERE campaign = ? AND seq = ?",
-                                     [slug, campaign.version]).fetchone()
+            logged = self._one("SELECT 1 FROM history WHERE campaign = ? AND seq = ?", [slug, campaign.version])
         if logged is None:
             return f"history row seq {campaign.version} of campaign {slug} is missing"
         return fold_difference(campaign, cards, zones)
 
     def _any_rows(self) -> bool:
-        return any(self.conn.execute(f"SELECT 1 FROM [{table}] LIMIT 1").fetchone() for table in TABLES)
+        return any(self.read(f"SELECT 1 FROM [{table}] LIMIT 1") for table in TABLES)
 
     def _mark_at(self, position: int) -> str | None:
         """The mark of the notification at ``position`` in the log, None if there is none."""
@@ -280,7 +267,7 @@ class ReadModel:
 
     def _last_action(self) -> tuple[UUID, int] | None:
         """The campaign and seq of the last action applied, as the position stores them."""
-        row = self.conn.execute(f"SELECT last_action FROM [{POSITION}] WHERE name = ?", [NAME]).fetchone()
+        row = self._one(f"SELECT last_action FROM [{POSITION}] WHERE name = ?", [NAME])
         return None if row is None else _action_named(row[0])
 
     def _campaign_at(self, cid: UUID, seq: int, recorded: Recorded | None) -> Campaign | None:
@@ -379,21 +366,21 @@ class ReadModel:
         keeping them row by row; a rebuild cut short leaves them to the next open)."""
         self._reset()
         with self._writing() as db:
-            for name in _indexes_present(db):
+            for name in self.tables.index_names(db) & set(INDEX_NAMES):
                 db.execute(f"DROP INDEX [{name}]")
         try:
             return self.catch_up(progress, batch=REBUILD_BATCH)
         finally:
             with self._writing() as db:
-                _create_indexes(db)
+                _create_indexes(self.tables, db)
 
     def _reset(self) -> None:
         """Drops every row and puts the position back before the log's first notification."""
         with self._writing() as db:
             for table in TABLES:
                 db.execute(f"DELETE FROM [{table}]")
-            db.execute(f"INSERT OR REPLACE INTO [{POSITION}] (name, position, mark, last_action) "
-                       "VALUES (?, 0, NULL, NULL)", [NAME])
+            db.execute(f"UPDATE [{POSITION}] SET position = 0, mark = NULL, last_action = NULL WHERE name = ?", [NAME])
+            db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
         self._campaigns.clear()
         self._broken = None
 
@@ -538,32 +525,18 @@ class _Astray(Exception):
     """The tables do not follow the log (the message says how): they are rebuilt."""
 
 
-def _create(db: sqlite3.Connection, table: str) -> None:
-    import sqlite_utils  # only where a table is made
-
-    columns, pk = SCHEMAS[table]
-    sqlite_utils.Database(db, execute_plugins=False, recursive_triggers=False)[table].create(
-        columns, pk=pk, if_not_exists=True)
-    _create_indexes(db)
-
-
-def _create_indexes(db: Any) -> None:
+def _create_indexes(tables: Tables, db: Writer) -> None:
     """The read models' secondary indexes (``INDEXES``), where their tables exist; an
     obsolete one is dropped (it would cost every write and serve no read)."""
     for name in OBSOLETE_INDEXES:
         db.execute(f"DROP INDEX IF EXISTS [{name}]")
-    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    present = tables.table_names(db)
     for name, (table, columns) in INDEX_NAMES.items():
-        if table in tables:
+        if table in present:
             db.execute(f"CREATE INDEX IF NOT EXISTS [{name}] ON [{table}] ({', '.join(f'[{c}]' for c in columns)})")
 
 
-def _indexes_present(db: Any) -> list[str]:
-    """Which of the read models' secondary indexes the file holds."""
-    return [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'") if name in INDEX_NAMES]
-
-
-def _move(db: sqlite3.Connection, start: int, last: Any, action: str | None) -> None:
+def _move(db: Writer, start: int, last: Any, action: str | None) -> None:
     """Moves the position from ``start`` to the notification ``last``, with its mark
     (and the last action applied, if the batch had one), unless another process moved
     it first (``_Raced``)."""
@@ -576,7 +549,7 @@ def _move(db: sqlite3.Connection, start: int, last: Any, action: str | None) -> 
         raise _Raced()
 
 
-def _refuse_rows_ahead(db: sqlite3.Connection, history: list[dict[str, Any]], position: int) -> None:
+def _refuse_rows_ahead(db: Writer, history: list[dict[str, Any]], position: int) -> None:
     """Raises ``_Astray`` if a history row already exists for an action about to be
     written (rows past the position): one indexed lookup per campaign of the batch, in
     the batch's transaction, after the position moved (so no other process wrote it)."""
@@ -748,7 +721,7 @@ class _Batch:
         elif event.action == ActionRedone.action:
             self.undone.append((slug, event.targets, None))
 
-    def write(self, db: sqlite3.Connection) -> None:
+    def write(self, db: Writer) -> None:
         dirty = [d for d in self._dirty.values() if d.campaign is not None]
         card_rows = [card_row(d.campaign, card) for d in dirty for card in d.cards]
         zone_rows = [zone_row(d.campaign, zone) for d in dirty for zone in d.zones if zone in d.campaign.zones()]

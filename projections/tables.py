@@ -1,0 +1,235 @@
+"""Where the read-model tables live: beside the event store, in the same database, so
+that rows and their position commit in one transaction with nothing in between.
+
+Two stores, one interface (``Tables``): SQLite (the campaign file; sqlite-utils makes
+the tables, a plain sqlite3 connection reads them, the event store's own connection
+writes them) and PostgreSQL (eventsourcing's psycopg pool, for reading and writing).
+The read models write their SQL once, in SQLite's spelling (``[name]``, ``?`` and
+``:name`` parameters, ``INSERT OR IGNORE``); ``PostgresTables`` says it in
+PostgreSQL's. The SQL is the ledger's own, never a player's, so that short list is all
+the translation there is.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any, Protocol
+
+Columns = dict[str, type]
+
+
+class Writer(Protocol):
+    """One write transaction: ``execute`` (returns a cursor: ``rowcount``, ``fetchone``)
+    and ``executemany``."""
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any: ...
+
+    def executemany(self, sql: str, rows: Sequence[Any]) -> Any: ...
+
+
+class Tables(Protocol):
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
+
+    def reading(self) -> Any: ...
+
+    def writing(self) -> Any: ...
+
+    def table_names(self, writer: Writer | None = None) -> set[str]: ...
+
+    def index_names(self, writer: Writer | None = None) -> set[str]: ...
+
+    def column_names(self, table: str, writer: Writer | None = None) -> set[str]: ...
+
+    def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class SQLiteTables:
+    """The tables in the campaign's SQLite file."""
+
+    def __init__(self, datastore: Any, path: str):
+        self.datastore = datastore
+        self.conn = sqlite3.connect(path)  # for reading only: writes go through ``writing``
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cursor = self.conn.execute(sql, params)
+        names = [column[0] for column in cursor.description]
+        return [dict(zip(names, row)) for row in cursor]
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction: whatever is read inside it is one moment's."""
+        conn = self.conn
+        if conn.in_transaction:
+            yield
+            return
+        conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")  # it wrote nothing
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the event store's own connection, begun as a writer:
+        a process has a single writing connection and its writes are serialised (so the
+        WAL-reset bug of SQLite < 3.51.3, which needs several writing connections, cannot
+        happen). Never reach the recorder inside it: its pool has that one connection."""
+        with self.datastore.transaction(commit=True) as cursor:
+            yield cursor.sqlite_cursor.connection
+
+    def table_names(self, writer: Writer | None = None) -> set[str]:
+        return self._names("table", writer)
+
+    def index_names(self, writer: Writer | None = None) -> set[str]:
+        return self._names("index", writer)
+
+    def _names(self, kind: str, writer: Writer | None) -> set[str]:
+        db = writer or self.conn
+        return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = ?", [kind])}
+
+    def column_names(self, table: str, writer: Writer | None = None) -> set[str]:
+        return {row[1] for row in (writer or self.conn).execute(f"PRAGMA table_info([{table}])")}
+
+    def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None:
+        import sqlite_utils  # only where a table is made
+
+        sqlite_utils.Database(writer, execute_plugins=False, recursive_triggers=False)[table].create(
+            columns, pk=pk, if_not_exists=True)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class PostgresTables:
+    """The tables in the campaign's PostgreSQL schema, beside eventsourcing's."""
+
+    TYPES = {str: "TEXT", int: "BIGINT", float: "DOUBLE PRECISION"}
+
+    def __init__(self, datastore: Any):
+        self.datastore = datastore
+        self.schema = datastore.schema
+        self._held: Any = None  # the cursor of the read transaction in course
+
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self._run(sql, params)[1]
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        names, found = self._run(sql, params)
+        return [dict(zip(names, row)) for row in found]
+
+    def _run(self, sql: str, params: Sequence[Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
+        if self._held is not None:
+            return _fetched(self._held.execute(postgres_sql(sql), params))
+        with self.datastore.transaction(commit=False) as cursor:
+            self._in_schema(cursor)
+            return _fetched(cursor.execute(postgres_sql(sql), params))
+
+    def _in_schema(self, cursor: Any) -> None:
+        """Rows come as tuples, and names the read models' SQL leaves bare are the
+        campaign schema's (eventsourcing names its own tables in full)."""
+        from psycopg.rows import tuple_row
+
+        cursor.row_factory = tuple_row
+        cursor.execute(f'SET LOCAL search_path TO "{self.schema}"')
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction (REPEATABLE READ: one snapshot for all its reads)."""
+        if self._held is not None:
+            yield
+            return
+        with self.datastore.get_connection() as conn, conn.transaction(force_rollback=True):
+            cursor = conn.cursor()
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            self._in_schema(cursor)
+            self._held = cursor
+            try:
+                yield
+            finally:
+                self._held = None
+
+    @contextmanager
+    def writing(self) -> Iterator[_PostgresWriter]:
+        with self.datastore.transaction(commit=True) as cursor:
+            self._in_schema(cursor)
+            yield _PostgresWriter(cursor)
+
+    def table_names(self, writer: Writer | None = None) -> set[str]:
+        return {name for (name,) in self._catalog(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = ?", [self.schema], writer)}
+
+    def index_names(self, writer: Writer | None = None) -> set[str]:
+        return {name for (name,) in self._catalog(
+            "SELECT indexname FROM pg_indexes WHERE schemaname = ?", [self.schema], writer)}
+
+    def column_names(self, table: str, writer: Writer | None = None) -> set[str]:
+        return {name for (name,) in self._catalog(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
+            [self.schema, table], writer)}
+
+    def _catalog(self, sql: str, params: list[Any], writer: Writer | None) -> list[tuple[Any, ...]]:
+        if writer is None:
+            return self.read(sql, params)
+        return writer.execute(sql, params).fetchall()
+
+    def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None:
+        keys = (pk,) if isinstance(pk, str) else pk
+        spec = ", ".join(f'"{name}" {self.TYPES[kind]}' for name, kind in columns.items())
+        writer.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ({spec}, PRIMARY KEY ({", ".join(keys)}))')
+
+    def close(self) -> None:
+        pass  # the pool is the event store's
+
+
+class _PostgresWriter:
+    def __init__(self, cursor: Any):
+        self.cursor = cursor
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
+        self.cursor.execute(postgres_sql(sql), params)
+        return self.cursor
+
+    def executemany(self, sql: str, rows: Sequence[Any]) -> Any:
+        self.cursor.executemany(postgres_sql(sql), rows)
+        return self.cursor
+
+
+def _fetched(cursor: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    if cursor.description is None:
+        return [], []
+    return [column.name for column in cursor.description], cursor.fetchall()
+
+
+def open_tables(ledger: Any, path: Any) -> Tables:
+    """The tables of the store ``ledger`` keeps its events in (``path``: an SQLite file's)."""
+    datastore = ledger.factory.datastore
+    if type(datastore).__module__.startswith("eventsourcing.postgres"):
+        return PostgresTables(datastore)
+    return SQLiteTables(datastore, str(path))
+
+
+_NAMED = re.compile(r"(?<![:\w]):(\w+)")
+
+
+@lru_cache(maxsize=512)
+def postgres_sql(sql: str) -> str:
+    """The ledger's SQLite spelling of a statement in PostgreSQL's: ``[name]`` quoted
+    names, ``?`` and ``:name`` parameters, ``INSERT OR IGNORE``."""
+    if sql.startswith("INSERT OR IGNORE INTO"):
+        sql = "INSERT INTO" + sql[len("INSERT OR IGNORE INTO"):] + " ON CONFLICT DO NOTHING"
+    sql = re.sub(r"\[(\w+)\]", r'"\1"', sql)
+    sql = sql.replace("%", "%%").replace("?", "%s")
+    return _NAMED.sub(r"%(\1)s", sql)
