@@ -107,6 +107,10 @@ class Ledger(Application):
         one it cannot use with one line saying why (``ledger.storage_errors``). A file on
         a read-only disk is opened for reading as it stands (``ledger.store.frozen_uri``).
         Locks other programs hold are waited for ``LEDGER_LOCK_TIMEOUT`` seconds (30)."""
+        from .postgres import is_postgres
+
+        if is_postgres(path):
+            return cls._open_postgres(str(path), create)
         from .storage_errors import folder_problem, os_error_reason, problem_message
 
         path = Path(path)
@@ -131,6 +135,29 @@ class Ledger(Application):
         if not create:
             env["CREATE_TABLE"] = "no"
         return cls(env=env)
+
+    @classmethod
+    def _open_postgres(cls, url: str, create: bool) -> Ledger:
+        """``open`` for a PostgreSQL database (``ledger.postgres``): refuses one the server
+        cannot give, and one that holds no campaign database unless ``create``."""
+        from .postgres import postgres_env, shown, unreachable
+
+        env = postgres_env(url, create=create)
+        if not create:
+            env["CREATE_TABLE"] = "no"
+        try:
+            ledger = cls(env=env)
+        except StoreError:
+            raise
+        try:
+            ledger.recorder.max_notification_id()
+        except PersistenceError as exc:
+            ledger.close()
+            if "does not exist" in str(exc):
+                raise StoreError(f"no campaign database at {shown(url)}; start one with ledger init --catalog FILE "
+                                 "(or name another with --db)") from None
+            raise StoreError(unreachable(url, exc)) from None
+        return ledger
 
     # -- campaigns ------------------------------------------------------------
     def campaigns(self) -> list[CampaignRegistered]:

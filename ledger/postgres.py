@@ -1,0 +1,89 @@
+"""PostgreSQL as the campaign database: ``--db postgresql://USER[:PASSWORD]@HOST[:PORT]/DBNAME``
+(and ``?schema=NAME`` to keep several ledgers apart in one database; default ``public``).
+
+Events go through eventsourcing's own PostgreSQL infrastructure (psycopg 3 and its
+pool), so the recorder API is the one the SQLite store offers, and the read models
+keep their tables in the same schema (``projections.tables.PostgresTables``). Several
+processes may record at once: a save that loses the race for a seq fails on the
+primary key and is decided again, as on SQLite.
+
+psycopg is imported only when a PostgreSQL database is named.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from .errors import StoreError
+
+SCHEMES = ("postgresql://", "postgres://")
+_SCHEMA = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def is_postgres(db: Any) -> bool:
+    """Does ``--db`` name a PostgreSQL database (a URL) rather than an SQLite file?"""
+    return isinstance(db, str) and db.startswith(SCHEMES)
+
+
+def shown(url: str) -> str:
+    """The URL as it may be printed: without its password."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":****@")
+    return parts._replace(netloc=netloc).geturl()
+
+
+def postgres_env(url: str, *, create: bool) -> dict[str, str]:
+    """eventsourcing's settings for the database a URL names; a bad URL is refused in
+    one line saying how it is written."""
+    parts = urlsplit(url)
+    dbname = unquote(parts.path.lstrip("/"))
+    query = parse_qs(parts.query)
+    schema = (query.get("schema") or ["public"])[0]
+    try:
+        port = parts.port or 5432
+    except ValueError:
+        port = None
+    if not dbname or "/" in dbname or not parts.hostname or port is None or not _SCHEMA.fullmatch(schema) \
+            or set(query) - {"schema"}:
+        raise StoreError(f"{shown(url)} is not a PostgreSQL database the ledger can use; write it as "
+                         "postgresql://USER@HOST:PORT/DBNAME, optionally ?schema=NAME (lower-case letters, digits, _)")
+    env = {
+        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        "POSTGRES_DBNAME": dbname,
+        "POSTGRES_HOST": parts.hostname,
+        "POSTGRES_PORT": str(port),
+        "POSTGRES_USER": unquote(parts.username or "postgres"),
+        "POSTGRES_PASSWORD": unquote(parts.password or ""),
+        "POSTGRES_SCHEMA": schema,
+        "POSTGRES_CONNECT_TIMEOUT": "5",
+        "POSTGRES_POOL_SIZE": "4",
+        "POSTGRES_MAX_OVERFLOW": "4",
+    }
+    if create:
+        _create_schema(env, url)
+    return env
+
+
+def _create_schema(env: dict[str, str], url: str) -> None:
+    """``init`` on a new schema: makes it (eventsourcing makes only the tables)."""
+    import psycopg
+
+    try:
+        with psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
+                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=5,
+                             autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{env["POSTGRES_SCHEMA"]}"')
+    except psycopg.Error as exc:
+        raise StoreError(unreachable(url, exc)) from None
+
+
+def unreachable(url: str, exc: BaseException) -> str:
+    """One line: the PostgreSQL database cannot be used, why, and what to do."""
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return (f"cannot use the PostgreSQL database {shown(url)} ({first[:200]}); check that the server runs "
+            "(e.g. pg_ctlcluster 15 main start, or service postgresql start) and that the URL names a database "
+            "you may use")
