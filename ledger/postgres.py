@@ -87,3 +87,33 @@ def unreachable(url: str, exc: BaseException) -> str:
     return (f"cannot use the PostgreSQL database {shown(url)} ({first[:200]}); check that the server runs "
             "(e.g. pg_ctlcluster 15 main start, or service postgresql start) and that the URL names a database "
             "you may use")
+
+
+# -- live updates: every recorded action is announced on the schema's channel -------------
+def channel(env: Any) -> str:
+    """The NOTIFY channel of a ledger's schema (``ledger_<schema>``)."""
+    return f"ledger_{env.get('POSTGRES_SCHEMA') or 'public'}"
+
+
+def announce(ledger: Any, cid: Any) -> None:
+    """Tells every process listening on the schema's channel (``ledger serve`` workers)
+    that campaign ``cid`` has a new action. Sent after the action committed: a listener
+    that misses it still finds the action at its next look at the log."""
+    with ledger.factory.datastore.transaction(commit=True) as cursor:
+        cursor.execute("SELECT pg_notify(%s, %s)", [channel(ledger.env), str(cid)])
+
+
+async def listen(env: Any, heard: Any) -> None:
+    """Calls ``heard()`` at every announcement on the schema's channel, until cancelled
+    (a connection of its own, in autocommit: LISTEN holds no transaction)."""
+    import psycopg
+
+    conn = await psycopg.AsyncConnection.connect(
+        dbname=env.get("POSTGRES_DBNAME"), host=env.get("POSTGRES_HOST"), port=env.get("POSTGRES_PORT"),
+        user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD") or "", autocommit=True)
+    try:
+        await conn.execute(f'LISTEN "{channel(env)}"')
+        async for _ in conn.notifies():
+            heard()
+    finally:
+        await conn.close()

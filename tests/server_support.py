@@ -29,7 +29,7 @@ WHO = ("master", "public", "ana", "bo")
 
 @dataclass
 class Table:
-    db: Path
+    db: Path | str  # a file, or a PostgreSQL URL
     tokens: dict[str, str]  # who -> token
 
     def ledger(self, *args: str) -> str:
@@ -42,8 +42,9 @@ class Table:
         return {"Authorization": f"Bearer {self.tokens[who]}"}
 
 
-def table(tmp: Path) -> Table:
-    db = tmp / "demo.db"
+def table(tmp: Path, db: Path | str | None = None) -> Table:
+    """The demo in ``tmp/demo.db`` (or ``db``: a PostgreSQL URL), with a seat for every WHO."""
+    db = db or tmp / "demo.db"
     result = CliRunner().invoke(cli, ["--db", str(db), "demo"])
     assert result.exit_code == 0, result.output
     tokens = {}
@@ -61,11 +62,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(db: Path, workers: int = 1, timeout: float = 20.0) -> Iterator[str]:
-    """``ledger serve`` on a free port, in a child process; yields ``http://127.0.0.1:PORT``."""
+def serving(db: Path | str, workers: int = 1, timeout: float = 20.0, logs: Path | None = None) -> Iterator[str]:
+    """``ledger serve`` on a free port, in a child process; yields ``http://127.0.0.1:PORT``.
+    Its log goes to ``serve-PORT.log`` beside the file (or in ``logs``)."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    log = db.with_name(f"serve-{port}.log").open("w+b")  # a file, not a pipe nobody reads (it would fill)
+    log = ((logs or Path(db).parent) / f"serve-{port}.log").open("w+b")  # a file, not a pipe nobody reads (it would fill)
     proc = subprocess.Popen(
         [sys.executable, "-m", "ledger", "--db", str(db), "serve", "--port", str(port), "--workers", str(workers)],
         stdout=log, stderr=subprocess.STDOUT, env=env,

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -107,12 +109,19 @@ def script() -> list[tuple[str, c.Command]]:
 
 
 def run_demo(db: str | Path, out: Console) -> Ledger:
-    path = Path(db)
-    _fresh(path)
+    from ..postgres import is_postgres, shown
+
+    if is_postgres(db):  # a PostgreSQL schema: start() refuses one that holds a demo already
+        path: Any = db
+        named = shown(str(db))
+    else:
+        path = Path(db)
+        _fresh(path)
+        named = str(path)
     ledger = Ledger.open(path, create=True)
     rec = ledger.start(load_catalog(sample_catalog_path()), name="Demo: Campanha do Norte", slug=DEMO_SLUG)
     cid = rec.campaign.id
-    out.print(f"[bold]ledger demo[/bold] — a sample campaign in {path}\n", highlight=False)
+    out.print(f"[bold]ledger demo[/bold] — a sample campaign in {named}\n", highlight=False)
     out.print(f"  [bold]seq 1[/bold]  campaign started: {len(rec.campaign.catalog)} cards in the box", highlight=False)
 
     from projections.views import action_view
@@ -148,24 +157,25 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
     campaign = ledger.campaign(cid)
     out.print("\n[bold]The same moment as the referee, the public and Ana see it[/bold]", highlight=False)
     render_compared(out, campaign, ["referee", "public", "ana"])
+    quoted = shlex.quote(named)
     out.print(
         "\n[bold]Try next[/bold]\n"
-        f"  ledger --db {path} zones                  every zone, as the referee sees it\n"
-        f"  ledger --db {path} --json zones           the same, as JSON\n"
-        f"  ledger --db {path} zones --at 9           the table right after action 9\n"
-        f"  ledger --db {path} --as public zones      what everyone at the table sees\n"
-        f"  ledger --db {path} --as ana zones         what Ana's player sees\n"
-        f"  ledger --db {path} history --limit 10     the latest actions; --as public hides what the table cannot see\n"
-        f"  ledger --db {path} explain 27             why the trade at seq 27 was allowed, with the figures\n"
-        f"  ledger --db {path} undo                   take back the latest action (then: ledger redo)\n"
-        f"  ledger --db {path} verify                 check the whole record\n"
-        f"  ledger --db {path} --as ana export        what Ana may know of the whole campaign, as JSON Lines\n"
-        f"  ledger --db {path} card item-sword        one card: where it is, its states, the actions that touched it\n"
-        f"  ledger --db {path} --actor ana draw deck:skill\n"
-        f"  ledger --db {path} send item-sword --to table:ana\n"
+        f"  ledger --db {quoted} zones                  every zone, as the referee sees it\n"
+        f"  ledger --db {quoted} --json zones           the same, as JSON\n"
+        f"  ledger --db {quoted} zones --at 9           the table right after action 9\n"
+        f"  ledger --db {quoted} --as public zones      what everyone at the table sees\n"
+        f"  ledger --db {quoted} --as ana zones         what Ana's player sees\n"
+        f"  ledger --db {quoted} history --limit 10     the latest actions; --as public hides what the table cannot see\n"
+        f"  ledger --db {quoted} explain 27             why the trade at seq 27 was allowed, with the figures\n"
+        f"  ledger --db {quoted} undo                   take back the latest action (then: ledger redo)\n"
+        f"  ledger --db {quoted} verify                 check the whole record\n"
+        f"  ledger --db {quoted} --as ana export        what Ana may know of the whole campaign, as JSON Lines\n"
+        f"  ledger --db {quoted} card item-sword        one card: where it is, its states, the actions that touched it\n"
+        f"  ledger --db {quoted} --actor ana draw deck:skill\n"
+        f"  ledger --db {quoted} send item-sword --to table:ana\n"
         "\n[bold]Play at the table[/bold] (each player on their own device)\n"
-        f"  ledger --db {path} seat add master ana   a join link for the master and one for Ana\n"
-        f"  ledger --db {path} serve                 then open the links in a browser\n",
+        f"  ledger --db {quoted} seat add master ana   a join link for the master and one for Ana\n"
+        f"  ledger --db {quoted} serve                 then open the links in a browser\n",
         highlight=False,
     )
     return ledger

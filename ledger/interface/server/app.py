@@ -277,7 +277,9 @@ def run(db: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) ->
     """``ledger serve``: uvicorn on ``host:port``, ``workers`` processes."""
     import uvicorn
 
-    os.environ["LEDGER_DB"] = os.path.abspath(db)
+    from ...postgres import is_postgres
+
+    os.environ["LEDGER_DB"] = db if is_postgres(db) else os.path.abspath(db)
     log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)  # every worker process logs through it
     log_config.setdefault("filters", {})["no_tokens"] = {"()": f"{__name__}._NoTokens"}
     log_config["handlers"]["access"]["filters"] = ["no_tokens"]

@@ -2,7 +2,8 @@
 filtered for each seat (SERVER.md ``/stream``).
 
 The follower watches the log's position (the highest notification id: one small query
-every ``POLL`` seconds, or at once when this process recorded an action). When it
+every ``POLL`` seconds, or at once when this process recorded an action, or, on
+PostgreSQL, when any process announces one: LISTEN/NOTIFY, ``ledger.postgres``). When it
 moves, it reads the new actions of each campaign that has open streams, folds them
 into its own copy of the campaign (the one fold, ``Ledger.project``), and builds each
 action's view once per viewer (``projections.views.recorded_view``), encoded once as an
@@ -51,17 +52,35 @@ class Follower:
         self._modeled = 0.0  # when the read models last caught up
         self._model_behind = False  # the log moved since
         self._task: asyncio.Task[None] | None = None
+        self._listener: asyncio.Task[None] | None = None  # PostgreSQL: LISTEN for announced actions
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
+        env = self.clerk.ledger.env
+        if env.get("POSTGRES_DBNAME"):  # PostgreSQL: other workers' actions are announced (LISTEN/NOTIFY)
+            from ...postgres import listen
+
+            self._listener = asyncio.get_running_loop().create_task(self._listen(listen, env))
+
+    async def _listen(self, listen: Any, env: Any) -> None:
+        """Wakes the loop at every action any process announces; polling stays the fallback."""
+        while True:
+            try:
+                await listen(env, self.wake.set)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("listening for announced actions failed; polling meanwhile")
+                await asyncio.sleep(1)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+        for task in (self._task, self._listener):
+            if task is not None:
+                task.cancel()
+                try:
+                    await task
+                except asyncio.CancelledError:
+                    pass
         for streams in self.streams.values():
             for stream in streams:
                 end(stream)

@@ -1,0 +1,90 @@
+"""The table server on PostgreSQL (issue #13): several ``ledger serve`` workers on one
+database; an action any process records reaches every worker's streams at once
+(LISTEN/NOTIFY, ``ledger.postgres``), filtered per seat, as on SQLite."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+
+from tests.postgres_support import fresh_schema
+from tests.server_support import WHO, serving, table
+from tests.test_server_live import DEADLINE, Listener, _arrivals
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    with fresh_schema() as url:
+        logs = tmp_path_factory.mktemp("pglive")
+        seated = table(logs, db=url)
+        with serving(url, workers=2, logs=logs) as base:
+            # Several streams per seat: the workers share them out, so both workers serve some.
+            listeners = {f"{who}{i}": Listener(base, seated.headers(who)) for who in WHO for i in range(3)}
+            yield seated, base, listeners
+
+
+def test_an_action_at_the_cli_reaches_every_workers_streams_within_a_second(live):
+    seated, _base, listeners = live
+    sent = time.monotonic()
+    out = json.loads(seated.ledger("--json", "--actor", "ana", "draw", "deck:item"))
+    got = _arrivals(listeners, out["seq"], sent)
+    drawn = out["events"][0]["cards"][0]
+    for name, data in got.items():
+        if name.startswith(("ana", "master")):
+            assert data["events"][0]["cards"] == [drawn], name
+        else:  # a face-down draw into Ana's hand: nobody else learns which
+            assert drawn not in json.dumps(data), name
+
+
+def test_actions_through_either_worker_reach_every_stream(live):
+    seated, base, listeners = live
+    for _ in range(4):  # the requests land on both workers
+        sent = time.monotonic()
+        reply = httpx.post(f"{base}/api/campaigns/demo/actions", headers=seated.headers("bo"),
+                           json={"action": "exhaust", "cards": ["companion-wolf"]}, timeout=10)
+        if reply.status_code == 409:
+            reply = httpx.post(f"{base}/api/campaigns/demo/actions", headers=seated.headers("bo"),
+                               json={"action": "restore", "cards": ["companion-wolf"]}, timeout=10)
+        assert reply.status_code == 200, reply.text
+        got = _arrivals(listeners, reply.json()["seq"], sent)
+        assert len(got) == len(listeners)
+    assert DEADLINE == 1.0
+
+
+def test_every_recorded_action_is_announced_to_listeners_of_its_schema():
+    import asyncio
+
+    from ledger import commands as c
+    from ledger.application import Ledger
+    from ledger.catalog import load_catalog, sample_catalog_path
+    from ledger.postgres import listen
+
+    with fresh_schema() as url, fresh_schema() as other:
+        ledger, elsewhere = Ledger.open(url, create=True), Ledger.open(other, create=True)
+        try:
+            cid = ledger.start(load_catalog(sample_catalog_path()), slug="north").campaign.id
+            far = elsewhere.start(load_catalog(sample_catalog_path()), slug="south").campaign.id
+
+            async def heard_while(record) -> int:
+                count = 0
+
+                def heard() -> None:
+                    nonlocal count
+                    count += 1
+
+                task = asyncio.create_task(listen(ledger.env, heard))
+                await asyncio.sleep(0.3)  # listening
+                await asyncio.to_thread(record)
+                await asyncio.sleep(0.3)
+                task.cancel()
+                return count
+
+            assert asyncio.run(heard_while(lambda: ledger.execute(cid, c.AddHero(hero="ana")))) == 1
+            # another schema's actions are not this ledger's news
+            assert asyncio.run(heard_while(lambda: elsewhere.execute(far, c.AddHero(hero="bo")))) == 0
+        finally:
+            ledger.close()
+            elsewhere.close()
