@@ -15,7 +15,6 @@ import re
 import sqlite3
 import time
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -95,9 +94,6 @@ class Ledger(Application):
             raise StoreError(f"cannot open the campaign database ({_reason(exc)})") from None
         self._catalogs: dict[UUID, tuple[Catalog, Format]] = {}
         self._live: dict[UUID, Campaign] = {}
-        # Called with the campaign id after each recorded action (PostgreSQL: NOTIFY, which
-        # wakes the table server's workers at once; SQLite: nobody to tell).
-        self.announce: Callable[[UUID], None] | None = None
         # The one fold, as eventsourcing's repository and the read models call it:
         # (campaign or None, events) -> campaign.
         self.project = make_projector(self._catalog_of)
@@ -153,7 +149,6 @@ class Ledger(Application):
             ledger = cls(env=env)
         except StoreError:
             raise
-        ledger.announce = ledger._announce_on_postgres
         try:
             ledger.recorder.max_notification_id()
         except PersistenceError as exc:
@@ -163,14 +158,6 @@ class Ledger(Application):
                                  "(or name another with --db)") from None
             raise StoreError(unreachable(url, exc)) from None
         return ledger
-
-    def _announce_on_postgres(self, cid: UUID) -> None:
-        from .postgres import announce
-
-        try:
-            announce(self, cid)
-        except PersistenceError:  # recorded all the same; listeners find it at their next look
-            pass
 
     # -- campaigns ------------------------------------------------------------
     def campaigns(self) -> list[CampaignRegistered]:
@@ -319,8 +306,6 @@ class Ledger(Application):
             campaign.record(event)
             if campaign.version % self.SNAPSHOT_INTERVAL == 0:
                 self.snapshot(campaign)
-            if self.announce is not None:
-                self.announce(cid)
             return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
 
     # -- checkpoints ------------------------------------------------------------

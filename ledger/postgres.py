@@ -89,30 +89,21 @@ def unreachable(url: str, exc: BaseException) -> str:
             "you may use")
 
 
-# -- live updates: every recorded action is announced on the schema's channel -------------
-def channel(env: Any) -> str:
-    """The NOTIFY channel of a ledger's schema (``ledger_<schema>``)."""
-    return f"ledger_{env.get('POSTGRES_SCHEMA') or 'public'}"
-
-
-def announce(ledger: Any, cid: Any) -> None:
-    """Tells every process listening on the schema's channel (``ledger serve`` workers)
-    that campaign ``cid`` has a new action. Sent after the action committed: a listener
-    that misses it still finds the action at its next look at the log."""
-    with ledger.factory.datastore.transaction(commit=True) as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [channel(ledger.env), str(cid)])
-
-
-async def listen(env: Any, heard: Any) -> None:
-    """Calls ``heard()`` at every announcement on the schema's channel, until cancelled
-    (a connection of its own, in autocommit: LISTEN holds no transaction)."""
+# -- live updates -----------------------------------------------------------------------
+async def listen(env: Any, channel: str, heard: Any) -> None:
+    """Calls ``heard()`` whenever a process records an action: eventsourcing's PostgreSQL
+    recorder NOTIFYs ``channel`` (``recorder.channel_name``) in the transaction that
+    inserts events, so it is heard once they are committed. Runs until cancelled, on a
+    connection of its own in autocommit (LISTEN holds no transaction). The channel is
+    the events table's name: ledgers in other schemas of the database share it (a
+    needless look at the log, never a missed action)."""
     import psycopg
 
     conn = await psycopg.AsyncConnection.connect(
         dbname=env.get("POSTGRES_DBNAME"), host=env.get("POSTGRES_HOST"), port=env.get("POSTGRES_PORT"),
         user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD") or "", autocommit=True)
     try:
-        await conn.execute(f'LISTEN "{channel(env)}"')
+        await conn.execute(f'LISTEN "{channel}"')
         async for _ in conn.notifies():
             heard()
     finally:

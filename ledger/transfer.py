@@ -11,6 +11,7 @@ only then copies it into the target in one transaction.
 from __future__ import annotations
 
 import json
+import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -175,8 +176,14 @@ def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tu
     """Creates a campaign from an export, after verifying it in a scratch database.
     A tampered file is refused naming the first bad seq (or what is wrong with its
     trailer); the target is untouched."""
-    path, target = Path(path), Path(target)
-    scratch = target.with_name(f".{target.name}.import-{uuid.uuid4().hex[:8]}.db")
+    from .postgres import is_postgres
+
+    path = Path(path)
+    if is_postgres(target):  # verified in a scratch SQLite file of the system's temporary folder
+        scratch = Path(tempfile.gettempdir()) / f"ledger-import-{uuid.uuid4().hex[:8]}.db"
+    else:
+        target = Path(target)
+        scratch = target.with_name(f".{target.name}.import-{uuid.uuid4().hex[:8]}.db")
     trial = Ledger.open(scratch, create=True)
     try:
         reading = _Reading()
@@ -201,22 +208,36 @@ def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tu
     return report
 
 
-def _copy(trial: Ledger, cid: UUID, first: CampaignStarted, target: Path) -> None:
+def _insert(recorder: Any, cursor: Any, events: list[StoredEvent]) -> None:
+    """Stored events inserted in the caller's transaction, through the recorder's own
+    statements: SQLite's ``_insert_events`` inserts; PostgreSQL's recorder inserts in
+    ``_insert_stored_events`` (after locking the table, so that notification ids
+    commit in order) and leaves ``_insert_events`` empty."""
+    recorder._insert_events(cursor, events)
+    insert_stored = getattr(recorder, "_insert_stored_events", None)
+    if insert_stored is not None:
+        insert_stored(cursor, events)
+
+
+def _copy(trial: Ledger, cid: UUID, first: CampaignStarted, target: str | Path) -> None:
     """The verified campaign, its snapshots and its entry in the campaigns log, into
     ``target`` in one transaction, a page at a time."""
+    from .postgres import shown
+
     ledger = Ledger.open(target, create=True)
     try:
         if any(e.slug == first.slug for e in ledger.campaigns()):
-            raise StoreError(f"{target} already holds a campaign {first.slug!r}; import into another file with --db")
+            raise StoreError(f"{shown(str(target))} already holds a campaign {first.slug!r}; "
+                             "import into another database with --db")
         entry = ledger.campaign_log.trigger_event(slug=first.slug, campaign_id=cid, name=first.name)
         assert trial.snapshots is not None and ledger.snapshots is not None
         with ledger.recorder.datastore.transaction(commit=True) as cursor:
             for page in _pages(stored_actions(trial, cid)):
-                ledger.recorder._insert_events(cursor, page)
-            ledger.recorder._insert_events(cursor, [ledger.mapper.to_stored_event(entry)])
+                _insert(ledger.recorder, cursor, page)
+            _insert(ledger.recorder, cursor, [ledger.mapper.to_stored_event(entry)])
             last = 0  # the snapshots the verifying replay took, so loading never replays from the start
             while page := trial.snapshots.recorder.select_events(cid, gt=last, limit=PAGE):
-                ledger.snapshots.recorder._insert_events(cursor, page)
+                _insert(ledger.snapshots.recorder, cursor, page)
                 last = page[-1].originator_version
     finally:
         ledger.close()

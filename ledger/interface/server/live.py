@@ -3,7 +3,7 @@ filtered for each seat (SERVER.md ``/stream``).
 
 The follower watches the log's position (the highest notification id: one small query
 every ``POLL`` seconds, or at once when this process recorded an action, or, on
-PostgreSQL, when any process announces one: LISTEN/NOTIFY, ``ledger.postgres``). When it
+PostgreSQL, when any process records one: LISTEN/NOTIFY, ``ledger.postgres``). When it
 moves, it reads the new actions of each campaign that has open streams, folds them
 into its own copy of the campaign (the one fold, ``Ledger.project``), and builds each
 action's view once per viewer (``projections.views.recorded_view``), encoded once as an
@@ -60,13 +60,14 @@ class Follower:
         if env.get("POSTGRES_DBNAME"):  # PostgreSQL: other workers' actions are announced (LISTEN/NOTIFY)
             from ...postgres import listen
 
-            self._listener = asyncio.get_running_loop().create_task(self._listen(listen, env))
+            channel = self.clerk.ledger.recorder.channel_name
+            self._listener = asyncio.get_running_loop().create_task(self._listen(listen, env, channel))
 
-    async def _listen(self, listen: Any, env: Any) -> None:
-        """Wakes the loop at every action any process announces; polling stays the fallback."""
+    async def _listen(self, listen: Any, env: Any, channel: str) -> None:
+        """Wakes the loop whenever any process records an action; polling stays the fallback."""
         while True:
             try:
-                await listen(env, self.wake.set)
+                await listen(env, channel, self.wake.set)
             except asyncio.CancelledError:
                 raise
             except Exception:
