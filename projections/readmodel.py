@@ -484,9 +484,10 @@ class _Fold:
                 dirty.heroes.add(change.hero)
 
     def _slug(self, cid: UUID) -> str:
-        if cid not in self.slugs:
-            self.slugs[cid] = self.ledger.campaign(cid, at=1).slug
-        return self.slugs[cid]
+        slug = self.slugs.get(cid)
+        if slug is None:
+            slug = self.slugs[cid] = self.ledger.campaign(cid, at=1).slug
+        return slug
 
     def _settle(self, writer: _Batch) -> None:
         """Gives each campaign the batch acted on light its state at its last action
@@ -691,8 +692,13 @@ class _Batch:
         self.history: list[dict[str, Any]] = []
         self.card_actions: list[dict[str, Any]] = []
         self.undone: list[tuple[str, tuple[int, ...], int | None]] = []  # (campaign, seqs, undone_by)
-        self.last_action: str | None = None  # "campaign id:seq" of its last action
+        self._last: tuple[Any, int] | None = None  # campaign id and seq of its last action
         self._dirty: dict[UUID, _Dirty] = {}
+
+    @property
+    def last_action(self) -> str | None:
+        """"campaign id:seq" of the batch's last action (None: it had none)."""
+        return None if self._last is None else f"{self._last[0]}:{self._last[1]}"
 
     def dirty(self, cid: UUID, seq: int, campaign: Campaign | None = None) -> _Dirty:
         """The rows of campaign ``cid`` to write, now as after its action ``seq``: a
@@ -709,7 +715,7 @@ class _Batch:
     def add_action(self, slug: str, event: Any, touched: set[str], seen: dict[str, Any],
                    unnamed: dict[str, Any]) -> None:
         """The history row of one action, its card_actions rows, and what it undid or redid."""
-        self.last_action = f"{event.originator_id}:{event.seq}"
+        self._last = (event.originator_id, event.seq)
         self.history.append({
             "campaign": slug, "seq": event.seq, "action": event.action, "actor": event.actor,
             "time": event.timestamp.isoformat(), "summary": summary(event), "cards": _json(sorted(touched)),
@@ -744,11 +750,9 @@ class _Batch:
                 "INSERT OR IGNORE INTO card_actions (campaign, card, seq) VALUES (:campaign, :card, :seq)",
                 self.card_actions,
             )
-        for slug, seqs, undone_by in self.undone:  # in log order: a redo clears what an undo set
-            db.execute(
-                f"UPDATE history SET undone_by = ? WHERE campaign = ? AND seq IN ({','.join('?' * len(seqs))})",
-                [undone_by, slug, *seqs],
-            )
+        if self.undone:  # in log order: a redo clears what an undo set
+            db.executemany("UPDATE history SET undone_by = ? WHERE campaign = ? AND seq = ?",
+                           [(undone_by, slug, seq) for slug, seqs, undone_by in self.undone for seq in seqs])
 
 
 def card_row(campaign: Campaign, card: str) -> dict[str, Any]:
