@@ -210,13 +210,15 @@ def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tu
 
 def _insert(recorder: Any, cursor: Any, events: list[StoredEvent]) -> None:
     """Stored events inserted in the caller's transaction, through the recorder's own
-    statements: SQLite's ``_insert_events`` inserts; PostgreSQL's recorder inserts in
-    ``_insert_stored_events`` (after locking the table, so that notification ids
-    commit in order) and leaves ``_insert_events`` empty."""
-    recorder._insert_events(cursor, events)
+    statements: SQLite's recorders insert in ``_insert_events``; PostgreSQL's in
+    ``_insert_stored_events`` (the events recorder locking the table first, so that
+    notification ids commit in order; its ``_insert_events`` is empty, and the snapshots
+    recorder has none)."""
     insert_stored = getattr(recorder, "_insert_stored_events", None)
     if insert_stored is not None:
         insert_stored(cursor, events)
+    else:
+        recorder._insert_events(cursor, events)
 
 
 def _copy(trial: Ledger, cid: UUID, first: CampaignStarted, target: str | Path) -> None:

@@ -57,6 +57,7 @@ _encode = msgspec.json.Encoder().encode
 NAME = "tables"
 BATCH = 1000
 REBUILD_BATCH = 5000
+LIGHT_FROM = 100  # notifications in a batch from which actions are decoded light, not folded
 POSITION = "projection_position"
 TABLES = ("cards", "zones", "history", "card_actions")
 MARKS = ("mark", "last_action")  # columns of the position added after files existed without them
@@ -401,14 +402,17 @@ class _Fold:
         self.slugs: dict[UUID, str] = {}
 
     def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
-        """The rows of a batch of notifications (the campaign log's own are skipped)."""
+        """The rows of a batch of notifications (the campaign log's own are skipped).
+        A short batch (a few actions to catch up) is folded onto the campaigns held:
+        cheaper than settling each from its latest snapshot and the actions after it."""
         writer = _Batch()
+        light = len(notes) >= LIGHT_FROM
         for note in notes:
             if _is(recorded, note):
                 assert recorded is not None
                 self.apply(recorded.event, writer, after=recorded.campaign)
                 continue
-            decode = light_decoder(note.topic)
+            decode = light_decoder(note.topic) if light else None
             if decode is not None:
                 light = decode(note.state)
                 if light.seen is not None and light.unnamed is not None:

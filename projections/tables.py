@@ -5,7 +5,7 @@ Two stores, one interface (``Tables``): SQLite (the campaign file; sqlite-utils 
 the tables, a plain sqlite3 connection reads them, the event store's own connection
 writes them) and PostgreSQL (eventsourcing's psycopg pool, for reading and writing).
 The read models write their SQL once, in SQLite's spelling (``[name]``, ``?`` and
-``:name`` parameters, ``INSERT OR IGNORE``); ``PostgresTables`` says it in
+``:name`` parameters, ``INSERT OR IGNORE``, ``CROSS JOIN ... ON``); ``PostgresTables`` says it in
 PostgreSQL's. The SQL is the ledger's own, never a player's, so that short list is all
 the translation there is.
 """
@@ -186,6 +186,11 @@ class PostgresTables:
         return writer.execute(sql, params).fetchall()
 
     def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None:
+        """``CREATE TABLE IF NOT EXISTS``, one process at a time: two transactions making
+        the same table at once collide in PostgreSQL's catalog (``ledger serve --workers``
+        opening a new schema), so each first takes a lock named after the schema, held
+        until its transaction ends; the second then finds the table made."""
+        writer.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"ledger tables {self.schema}"])
         keys = (pk,) if isinstance(pk, str) else pk
         spec = ", ".join(f'"{name}" {self.TYPES[kind]}' for name, kind in columns.items())
         writer.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ({spec}, PRIMARY KEY ({", ".join(keys)}))')
@@ -227,9 +232,12 @@ _NAMED = re.compile(r"(?<![:\w]):(\w+)")
 @lru_cache(maxsize=512)
 def postgres_sql(sql: str) -> str:
     """The ledger's SQLite spelling of a statement in PostgreSQL's: ``[name]`` quoted
-    names, ``?`` and ``:name`` parameters, ``INSERT OR IGNORE``."""
+    names, ``?`` and ``:name`` parameters, ``INSERT OR IGNORE``, and ``CROSS JOIN ... ON``
+    (SQLite's inner join that keeps the left table the outer loop; PostgreSQL allows no
+    ``ON`` after ``CROSS JOIN``, and plans the join order itself)."""
     if sql.startswith("INSERT OR IGNORE INTO"):
         sql = "INSERT INTO" + sql[len("INSERT OR IGNORE INTO"):] + " ON CONFLICT DO NOTHING"
+    sql = sql.replace(" CROSS JOIN ", " JOIN ")
     sql = re.sub(r"\[(\w+)\]", r'"\1"', sql)
     sql = sql.replace("%", "%%").replace("?", "%s")
     return _NAMED.sub(r"%(\1)s", sql)

@@ -34,3 +34,17 @@ def test_a_campaign_moves_to_postgresql_and_back_with_the_same_hash_chain(tmp_pa
         assert refused.exit_code == 1 and "already holds a campaign 'demo'" in refused.output
     _ledger(back, "import", str(again))
     assert _ledger(back, "checkpoint").splitlines()[0] == _ledger(original, "checkpoint").splitlines()[0]
+
+
+def test_a_campaign_with_snapshots_moves_to_postgresql(tmp_path):
+    """Past seq 100 a campaign has snapshots: they are copied too (PostgreSQL's snapshots
+    recorder inserts differently from its events recorder)."""
+    original = tmp_path / "sim.db"
+    _ledger(original, "simulate", "--actions", "130", "--seed", "4")
+    exported = tmp_path / "sim.jsonl"
+    exported.write_text(_ledger(original, "export"))
+    with fresh_schema() as url:
+        assert "imported" in _ledger(url, "import", str(exported))
+        assert _ledger(url, "verify").strip().startswith("ok:")
+        assert _ledger(url, "checkpoint").splitlines()[0] == _ledger(original, "checkpoint").splitlines()[0]
+        assert _ledger(url, "--json", "zones", "--at", "120") == _ledger(original, "--json", "zones", "--at", "120")

@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).parent))  # reads.py beside it
 
 TARGETS = {
     "append_ratio": ">= 0.50 of the raw floor",
@@ -34,7 +35,12 @@ TARGETS = {
     "rebuild_ratio": ">= 0.40 of its floor",
     "travel_p95_ms": "<= 50 ms",
     "undo_p50_ms": "<= 20 ms",
-    "cli_ms": "<= 300 ms",
+    "cli_ms": "<= 150 ms",
+    "help_ms": "<= 100 ms",
+    "history_card_ms": "flat",
+    "history_actor_ms": "flat",
+    "card_limit_ms": "flat",
+    "explain_ms": "flat",
     "rebuild_rss_mb": "<= 300 MB",
 }
 
@@ -261,7 +267,30 @@ def measure_cli(path: Path, runs: int = 5) -> dict:
     for _ in range(runs):
         times.append(ledger_cli("--actor", "hero1", "draw", deck))
         ledger_cli("undo")
-    return {"cli_ms": statistics.median(times)}
+    helps = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "ledger", "--help"], check=True, capture_output=True, cwd=ROOT)
+        helps.append((time.perf_counter() - t0) * 1000)
+    return {"cli_ms": statistics.median(times), "help_ms": statistics.median(helps)}
+
+
+def measure_reads_and_size(path: Path) -> dict:
+    """The reads that must stay flat, and bytes per event (tests/benchmarks/reads.py)."""
+    from reads import LIMIT, measure_reads, measure_size
+
+    ms = measure_reads(path)["ms"]
+    size = measure_size(path)
+    per = size["bytes_per_event"]
+    return {
+        "history_card_ms": ms[f"history --card QUIET --limit {LIMIT}"],
+        "history_actor_ms": ms[f"history --actor QUIET --limit {LIMIT}"],
+        "card_limit_ms": ms[f"card BUSY --limit {LIMIT}"],
+        "explain_ms": ms["explain SEQ (random seqs)"],
+        "bytes_event": size["file_bytes_per_event"],
+        "bytes_log": per.get("stored_events", {}).get("total", 0),
+        "bytes_models": size["read_models_bytes_per_event"],
+    }
 
 
 def main() -> None:
@@ -291,10 +320,8 @@ def main() -> None:
         figures.update(measure_travel(trial))
         figures.update(measure_undo(trial))
         figures.update(measure_cli(trial))
+        figures.update(measure_reads_and_size(trial))
         figures.update(measure_append(trial, work, args.appends))
-        # More measurements of the same trial campaign go here, each a function that
-        # returns its figures (and a row in ROWS per figure): measure_reads(trial) and
-        # measure_size(trial), from tests/benchmarks/reads.py, are to come.
         results[size] = figures
         print(json.dumps({size: figures}), file=sys.stderr, flush=True)
     report(results)
@@ -317,7 +344,14 @@ ROWS = [
     ("undo p50, ms", "undo_p50_ms", "{:.1f}"),
     ("undo p95, ms", "undo_p95_ms", "{:.1f}"),
     ("one `ledger draw` process, ms", "cli_ms", "{:.0f}"),
-    # rows for measure_reads and measure_size (tests/benchmarks/reads.py) go here
+    ("`ledger --help`, ms", "help_ms", "{:.0f}"),
+    ("history --card (a quiet card) --limit 20, ms", "history_card_ms", "{:.2f}"),
+    ("history --actor (a quiet hero) --limit 20, ms", "history_actor_ms", "{:.2f}"),
+    ("card (the busiest card) --limit 20, ms", "card_limit_ms", "{:.2f}"),
+    ("explain SEQ, ms", "explain_ms", "{:.1f}"),
+    ("file, bytes per event", "bytes_event", "{:,.0f}"),
+    ("  of which the log (stored_events)", "bytes_log", "{:,.0f}"),
+    ("  of which the read models", "bytes_models", "{:,.0f}"),
 ]
 
 
