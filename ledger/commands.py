@@ -14,7 +14,7 @@ Position = Literal["top", "bottom"] | int
 
 
 class Command(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built when a command type is first used
     actor: str = MASTER
     # Options added after campaigns were first recorded: left out of the stored
     # command while unused, so older records decide again to exactly what they hold.

@@ -35,7 +35,7 @@ def _now() -> datetime:
 
 
 class DomainEvent(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built when an event type is first used
 
     originator_id: UUID
     originator_version: int

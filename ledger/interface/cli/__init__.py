@@ -5,7 +5,8 @@ Everything it does, Python can do through ``ledger.application.Ledger``.
 ``group`` holds the group, its global options and the error handling; ``session`` what
 every command shares (the session, its one output path, argument types); the commands
 sit by topic in ``setup``, ``play``, ``record``, ``trust``, ``read`` and ``table`` (the
-table server's seats and ``serve``).
+table server's seats and ``serve``). A command's module is imported when the command is
+run (``group.COMMAND_MODULES``), every one for ``ledger --help``.
 
 In-process, with the same output and exit status as the real command::
 
@@ -14,7 +15,6 @@ In-process, with the same output and exit status as the real command::
     result = CliRunner().invoke(cli, ["--db", "demo.db", "zones"])
 """
 
-from . import play, read, record, setup, table, trust  # noqa: F401  (each registers its commands on the group)
 from .group import cli, main
 
 __all__ = ["cli", "main"]

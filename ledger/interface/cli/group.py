@@ -2,10 +2,15 @@
 failure becomes an ``error:`` line (exit 1, or 2 for a usage error), however the
 group is run: by ``main`` (the installed command, ``python -m ledger``) or directly,
 as ``click.testing.CliRunner().invoke(cli, args)`` does.
+
+The commands sit by topic in the modules of ``COMMAND_MODULES``; running one imports
+only its module (each registers its commands on the group when imported), while
+``ledger --help`` and a name no module is listed for import them all.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -18,11 +23,42 @@ from .session import Session, check_actor, check_viewer, error_line, fail
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+COMMAND_MODULES = {
+    "setup": ("init", "campaigns", "hero", "location", "travel", "add"),
+    "play": ("draw", "send", "discard", "bury", "exile", "shuffle", "search", "reveal", "hide", "exhaust",
+             "restore", "attach", "detach", "battle", "access", "trade", "obtain", "activate"),
+    "record": ("undo", "redo", "rebuild", "simulate", "demo"),
+    "trust": ("verify", "checkpoint", "keys", "export", "import"),
+    "read": ("zones", "card", "history", "explain"),
+    "table": ("seat", "serve"),
+}
+"""The modules of this package that hold the commands, and the top-level commands each
+registers (tests/test_cli_imports.py checks the list against the group)."""
+_MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
+
+
+def load_commands(module: str | None = None) -> None:
+    """Registers the commands of one module of ``COMMAND_MODULES`` (importing it), or of all."""
+    for name in (module,) if module else COMMAND_MODULES:
+        importlib.import_module(f"{__package__}.{name}")
+
 
 class LedgerGroup(click.Group):
     """A click group whose ``main`` never lets a traceback reach the user: refusals and
     bad input print one ``error:`` line on stderr (and the error object on stdout with
-    ``--json``) and exit 1; usage errors exit 2; a bare ``ledger`` shows the help."""
+    ``--json``) and exit 1; usage errors exit 2; a bare ``ledger`` shows the help.
+    A command's module is imported when the command is looked up (``load_commands``)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            load_commands(_MODULE_OF.get(cmd_name))
+            if cmd_name not in self.commands:  # not listed (or not where listed): every module
+                load_commands()
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        load_commands()
+        return super().list_commands(ctx)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:

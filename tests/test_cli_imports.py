@@ -1,0 +1,82 @@
+"""What the ``ledger`` command imports: ``ledger --help`` loads none of the heavy
+libraries (pydantic, rich, eventsourcing, the read side), and a command loads only the
+module of ``ledger.interface.cli`` that defines it (``group.COMMAND_MODULES``), so
+that starting the command stays quick."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from ledger.interface.cli import cli
+from ledger.interface.cli.group import COMMAND_MODULES, load_commands
+
+HEAVY = ("pydantic", "pydantic_core", "rich", "eventsourcing", "msgspec", "sqlite_utils", "projections",
+         "importlib.metadata", "ledger.application", "ledger.events", "ledger.commands")
+
+SCRIPT = """
+import json, sys
+from ledger.interface.cli import main
+try:
+    main(sys.argv[2:])
+except SystemExit:
+    pass
+with open(sys.argv[1], "w") as f:
+    json.dump(sorted(sys.modules), f)
+"""
+
+
+def modules_loaded(tmp_path: Path, *args: str) -> set[str]:
+    """The modules a fresh ``ledger ARGS`` process has imported when it ends."""
+    out = tmp_path / "modules.json"
+    subprocess.run([sys.executable, "-c", SCRIPT, str(out), *args], cwd=tmp_path, capture_output=True,
+                   check=True, timeout=120)
+    return set(json.loads(out.read_text()))
+
+
+def loaded(modules: set[str], name: str) -> bool:
+    return any(m == name or m.startswith(f"{name}.") for m in modules)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["draw", "--help"], []])
+def test_help_loads_no_heavy_library(args, tmp_path):
+    modules = modules_loaded(tmp_path, *args)
+    assert [name for name in HEAVY if loaded(modules, name)] == []
+
+
+def test_a_command_loads_only_its_own_module(tmp_path):
+    # refused (there is no such file), after the command was found and run
+    modules = modules_loaded(tmp_path, "--db", str(tmp_path / "missing.db"), "draw", "deck:item")
+    assert not (tmp_path / "missing.db").exists()
+    commands = {m.rsplit(".", 1)[1] for m in modules if m.startswith("ledger.interface.cli.")}
+    assert commands == {"group", "session", "play"}
+
+
+def test_every_command_is_listed_under_the_module_that_defines_it():
+    load_commands()
+    ctx = click.Context(cli)
+    defined = {name: cli.get_command(ctx, name).callback.__module__.rsplit(".", 1)[1]  # type: ignore[union-attr]
+               for name in cli.list_commands(ctx)}
+    listed = {name: module for module, names in COMMAND_MODULES.items() for name in names}
+    assert listed == defined
+
+
+def test_every_event_and_command_type_builds():
+    """Event and command types build their validators on first use (``defer_build``), so
+    that a command builds only the few it meets; a type that cannot be built would then
+    fail only where it is first used, so each is built here."""
+    from pydantic import BaseModel
+
+    from ledger import commands, events
+
+    types = [value for module in (events, commands) for value in vars(module).values()
+             if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == module.__name__]
+    assert len(types) > 50
+    for model in types:
+        model.model_rebuild(force=True)
+        assert model.__pydantic_complete__, model
