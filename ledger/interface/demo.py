@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from .. import commands as c
 from ..application import Ledger
@@ -121,7 +122,7 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
     ledger = Ledger.open(path, create=True)
     rec = ledger.start(load_catalog(sample_catalog_path()), name="Demo: Campanha do Norte", slug=DEMO_SLUG)
     cid = rec.campaign.id
-    out.print(f"[bold]ledger demo[/bold] — a sample campaign in {named}\n", highlight=False)
+    out.print(f"[bold]ledger demo[/bold] — a sample campaign in {escape(named)}\n", highlight=False)
     out.print(f"  [bold]seq 1[/bold]  campaign started: {len(rec.campaign.catalog)} cards in the box", highlight=False)
 
     from projections.views import action_view
@@ -134,11 +135,11 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
             done = ledger.execute(cid, command)
         except LedgerError as exc:
             after = ledger.stored_event_count()
-            out.print(f"  [red]error:[/red] {exc}", highlight=False)
+            out.print(f"  [red]error:[/red] {escape(str(exc))}", highlight=False)
             out.print(f"  (refused: {after - before} events appended)", highlight=False)
             continue
         view = action_view(done.event, done.campaign, "referee")
-        out.print(f"  [bold]seq {done.seq}[/bold]  {view['summary']}", highlight=False)
+        out.print(f"  [bold]seq {done.seq}[/bold]  {escape(view['summary'])}", highlight=False)
 
     from projections.readmodel import ReadModel
     from projections.render import render_compared

@@ -54,7 +54,7 @@ class Session:
         if self._out is None:
             from rich.console import Console
 
-            self._out = Console(soft_wrap=True)
+            self._out = Console(soft_wrap=True, emoji=False)  # ":fire:" in "inventory:fire:" stays text
         return self._out
 
     def emit(self, data: Any, human: Human = None) -> None:
@@ -202,7 +202,9 @@ def record(s: Session, command: Command) -> None:
     rec = s.run(command)
     s.model(recorded=rec)  # every action leaves the read models caught up
     data = action_data(s, rec)
-    s.emit(data, human=f"[bold]seq {rec.seq}[/bold]  {data['events'][0]['summary']}")
+    from rich.markup import escape
+
+    s.emit(data, human=f"[bold]seq {rec.seq}[/bold]  {escape(data['events'][0]['summary'])}")
 
 
 # -- argument types -------------------------------------------------------------------

@@ -36,8 +36,12 @@ def init(s: Session, catalog_path: str, name: str | None, format_path: str | Non
     campaign_names(name, s.campaign_slug)  # refuse a bad id before any file is made
     rec = s.ledger(create=True).start(catalog, name=name, slug=s.campaign_slug, fmt=fmt, actor=s.actor)
     s.model()
+    from rich.markup import escape
+
+    from ...postgres import shown
+
     s.emit(action_data(s, rec), human=(
-        f"[bold]seq 1[/bold]  campaign [bold]{rec.campaign.slug}[/bold] started in {s.db}: "
+        f"[bold]seq 1[/bold]  campaign [bold]{rec.campaign.slug}[/bold] started in {escape(shown(str(s.db)))}: "
         f"{len(catalog)} cards in the box"
     ))
 

@@ -234,6 +234,10 @@ def import_(s: Session, file: str, target: str | None, expected: tuple[str, ...]
     s.close()
     s.db = destination
     s.model()
-    s.emit({"imported": report.actions, "campaign": report.campaign, "db": destination, "head": report.head},
-           human=f"imported {report.actions} actions of {report.campaign} into {destination} (verified; "
-                 f"head {report.actions}:{report.head})")
+    from rich.markup import escape
+
+    from ...postgres import shown
+
+    s.emit({"imported": report.actions, "campaign": report.campaign, "db": shown(destination), "head": report.head},
+           human=escape(f"imported {report.actions} actions of {report.campaign} into {shown(destination)} "
+                        f"(verified; head {report.actions}:{report.head})"))
