@@ -263,6 +263,11 @@ def measure_cli(path: Path, runs: int = 5) -> dict:
                                f"campaign from seq {before} to {after} (one action expected): {done.stderr.strip()}")
         return ms
 
+    # Bytecode as a regular install has it (pip compiles at install; an editable install
+    # writes it on first import, unless PYTHONDONTWRITEBYTECODE is set, as on this machine:
+    # then every run compiles ~55 modules again, a quarter of a command's time).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "ledger"), str(ROOT / "projections")],
+                   check=True, capture_output=True)
     times = []
     for _ in range(runs):
         times.append(ledger_cli("--actor", "hero1", "draw", deck))
