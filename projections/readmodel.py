@@ -48,7 +48,6 @@ from ledger.states import card_states
 from ledger.vocabulary import PUBLIC, host_of
 from ledger.witness import witnessed
 
-from .decoding import CARD, HERO, ORDER, is_action, light_decoder
 from .source import EventLog, Recorded
 from .summaries import summary
 from .tables import SQLiteTables, Tables, Writer, open_tables
@@ -405,6 +404,8 @@ class _Fold:
         """The rows of a batch of notifications (the campaign log's own are skipped).
         A short batch (a few actions to catch up) is folded onto the campaigns held:
         cheaper than settling each from its latest snapshot and the actions after it."""
+        from . import decoding  # msgspec and the light classes: not for a command's one action
+
         writer = _Batch()
         light = len(notes) >= LIGHT_FROM
         for note in notes:
@@ -412,14 +413,14 @@ class _Fold:
                 assert recorded is not None
                 self.apply(recorded.event, writer, after=recorded.campaign)
                 continue
-            decode = light_decoder(note.topic) if light else None
+            decode = decoding.light_decoder(note.topic) if light else None
             if decode is not None:
                 light = decode(note.state)
                 if light.seen is not None and light.unnamed is not None:
                     light.originator_id, light.originator_version = note.originator_id, note.originator_version
                     self.apply_light(light, writer)
                     continue
-            elif not is_action(note.topic):
+            elif not decoding.is_action(note.topic):
                 continue
             event = self.ledger.mapper.to_domain_event(note)
             self.apply(event, writer)
@@ -473,6 +474,8 @@ class _Fold:
     def apply_light(self, event: Any, writer: _Batch) -> None:
         """The rows of one action that records who witnessed it, decoded light: its
         history rows now, the cards and zones it touched once the batch is settled."""
+        from . import decoding
+
         cid = event.originator_id
         touched = event.cards_touched()
         writer.add_action(self._slug(cid), event, touched, event.seen, event.unnamed)
@@ -480,11 +483,11 @@ class _Fold:
         dirty.touched.update(touched)
         for change in event.changes:
             kind = type(change)
-            if kind is CARD:
+            if kind is decoding.CARD:
                 dirty.containers.update((change.was.at, change.now.at))
-            elif kind is ORDER:
+            elif kind is decoding.ORDER:
                 dirty.containers.add(change.stack)
-            elif kind is HERO:
+            elif kind is decoding.HERO:
                 dirty.heroes.add(change.hero)
 
     def _slug(self, cid: UUID) -> str:
