@@ -50,3 +50,22 @@ def test_play_at_the_table_is_two_commands_after_the_demo(tmp_path: Path):
     done = run_ledger(*seats[1:], cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert len(re.findall(r"http://127\.0\.0\.1:8000/join/[\w-]{32,}", done.stdout)) == 2
+
+
+def test_the_postgresql_commands_run_as_written():
+    from tests.postgres_support import fresh_schema
+
+    lines = _block_after("## Many campaigns: PostgreSQL")
+    assert lines[0].startswith("export LEDGER_DB=\"postgresql://")
+    with fresh_schema() as url:
+        ran = 0
+        for line in lines[1:]:
+            for part in line.split("#", 1)[0].split(" && "):
+                argv = shlex.split(part)
+                assert argv[0] == "ledger"
+                if argv[1] == "serve":  # a server: tests/test_postgres_server.py runs it
+                    continue
+                done = run_ledger(*argv[1:], cwd=ROOT, env={"LEDGER_DB": url})
+                assert done.returncode == 0, f"{part!r} failed: {done.stderr}"
+                ran += 1
+        assert ran >= 9
