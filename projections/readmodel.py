@@ -390,10 +390,11 @@ class _Fold:
     shared by catching up and by ``compare_with_log``.
 
     An action that records who witnessed it (``seen``, ``unnamed``: every action since
-    they were kept) gives its history rows by itself: it is decoded light
-    (``projections.decoding``) and never folded; the cards and zones rows it touched
-    are written from the campaign as it stands at the end of the batch (from its
-    latest snapshot). Older actions are folded one by one, as before."""
+    they were kept) gives its history rows by itself. In a long batch (a rebuild) it is
+    decoded light (``projections.decoding``) and never folded; the cards and zones rows
+    it touched are written from the campaign as it stands at the end of the batch (from
+    its latest snapshot). Older actions, and short batches (a few actions to catch up,
+    onto campaigns this fold holds already), are folded one by one."""
 
     def __init__(self, ledger: EventLog):
         self.ledger = ledger
@@ -415,10 +416,10 @@ class _Fold:
                 continue
             decode = decoding.light_decoder(note.topic) if light else None
             if decode is not None:
-                light = decode(note.state)
-                if light.seen is not None and light.unnamed is not None:
-                    light.originator_id, light.originator_version = note.originator_id, note.originator_version
-                    self.apply_light(light, writer)
+                action = decode(note.state)
+                if action.seen is not None and action.unnamed is not None:
+                    action.originator_id, action.originator_version = note.originator_id, note.originator_version
+                    self.apply_light(action, writer)
                     continue
             elif not decoding.is_action(note.topic):
                 continue
