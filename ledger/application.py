@@ -277,7 +277,10 @@ class Ledger(Application):
     # -- recording ------------------------------------------------------------
     def execute(self, cid: UUID, command: Command) -> Recorded:
         """Load → decide → save. A refusal raises and appends nothing; a save that
-        loses a race with another writer is decided again on the newer state."""
+        loses a race with another writer is decided again on the newer state. The first
+        decision may be made on the campaign held in memory (a long-lived process: the
+        table server); if the rules refuse it there while another process has recorded
+        since, it is decided again on the newer state before the refusal stands."""
         deadline = time.monotonic() + self.SAVE_PATIENCE
         attempt = 0
         while True:
@@ -286,10 +289,16 @@ class Ledger(Application):
             if attempt:  # a little random patience, so that racing writers fall out of step
                 time.sleep(random.uniform(0, min(0.002 * attempt, 0.05)))
             attempt += 1
+            held = attempt == 1 and cid in self._live  # decided on the copy in memory, unchecked
             campaign = self._current(cid, fresh=attempt > 1)
             play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq))
             try:
                 event = decide_event(play, command)
+            except LedgerError:
+                play.rollback()
+                if held and self._has_newer(cid, campaign.version):
+                    continue
+                raise
             except BaseException:
                 play.rollback()
                 raise
@@ -307,6 +316,10 @@ class Ledger(Application):
             if campaign.version % self.SNAPSHOT_INTERVAL == 0:
                 self.snapshot(campaign)
             return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
+
+    def _has_newer(self, cid: UUID, version: int) -> bool:
+        """Has another process recorded an action of this campaign after ``version``?"""
+        return bool(self._guard(lambda: list(self.events.get(cid, gt=version, limit=1))))
 
     # -- checkpoints ------------------------------------------------------------
     def checkpoint(self, cid: UUID, signer: Signer | None = None) -> Checkpoint:

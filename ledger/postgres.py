@@ -60,8 +60,12 @@ def postgres_env(url: str, *, create: bool) -> dict[str, str]:
         "POSTGRES_PASSWORD": unquote(parts.password or ""),
         "POSTGRES_SCHEMA": schema,
         "POSTGRES_CONNECT_TIMEOUT": "5",
-        "POSTGRES_POOL_SIZE": "4",
-        "POSTGRES_MAX_OVERFLOW": "4",
+        # The pool opens POOL_SIZE connections at once and grows on demand up to POOL_SIZE +
+        # MAX_OVERFLOW (8, for the table server's workers). One to begin with: a ledger
+        # command uses one, and each connection is a server process to start (4 of them made
+        # every command cost the server ~1.7 times the CPU, and the command ~1.3 times the time).
+        "POSTGRES_POOL_SIZE": "1",
+        "POSTGRES_MAX_OVERFLOW": "7",
     }
     if create:
         _create_schema(env, url)

@@ -1,7 +1,9 @@
-"""Shared fixtures: a real SQLite campaign file per test, and a ``Game`` helper that
-records actions and checks that refusals append nothing; ``run_ledger`` (the ``ledger``
-command, in this process) and ``run_ledger_process`` (in a child process), and the
-checks the command tests share (``succeeded``, ``one_error_line``, ``json_error``...)."""
+"""Shared fixtures: a real campaign database per test (an SQLite file, or for the
+modules marked ``both_stores`` also a PostgreSQL schema of its own: ``store``,
+``db_path``), and a ``Game`` helper that records actions and checks that refusals
+append nothing; ``run_ledger`` (the ``ledger`` command, in this process) and
+``run_ledger_process`` (in a child process), and the checks the command tests share
+(``succeeded``, ``one_error_line``, ``json_error``...)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,11 @@ import subprocess
 import sys
 import tempfile
 import traceback
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -23,6 +29,7 @@ from ledger.application import Ledger, Recorded
 from ledger.campaign import Campaign
 from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.errors import LedgerError
+from ledger.postgres import is_postgres, shown
 
 
 # Soak scripts (tests/soak/) and benchmarks (tests/benchmarks/) are run by hand.
@@ -55,9 +62,205 @@ def pytest_configure(config) -> None:
     tmpdir = _test_tmpdir()
     if tmpdir is not None:
         tempfile.tempdir = tmpdir  # read by pytest's tmp_path_factory and by tempfile
+    # PostgreSQL (the both_stores modules): commits do not wait for the server's disk, as the
+    # SQLite files are in memory (a session setting of the tests' connections, not the server's).
+    os.environ.setdefault("PGOPTIONS", "-c synchronous_commit=off")
     # No test signs with a key of this machine's user (ledger.signing): the key is
     # looked for where there is none, unless a test makes one (tests/test_record_trust.py).
     os.environ["LEDGER_KEY"] = str(Path(tempfile.gettempdir()) / f"no-key-here-{os.getpid()}" / "signing-key.pem")
+    config.addinivalue_line("markers", "both_stores: the module's (or test's) campaign databases are an SQLite file "
+                            "and a PostgreSQL schema in turn (the ``store`` fixture; tests/conftest.py)")
+    config.addinivalue_line("markers", "sqlite_only: this test of a both_stores module is about the SQLite file")
+
+
+# -- the two stores ------------------------------------------------------------------------------
+# A module marked ``pytestmark = pytest.mark.both_stores`` runs each test that uses ``store``
+# (through ``db_path``, ``app``, ``game``, ``new_db``... or itself) twice: on an SQLite file, and
+# on a PostgreSQL schema no other test sees while it runs (``db_path``: the test process's scratch
+# schema, emptied after each test; ``fresh_db``, ``new_db``, ``copy_db``: a new ``t_<hex>``,
+# dropped after it) on the server at $LEDGER_TEST_POSTGRES (default
+# postgresql://postgres@127.0.0.1:5432/test). If that server cannot be reached, those tests fail
+# saying how to start it: never skipped. Other tests, and those marked ``sqlite_only``, use an
+# SQLite file only.
+STORES = ("sqlite", "postgres")
+
+
+def pytest_generate_tests(metafunc) -> None:
+    if "store" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_stores") \
+            and not metafunc.definition.get_closest_marker("sqlite_only"):
+        metafunc.parametrize("store", STORES, ids=list(STORES), indirect=True)
+
+
+@pytest.fixture(scope="module")
+def store(request) -> str:
+    """``sqlite`` or ``postgres``: where this test's campaign databases are (module scope,
+    so that a module's shared campaign may be made once per store)."""
+    return getattr(request, "param", "sqlite")
+
+
+class _Postgres:
+    """This process's connection to the test server (``$LEDGER_TEST_POSTGRES``), for making,
+    emptying and dropping schemas; a server found unreachable fails every later test at once."""
+
+    conn: Any = None
+    down: str | None = None
+    scratch: str | None = None  # this process's schema for ``db_path``, emptied after each test
+
+    @classmethod
+    def connection(cls) -> Any:
+        from tests.postgres_support import SERVER
+
+        if cls.conn is None and cls.down is None:
+            import psycopg
+
+            try:
+                cls.conn = psycopg.connect(SERVER, autocommit=True, connect_timeout=5)
+            except psycopg.OperationalError as exc:
+                reason = str(exc).strip().splitlines()[0]
+                cls.down = (f"PostgreSQL is not reachable at {shown(SERVER)} ({reason}): start it (pg_ctlcluster "
+                            "15 main start, or service postgresql start) or name another server with "
+                            "LEDGER_TEST_POSTGRES=postgresql://USER@HOST:PORT/DBNAME")
+            else:
+                cls.conn.execute("SET lock_timeout = '20s'")  # a lock a test left held: an error, not a hang
+        if cls.down is not None:
+            pytest.fail(cls.down, pytrace=False)
+        return cls.conn
+
+    @classmethod
+    def execute(cls, sql: str, params: Any = None) -> list[tuple]:
+        conn = cls.connection()
+        try:
+            cursor = conn.execute(sql, params)
+            return cursor.fetchall() if cursor.description else []
+        except Exception:
+            if conn.closed or conn.broken:
+                cls.conn = None  # connect again next time (the server may have been restarted)
+            raise
+
+    @classmethod
+    def take_scratch(cls) -> str:
+        """The URL of an empty campaign database: this process's scratch schema, with
+        eventsourcing's tables (making them costs more than emptying them)."""
+        if cls.scratch is None:
+            url = new_schema()
+            Ledger.open(url, create=True).close()
+            cls.scratch = url
+        return cls.scratch
+
+    @classmethod
+    def empty_scratch(cls) -> None:
+        """The scratch schema as ``take_scratch`` made it, in one statement: every other table
+        (the read models') and function (a test's triggers') dropped, eventsourcing's tables
+        emptied, notification ids from 1 again. If that fails the schema is dropped, and the
+        next test gets a new one."""
+        url, schema = cls.scratch, schema_of(cls.scratch)
+        try:
+            cls.execute(f"""DO $$ DECLARE name text; BEGIN
+                FOR name IN SELECT tablename FROM pg_tables WHERE schemaname = '{schema}'
+                        AND tablename NOT IN ('ledger_events', 'ledger_snapshots') LOOP
+                    EXECUTE format('DROP TABLE %I.%I CASCADE', '{schema}', name);
+                END LOOP;
+                FOR name IN SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = pronamespace
+                        WHERE nspname = '{schema}' AND proname NOT LIKE 'es\\_%' LOOP
+                    EXECUTE 'DROP FUNCTION ' || name || ' CASCADE';
+                END LOOP;
+                TRUNCATE "{schema}".ledger_events, "{schema}".ledger_snapshots RESTART IDENTITY;
+            END $$""")
+        except Exception:
+            cls.scratch = None
+            drop_schema(url)
+            raise
+
+    @classmethod
+    def drop_scratch(cls) -> None:
+        if cls.scratch is not None and cls.conn is not None:
+            url, cls.scratch = cls.scratch, None
+            drop_schema(url)
+
+
+def pytest_sessionfinish(session) -> None:
+    if _Postgres.conn is not None:
+        try:
+            _Postgres.drop_scratch()
+        finally:
+            _Postgres.conn.close()
+
+
+def new_schema() -> str:
+    """The URL of a new, empty schema on the test server (``drop_schema`` it after)."""
+    from tests.postgres_support import SERVER
+
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    _Postgres.execute(f'CREATE SCHEMA "{name}"')
+    return f"{SERVER}?schema={name}"
+
+
+def drop_schema(url: str) -> None:
+    _Postgres.execute(f'DROP SCHEMA IF EXISTS "{schema_of(url)}" CASCADE')
+
+
+def schema_of(url: str) -> str:
+    from urllib.parse import parse_qs, urlsplit
+
+    return parse_qs(urlsplit(url).query)["schema"][0]
+
+
+@contextmanager
+def fresh_db(store: str, folder: Path, name: str = "campaign.db") -> Iterator[Path | str]:
+    """A database where none is yet: ``folder / name`` (SQLite), or the URL of a new, empty
+    schema (PostgreSQL), dropped on leaving."""
+    if store == "sqlite":
+        yield Path(folder) / name
+        return
+    url = new_schema()
+    try:
+        yield url
+    finally:
+        drop_schema(url)
+
+
+@pytest.fixture
+def db_path(store: str, tmp_path: Path) -> Iterator[Path | str]:
+    """This test's campaign database: ``campaign.db`` in tmp_path (not made yet), or on
+    PostgreSQL the URL of a schema holding eventsourcing's tables, empty (this process's
+    scratch schema, emptied again after the test: no other test sees its rows, and xdist's
+    processes each have their own)."""
+    if store == "sqlite":
+        yield tmp_path / "campaign.db"
+        return
+    yield _Postgres.take_scratch()
+    _Postgres.empty_scratch()
+
+
+@pytest.fixture
+def new_db(store: str, tmp_path: Path) -> Iterator:
+    """``new_db(name)``: another database of this test's store, where none is yet (an
+    SQLite file ``tmp_path / name``, or a new schema, dropped after the test)."""
+    made: list[str] = []
+
+    def make(name: str = "campaign.db") -> Path | str:
+        if store == "sqlite":
+            return tmp_path / name
+        made.append(new_schema())
+        return made[-1]
+
+    yield make
+    for url in made:
+        drop_schema(url)
+
+
+def db_of(app: Ledger) -> Path | str:
+    """The database ``app`` was opened on, to open it again: the SQLite file's name, or the
+    PostgreSQL URL (with its schema)."""
+    env = app.env
+    if env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres":
+        from urllib.parse import quote
+
+        user = quote(env["POSTGRES_USER"], safe="")
+        password = f":{quote(env['POSTGRES_PASSWORD'], safe='')}" if env.get("POSTGRES_PASSWORD") else ""
+        return (f"postgresql://{user}{password}@{env['POSTGRES_HOST']}:{env['POSTGRES_PORT']}/"
+                f"{quote(env['POSTGRES_DBNAME'], safe='')}?schema={env['POSTGRES_SCHEMA']}")
+    return env["SQLITE_DBNAME"]
 
 
 class DiskTmpPathFactory:
@@ -91,7 +294,7 @@ def disk_tmp_path(disk_tmp_path_factory, request) -> Path:
 
 
 class Game:
-    """A started campaign on a real database file."""
+    """A started campaign on a real database (an SQLite file or a PostgreSQL schema)."""
 
     def __init__(self, app: Ledger, cid):
         self.app = app
@@ -119,12 +322,21 @@ class Game:
         assert self.app.stored_event_count() == before_count, "a refused action appended events"
         assert self.app.last_seq(self.cid) == before_seq
         assert self.campaign.table.to_dict() == before_table, "a refused action changed the table"
-        fresh = Ledger.open(self.app.env.get("SQLITE_DBNAME"))
+        assert self.stored_table(before_seq) == before_table, "the stored record no longer gives the table"
+        return info.value
+
+    def stored_table(self, seq: int) -> dict:
+        """The table after ``seq``, the last action, as the database gives it: loaded by a
+        new ``Ledger`` (a new process's view) from an SQLite file; on PostgreSQL, where opening
+        one costs ~20 ms, by this one from the stored snapshot and actions
+        (``campaign(at=seq)``, which reads the store, never the copy in memory)."""
+        if is_postgres(db_of(self.app)):
+            return self.app.campaign(self.cid, at=seq).table.to_dict()
+        fresh = Ledger.open(db_of(self.app))
         try:
-            assert fresh.campaign(self.cid).table.to_dict() == before_table
+            return fresh.campaign(self.cid).table.to_dict()
         finally:
             fresh.close()
-        return info.value
 
     def zone(self, card: str) -> str:
         return self.table.zone_of(card)
@@ -137,19 +349,16 @@ class Game:
 
 
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "campaign.db"
-
-
-@pytest.fixture
-def app(db_path: Path):
-    ledger = Ledger.open(db_path, create=True)
+def app(db_path: Path | str):
+    # A PostgreSQL db_path has its tables already: making them again would cost ~60 ms a test.
+    ledger = Ledger.open(db_path, create=not is_postgres(db_path))
     yield ledger
     ledger.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def sample_catalog():
+    """The sample catalog, read once (~25 ms a read; nothing changes a ``Catalog``)."""
     return load_catalog(sample_catalog_path())
 
 
@@ -164,7 +373,7 @@ def game(app: Ledger, sample_catalog) -> Game:
 
 
 # -- the ``ledger`` command ------------------------------------------------------------------
-def _argv(args: tuple, db: Path | None) -> list[str]:
+def _argv(args: tuple, db: Path | str | None) -> list[str]:
     return (["--db", str(db)] if db is not None else []) + [str(a) for a in args]
 
 
@@ -178,11 +387,12 @@ def _exit_status(code: object, err) -> int:
     return 1
 
 
-def run_ledger(*args: str, db: Path | None = None, cwd: Path | None = None,
+def run_ledger(*args: str, db: Path | str | None = None, cwd: Path | None = None,
                env: dict | None = None) -> subprocess.CompletedProcess:
-    """``ledger [--db DB] ARGS`` run in this process: the code path of ``python -m ledger``
-    (``ledger.interface.cli.main``) inside click's ``CliRunner`` isolation. Returns what a
-    child process would: ``returncode``, ``stdout``, ``stderr`` (a ``CompletedProcess``).
+    """``ledger [--db DB] ARGS`` run in this process (DB: a file, or a PostgreSQL URL): the code
+    path of ``python -m ledger`` (``ledger.interface.cli.main``) inside click's ``CliRunner``
+    isolation. Returns what a child process would: ``returncode``, ``stdout``, ``stderr`` (a
+    ``CompletedProcess``).
 
     Like a child process it starts from this process's environment without
     ``$LEDGER_DB``, plus ``env`` (which may set ``LEDGER_DB``), in ``cwd``; the
@@ -228,7 +438,7 @@ def run_ledger(*args: str, db: Path | None = None, cwd: Path | None = None,
                                        stderr.decode("utf-8", "replace"))
 
 
-def run_ledger_process(*args: str, db: Path | None = None, cwd: Path | None = None,
+def run_ledger_process(*args: str, db: Path | str | None = None, cwd: Path | None = None,
                        env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
     """``python -m ledger [--db DB] ARGS`` in a child process, for the tests where the
     process boundary is the point (a fresh interpreter replaying the file). Same
@@ -239,14 +449,14 @@ def run_ledger_process(*args: str, db: Path | None = None, cwd: Path | None = No
                           cwd=cwd, env=full_env, timeout=timeout)
 
 
-def cli(db: Path, *args: str) -> tuple[int, str, str]:
+def cli(db: Path | str, *args: str) -> tuple[int, str, str]:
     """``ledger --db DB ARGS`` in this process: (exit status, stdout, stderr). A wide
     terminal, so that no id is wrapped across lines in the human tables."""
     result = run_ledger(*args, db=db, env={"COLUMNS": "1000"})
     return result.returncode, result.stdout, result.stderr
 
 
-def ok(db: Path, *args: str) -> str:
+def ok(db: Path | str, *args: str) -> str:
     """``ledger --db DB ARGS`` must succeed, without a traceback: its stdout."""
     code, out, err = cli(db, *args)
     assert code == 0, f"ledger {' '.join(args)} exited {code}: {err}"
@@ -292,7 +502,7 @@ def json_error(result: subprocess.CompletedProcess) -> dict:
     return doc["error"]
 
 
-def last_seq(db: Path) -> int:
+def last_seq(db: Path | str) -> int:
     """The seq of the latest action of the only campaign in ``db``."""
     ledger = Ledger.open(db)
     try:
@@ -301,7 +511,7 @@ def last_seq(db: Path) -> int:
         ledger.close()
 
 
-def stored_events(db: Path) -> int:
+def stored_events(db: Path | str) -> int:
     """How many events ``db`` holds (every campaign and log): a refusal must not change it."""
     ledger = Ledger.open(db)
     try:
@@ -310,10 +520,106 @@ def stored_events(db: Path) -> int:
         ledger.close()
 
 
-def copy_db(src: Path, dst_dir: Path) -> Path:
-    """A copy of a campaign file (with its ``-wal``/``-shm``) in ``dst_dir``, same name."""
+@contextmanager
+def raw_events(db: Path | str) -> Iterator[Any]:
+    """Raw SQL on a database's stored events, as a forger (or a test looking under the
+    ledger) would run it, in one transaction: yields ``run(sql, params)``, which returns the
+    cursor (``fetchall``, ``fetchone``, ``rowcount``). The SQL is written for the SQLite file
+    (table ``stored_events``, ``rowid``, ``?`` parameters); on PostgreSQL it is run on the
+    schema's ``ledger_events`` (``notification_id`` for ``rowid``)."""
+    if is_postgres(db):
+        schema = schema_of(str(db))
+        conn = _Postgres.connection()
+
+        def run_pg(sql: str, params: Any = ()) -> Any:
+            sql = sql.replace("stored_events", f'"{schema}".ledger_events').replace("rowid", "notification_id")
+            return conn.execute(sql.replace("?", "%s"), params)
+
+        with conn.transaction():
+            yield run_pg
+        return
+    import sqlite3
+
+    con = sqlite3.connect(str(db))
+    try:
+        with con:
+            yield con.execute
+    finally:
+        con.close()
+
+
+def read_tables(db: Path | str, sql: str, params: Any = (), *, as_dicts: bool = False) -> list:
+    """A read of a database's read-model tables from outside the ledger (``sqlite3`` on the
+    file, or the test server's connection in the schema), SQL in SQLite's spelling: the rows
+    as tuples, or as dicts (``as_dicts``)."""
+    if is_postgres(db):
+        from projections.tables import postgres_sql
+
+        conn = _Postgres.connection()
+        with conn.transaction(force_rollback=True):
+            conn.execute(f'SET LOCAL search_path TO "{schema_of(str(db))}"')
+            cursor = conn.execute(postgres_sql(sql), params)
+            rows = cursor.fetchall()
+            names = [column.name for column in cursor.description]
+    else:
+        import sqlite3
+
+        con = sqlite3.connect(str(db))
+        try:
+            cursor = con.execute(sql, params)
+            rows = cursor.fetchall()
+            names = [column[0] for column in cursor.description]
+        finally:
+            con.close()
+    return [dict(zip(names, row)) for row in rows] if as_dicts else rows
+
+
+def stored_rows(db: Path | str, cid) -> dict[int, tuple]:
+    """The stored rows of a campaign, straight from the database: seq -> (row id, topic, state)."""
+    with raw_events(db) as run:
+        rows = run("SELECT originator_version, rowid, topic, state FROM stored_events WHERE originator_id IN (?, ?)",
+                   [cid.hex, str(cid)]).fetchall()
+    return {seq: (rowid, topic, bytes(state)) for seq, rowid, topic, state in rows}
+
+
+def copy_db(src: Path | str, dst_dir: Path) -> Path | str:
+    """A copy of a campaign database: of an SQLite file (with its ``-wal``/``-shm``) in
+    ``dst_dir``, same name; of a PostgreSQL schema, a new schema (dropped after the test,
+    ``_drop_copies``) holding the same rows, the stored events with their notification ids."""
+    if is_postgres(src):
+        return _copy_schema(str(src))
     dst = Path(dst_dir) / Path(src).name
     for suffix in ("", "-wal", "-shm"):
         if Path(f"{src}{suffix}").exists():
             shutil.copy(f"{src}{suffix}", f"{dst}{suffix}")
     return dst
+
+
+_COPIES: list[str] = []
+
+
+def _copy_schema(src: str) -> str:
+    """eventsourcing's tables (and its functions and types) made by opening the new schema,
+    its rows copied over; every other table (the read models') copied as it is."""
+    dst = new_schema()
+    _COPIES.append(dst)
+    Ledger.open(dst, create=True).close()
+    old, new = schema_of(src), schema_of(dst)
+    for table in ("ledger_events", "ledger_snapshots"):
+        _Postgres.execute(f'INSERT INTO "{new}".{table} SELECT * FROM "{old}".{table}')
+    _Postgres.execute(f"SELECT setval('\"{new}\".ledger_events_notification_id_seq', "
+                      f'COALESCE((SELECT MAX(notification_id) FROM "{new}".ledger_events), 0) + 1, false)')
+    rows = _Postgres.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s "
+                             "AND tablename NOT IN ('ledger_events', 'ledger_snapshots')", [old])
+    for (table,) in rows:
+        _Postgres.execute(f'CREATE TABLE "{new}"."{table}" (LIKE "{old}"."{table}" INCLUDING ALL)')
+        _Postgres.execute(f'INSERT INTO "{new}"."{table}" SELECT * FROM "{old}"."{table}"')
+    return dst
+
+
+@pytest.fixture(autouse=True)
+def _drop_copies() -> Iterator[None]:
+    """Drops the PostgreSQL copies a test made (``copy_db``)."""
+    yield
+    while _COPIES:
+        drop_schema(_COPIES.pop())

@@ -22,6 +22,8 @@ from ledger.events import CardActivated
 
 from .conftest import Game
 
+pytestmark = pytest.mark.both_stores
+
 
 def spot(game: Game, card: str):
     return game.table.spot(card)

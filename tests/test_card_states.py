@@ -8,6 +8,8 @@ import pytest
 from ledger import commands as c
 from ledger.rules import card_states
 
+pytestmark = pytest.mark.both_stores
+
 FACE_AND_TILT = {"revealed", "hidden", "restored", "exhausted"}
 
 

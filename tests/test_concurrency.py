@@ -1,4 +1,8 @@
-"""Concurrent writers on one SQLite campaign file on disk (issue item 3), with real processes.
+"""Concurrent writers on one SQLite campaign file on disk (issue item 3), with real processes;
+and on one PostgreSQL schema (``--db URL``): the shared campaign with 2 writers and a
+reader (``test_on_postgresql_...``), the last card raced by 4 heroes, and 2 Python API
+writers. Two campaigns in one database stay SQLite's: on PostgreSQL they are kept apart by
+the same originator ids, and the shared campaign races its writers there.
 
 Each writer is a child ``python -c`` process that runs the real ``ledger`` command
 (``ledger.interface.cli.main``, the code path of ``python -m ledger``) in a loop, one command
@@ -24,11 +28,11 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +43,9 @@ from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 from projections.readmodel import ReadModel, card_row, zone_row
 
-from .conftest import run_ledger
+from .conftest import fresh_db, read_tables, run_ledger
+
+pytestmark = pytest.mark.both_stores
 
 CATALOG = load_catalog(sample_catalog_path())
 CATALOG_IDS = CATALOG.ids()
@@ -121,7 +127,7 @@ else:
 
 
 # -- helpers ---------------------------------------------------------------------
-def prepare(path: Path, slugs: tuple[str, ...], heroes: int) -> dict[str, int]:
+def prepare(path: Path | str, slugs: tuple[str, ...], heroes: int) -> dict[str, int]:
     """Campaigns with heroes h1..hN (each owning one face-down card in their inventory),
     a shuffled deck with every skill card, and the race cards in the scenario. The
     read-model tables exist and are caught up. Returns each campaign's last seq."""
@@ -174,13 +180,14 @@ class Line:
 
 @dataclass
 class Run:
-    db: Path
+    db: Path | str
     before: dict[str, int]
     lines: list[Line] = field(default_factory=list)
     raw: dict[int, tuple[str, str]] = field(default_factory=dict)  # child -> (stdout, stderr)
     lost_races: int = 0
     reader_runs: int = 0
     seconds: float = 0.0
+    rounds: int = 0  # of each writer's plan (the shared campaign)
 
     def campaign_of(self, line: Line) -> str:
         if "--campaign" in line.argv:
@@ -200,7 +207,7 @@ def wait_until_ready(files: list[Path], procs: list[subprocess.Popen], timeout: 
         time.sleep(0.01)
 
 
-def run_children(db: Path, plans: list[dict], tmp: Path, timeout: float = 80) -> Run:
+def run_children(db: Path | str, plans: list[dict], tmp: Path, timeout: float = 80) -> Run:
     go, stop = tmp / "go", tmp / "stop"
     procs = []
     for i, plan in enumerate(plans):
@@ -249,7 +256,7 @@ def run_children(db: Path, plans: list[dict], tmp: Path, timeout: float = 80) ->
     return run
 
 
-def slug_uuid(db: Path, slug: str):
+def slug_uuid(db: Path | str, slug: str):
     app = Ledger.open(db)
     try:
         return app.resolve(slug)
@@ -322,15 +329,12 @@ def assert_read_models_follow_the_log(run: Run) -> None:
             last = app.last_seq(cid)
             assert seqs == list(range(1, last + 1)), f"{slug}: history is not seq 1..{last} in order"
             campaign = app.campaign(cid)
-            con = sqlite3.connect(str(run.db))
-            con.row_factory = sqlite3.Row
-            try:
-                cards = {r["id"]: dict(r) for r in con.execute("SELECT * FROM cards WHERE campaign = ?", [slug])}
-                zones = {r["id"]: dict(r) for r in con.execute("SELECT * FROM zones WHERE campaign = ?", [slug])}
-                history = [r[0] for r in con.execute("SELECT seq FROM history WHERE campaign = ? ORDER BY seq",
-                                                     [slug])]
-            finally:
-                con.close()
+            cards = {r["id"]: r for r in read_tables(run.db, "SELECT * FROM cards WHERE campaign = ?", [slug],
+                                                     as_dicts=True)}
+            zones = {r["id"]: r for r in read_tables(run.db, "SELECT * FROM zones WHERE campaign = ?", [slug],
+                                                     as_dicts=True)}
+            history = [r[0] for r in read_tables(run.db, "SELECT seq FROM history WHERE campaign = ? ORDER BY seq",
+                                                 [slug])]
             assert history == list(range(1, last + 1))
             assert set(cards) == set(CATALOG_IDS)
             for card in CATALOG_IDS:
@@ -342,7 +346,7 @@ def assert_read_models_follow_the_log(run: Run) -> None:
             app.close()
 
 
-def assert_verifies(db: Path, slugs) -> None:
+def assert_verifies(db: Path | str, slugs) -> None:
     for slug in slugs:
         result = run_ledger("--campaign", slug, "verify", db=db)
         assert result.returncode == 0, f"verify {slug}: {result.stdout}{result.stderr}"
@@ -350,20 +354,24 @@ def assert_verifies(db: Path, slugs) -> None:
 
 
 # -- one campaign, 2 and 4 writers (and a reader) ------------------------------------
-ROUNDS = {2: 100, 4: 100}
+ROUNDS = 100
 
 
 @pytest.fixture(scope="module", params=[2, 4], ids=["2-writers", "4-writers"])
 def shared_campaign_run(request, disk_tmp_path_factory) -> Run:
     writers = request.param
     tmp = disk_tmp_path_factory.mktemp(f"shared{writers}")
-    db = tmp / "campaign.db"
+    return shared_run(tmp / "campaign.db", tmp, writers, ROUNDS)
+
+
+def shared_run(db: Path | str, tmp: Path, writers: int, rounds: int) -> Run:
     before = prepare(db, ("north",), heroes=writers)
-    plans = [{"steps": writer_plan(None, hero, ROUNDS[writers], RACE_CARDS)} for hero in range(1, writers + 1)]
+    plans = [{"steps": writer_plan(None, hero, rounds, RACE_CARDS)} for hero in range(1, writers + 1)]
     plans.append({"loop": [("zones", ["zones"]), ("public zones", ["--as", "public", "--json", "zones"]),
                            ("card", ["card", OWN_CARDS[0]])]})
     run = run_children(db, plans, tmp)
     run.before = before
+    run.rounds = rounds
     ok = sum(1 for line in run.lines if line.code == 0)
     refused = sum(1 for line in run.lines if line.code != 0)
     print(f"\n[{writers} writers] {len(run.lines)} commands: {ok} recorded, {refused} refused, "
@@ -398,7 +406,7 @@ def test_a_card_every_writer_discards_at_once_is_discarded_exactly_once_and_the_
         shared_campaign_run):
     run = shared_campaign_run
     writers = len(run.raw) - 1
-    raced = [card for card in RACE_CARDS[:ROUNDS[writers]]]
+    raced = [card for card in RACE_CARDS[:run.rounds]]
     for card in raced:
         attempts = [line for line in run.lines if line.tag == f"race:{card}"]
         assert len(attempts) == writers
@@ -455,9 +463,39 @@ def test_readers_running_during_the_writes_never_fail(shared_campaign_run):
     assert run.reader_runs >= 3, "the reader hardly ran while the writers wrote"
 
 
+SHARED_CHECKS = [
+    test_concurrent_writers_print_no_lock_error_traceback_or_operational_error,
+    test_concurrent_writers_refusals_are_one_error_line_each,
+    test_concurrent_writers_lose_and_duplicate_no_action_and_seqs_stay_contiguous,
+    test_actions_still_legal_after_a_lost_race_are_recorded_transparently,
+    test_a_card_every_writer_discards_at_once_is_discarded_exactly_once_and_the_others_refused,
+    test_each_hero_s_own_card_lies_as_its_last_recorded_turn_left_it,
+    test_concurrently_written_log_verifies,
+    test_after_concurrent_writers_history_lists_every_seq_once_and_tables_equal_the_fold,
+    test_readers_running_during_the_writes_never_fail,
+]
+
+
+def test_on_postgresql_two_writers_and_a_reader_pass_every_check_of_the_shared_campaign(disk_tmp_path):
+    """The shared campaign on one PostgreSQL schema (the children's ``--db URL``), put through
+    every check above. A command costs there ~9 times SQLite's (each opens the store anew:
+    new connections, the read models' catalog checks), so the run is played once, in one
+    test (a module fixture is played by every test process that runs one of its tests):
+    2 writers for 40 rounds, which still lose races all along, and a reader; 4 writers would
+    add no code path."""
+    with fresh_db("postgres", disk_tmp_path) as db:
+        run = shared_run(db, disk_tmp_path, 2, 40)
+        for check in SHARED_CHECKS:
+            check(run)
+
+
 # -- the last card of a deck, raced by 4 heroes --------------------------------------
-def test_four_heroes_drawing_the_last_card_of_a_deck_at_once_give_it_to_exactly_one(disk_tmp_path):
-    db = disk_tmp_path / "campaign.db"
+def test_four_heroes_drawing_the_last_card_of_a_deck_at_once_give_it_to_exactly_one(store, disk_tmp_path):
+    with fresh_db(store, disk_tmp_path) as db:
+        four_heroes_draw_the_last_card(db, disk_tmp_path)
+
+
+def four_heroes_draw_the_last_card(db: Path | str, disk_tmp_path: Path) -> None:
     app = Ledger.open(db, create=True)
     decks = ["deck:item", "deck:skill", "deck:companion", "deck:event"]
     try:
@@ -504,16 +542,21 @@ def test_four_heroes_drawing_the_last_card_of_a_deck_at_once_give_it_to_exactly_
 
 
 # -- two campaigns in one file, two writers each ---------------------------------------
-@pytest.fixture(scope="module")
-def two_campaigns_run(disk_tmp_path_factory) -> Run:
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def two_campaigns_run(request, disk_tmp_path_factory) -> Iterator[Run]:
+    """Two campaigns in one database, two writers each: 4 writers at once (on PostgreSQL,
+    10 rounds each, since every command there opens its own connections)."""
     tmp = disk_tmp_path_factory.mktemp("two")
-    db = tmp / "campaigns.db"
-    before = prepare(db, ("north", "south"), heroes=2)
-    plans = [{"steps": writer_plan(slug, hero, 30, RACE_CARDS)} for slug in ("north", "south") for hero in (1, 2)]
-    run = run_children(db, plans, tmp)
-    run.before = before
-    print(f"\n[two campaigns] {len(run.lines)} commands, {run.lost_races} lost races, {run.seconds:.1f}s")
-    return run
+    rounds = 30 if request.param == "sqlite" else 10
+    with fresh_db(request.param, tmp, "campaigns.db") as db:
+        before = prepare(db, ("north", "south"), heroes=2)
+        plans = [{"steps": writer_plan(slug, hero, rounds, RACE_CARDS)} for slug in ("north", "south")
+                 for hero in (1, 2)]
+        run = run_children(db, plans, tmp)
+        run.before, run.rounds = before, rounds
+        print(f"\n[two campaigns, {request.param}] {len(run.lines)} commands, {run.lost_races} lost races, "
+              f"{run.seconds:.1f}s")
+        yield run
 
 
 def test_two_campaigns_in_one_file_written_at_once_keep_their_logs_apart_and_whole(two_campaigns_run):
@@ -524,7 +567,7 @@ def test_two_campaigns_in_one_file_written_at_once_keep_their_logs_apart_and_who
     failed = [(line.argv, line.stderr) for line in run.lines if line.tag in ("own", "shuffle") and line.code != 0]
     assert not failed, f"legal actions refused: {failed[:5]}"
     for slug in ("north", "south"):
-        for card in RACE_CARDS[:30]:
+        for card in RACE_CARDS[:run.rounds]:
             attempts = [line for line in run.lines if line.tag == f"race:{card}" and run.campaign_of(line) == slug]
             assert sum(1 for line in attempts if line.code == 0) == 1, f"{slug}: {card}"
     assert_verifies(run.db, ("north", "south"))
@@ -560,12 +603,19 @@ app.close()
 """
 
 
-@pytest.mark.parametrize("writers", [2, 4])
-def test_python_api_writers_keeping_their_ledger_open_record_every_turn_exactly_once(disk_tmp_path, writers):
+API_WRITERS = [("sqlite", 2), ("sqlite", 4), ("postgres", 2)]  # 4 on PostgreSQL: the same code paths again
+
+
+@pytest.mark.parametrize("where,writers", API_WRITERS, ids=[f"{where}-{n}" for where, n in API_WRITERS])
+def test_python_api_writers_keeping_their_ledger_open_record_every_turn_exactly_once(where, disk_tmp_path, writers):
     """A ``Ledger`` kept open decides on its in-memory copy first; when another process
     saved in between, the save fails and the command is decided again on the new state.
     Turning one's own card over is always legal, so nothing may be refused or lost."""
-    db = disk_tmp_path / "campaign.db"
+    with fresh_db(where, disk_tmp_path) as db:
+        api_writers(db, disk_tmp_path, writers)
+
+
+def api_writers(db: Path | str, disk_tmp_path: Path, writers: int) -> None:
     before = prepare(db, ("north",), heroes=writers)["north"]
     rounds = 100
     go = disk_tmp_path / "go"

@@ -18,6 +18,8 @@ from ledger.events import ActionUndone
 
 from .conftest import Game, run_ledger
 
+pytestmark = pytest.mark.both_stores
+
 ITEMS = ("item-sword", "item-bow", "item-rope", "item-shield", "item-lantern", "item-axe", "item-torch",
          "item-potion", "item-helm", "item-amulet")
 

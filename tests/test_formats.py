@@ -14,6 +14,8 @@ from ledger.vocabulary import Suit
 
 from .conftest import Game
 
+pytestmark = pytest.mark.both_stores
+
 HEROES = ("ana", "bo")
 SUITS = [str(s) for s in Suit]
 

@@ -1,4 +1,5 @@
-"""The read-model tables (projections/readmodel.py) on real SQLite files.
+"""The read-model tables (projections/readmodel.py) on real SQLite files, and (all but the
+SQLite file's own checks and the hypothesis sessions) on PostgreSQL schemas.
 
 - the tables exist with their primary keys and any ``sqlite3`` client can browse them;
 - ``cards`` and ``zones`` rows are what the shared fold says (``card_row``/``zone_row``
@@ -32,8 +33,10 @@ from ledger.errors import LedgerError
 from projections import readmodel
 from projections.readmodel import ReadModel, card_row, zone_row
 
-from .conftest import cli, run_ledger
+from .conftest import _Postgres, cli, is_postgres, read_tables, run_ledger, schema_of
 from .test_properties import Session, draw_command, stock_decks
+
+pytestmark = pytest.mark.both_stores
 
 CATALOG = load_catalog(sample_catalog_path())
 CATALOG_IDS = CATALOG.ids()
@@ -48,39 +51,27 @@ ORDER = {
 
 
 # -- helpers ---------------------------------------------------------------------
-def dump(path: Path) -> dict[str, list[tuple]]:
-    """Every row of the four read-model tables, through plain sqlite3."""
-    con = sqlite3.connect(str(path))
-    try:
-        return {t: con.execute(f"SELECT * FROM [{t}] ORDER BY {ORDER[t]}").fetchall() for t in TABLES}
-    finally:
-        con.close()
+def dump(path: Path | str) -> dict[str, list[tuple]]:
+    """Every row of the four read-model tables, read from outside the ledger (plain sqlite3)."""
+    return {t: read_tables(path, f"SELECT * FROM [{t}] ORDER BY {ORDER[t]}") for t in TABLES}
 
 
-def history_seqs(path: Path, slug: str) -> list[int]:
-    con = sqlite3.connect(str(path))
-    try:
-        return [r[0] for r in con.execute("SELECT seq FROM history WHERE campaign = ? ORDER BY seq", [slug])]
-    finally:
-        con.close()
+def history_seqs(path: Path | str, slug: str) -> list[int]:
+    return [r[0] for r in read_tables(path, "SELECT seq FROM history WHERE campaign = ? ORDER BY seq", [slug])]
 
 
-def position_of(path: Path) -> int:
-    con = sqlite3.connect(str(path))
-    try:
-        return con.execute("SELECT position FROM projection_position").fetchone()[0]
-    finally:
-        con.close()
+def position_of(path: Path | str) -> int:
+    return read_tables(path, "SELECT position FROM projection_position")[0][0]
 
 
 def assert_rows_are_the_fold(model: ReadModel, campaign) -> None:
     """Every cards row equals card_row, every zones row equals zone_row, nothing more."""
     slug = campaign.slug
-    cards = {r["id"]: r for r in model.db["cards"].rows_where("campaign = ?", [slug])}
+    cards = {r["id"]: r for r in model.rows("SELECT * FROM cards WHERE campaign = ?", [slug])}
     assert set(cards) == set(CATALOG_IDS), "the cards table misses cards or has extra ones"
     for card in CATALOG_IDS:
         assert cards[card] == card_row(campaign, card), f"cards row of {card} disagrees with the fold"
-    zones = {r["id"]: r for r in model.db["zones"].rows_where("campaign = ?", [slug])}
+    zones = {r["id"]: r for r in model.rows("SELECT * FROM zones WHERE campaign = ?", [slug])}
     assert set(zones) == set(campaign.zones()), "the zones table misses zones or has extra ones"
     for zone in campaign.zones():
         assert zones[zone] == zone_row(campaign, zone), f"zones row of {zone} disagrees with the fold"
@@ -99,6 +90,7 @@ def scripted_session(app: Ledger, cid, after_each=None) -> None:
 
 
 # -- the tables ---------------------------------------------------------------------
+@pytest.mark.sqlite_only
 def test_read_model_tables_have_their_primary_keys_and_plain_sqlite3_can_browse_them(game, db_path):
     game.add("item-sword", "item-bow", to="deck:item")
     game.do(c.Draw(actor="ana", stack="deck:item"))
@@ -137,8 +129,8 @@ def test_read_model_tables_have_their_primary_keys_and_plain_sqlite3_can_browse_
         con.close()
 
 
-def test_every_action_recorded_through_the_command_leaves_the_tables_caught_up(tmp_path):
-    db = tmp_path / "campaign.db"
+def test_every_action_recorded_through_the_command_leaves_the_tables_caught_up(db_path):
+    db = db_path
     for args in (
         ["init", "--catalog", SAMPLE, "--name", "Tabelas"],
         ["hero", "add", "ana", "--knowledge", "1"],
@@ -156,11 +148,7 @@ def test_every_action_recorded_through_the_command_leaves_the_tables_caught_up(t
             ledger.close()
         assert position_of(db) == max_id
     assert history_seqs(db, "tabelas") == [1, 2, 3, 4, 5]
-    con = sqlite3.connect(str(db))
-    try:
-        assert con.execute("SELECT zone, face FROM cards WHERE id = 'item-sword'").fetchone() == ("table:ana", "up")
-    finally:
-        con.close()
+    assert read_tables(db, "SELECT zone, face FROM cards WHERE id = 'item-sword'") == [("table:ana", "up")]
 
 
 # -- the same fold ----------------------------------------------------------------------
@@ -194,11 +182,12 @@ def test_an_attached_cards_row_follows_its_host_turning_face_down_and_up(game, d
         game.add("companion-wolf", to="table:ana")
         game.add("item-torch", to="inventory:ana")
         game.do(c.Attach(actor="ana", card="item-torch", host="companion-wolf"))
+        states = "SELECT states FROM cards WHERE campaign = 'test' AND id = 'item-torch'"
         model.catch_up()
-        assert model.db["cards"].get(("test", "item-torch"))["states"] == "attached active"
+        assert model.read(states) == [("attached active",)]
         game.do(c.Hide(actor="ana", cards=("companion-wolf",)))
         model.catch_up()
-        assert model.db["cards"].get(("test", "item-torch"))["states"] == "attached inactive"
+        assert model.read(states) == [("attached inactive",)]
         assert_rows_are_the_fold(model, game.campaign)
         game.do(c.Reveal(actor="ana", cards=("companion-wolf",)))
         model.catch_up()
@@ -208,8 +197,8 @@ def test_an_attached_cards_row_follows_its_host_turning_face_down_and_up(game, d
 
 
 # -- rebuild ------------------------------------------------------------------------------
-def test_rebuild_writes_the_same_rows_as_catching_up_after_every_action_of_the_demo(tmp_path):
-    path = tmp_path / "campaign.db"
+def test_rebuild_writes_the_same_rows_as_catching_up_after_every_action_of_the_demo(db_path):
+    path = db_path
     app = Ledger.open(path, create=True)
     model = ReadModel(app, path)
     try:
@@ -290,11 +279,7 @@ def test_actions_saved_without_catch_up_are_applied_by_the_next_catch_up_exactly
     finally:
         other.close()
     assert history_seqs(db_path, "test") == [1, 2, 3, 4, 5, 6, 7, 8]
-    con = sqlite3.connect(str(db_path))
-    try:
-        assert con.execute("SELECT count(*) FROM card_actions WHERE card = 'item-bow'").fetchone()[0] == 3
-    finally:
-        con.close()
+    assert read_tables(db_path, "SELECT count(*) FROM card_actions WHERE card = 'item-bow'") == [(3,)]
     model.close()
 
 
@@ -311,8 +296,16 @@ def test_a_read_command_catches_up_actions_recorded_through_python(game, db_path
 
 
 # -- a failure in the middle of a batch ------------------------------------------------------
-def fail_writes_to(path: Path, table: str, when: str = "1") -> None:
-    """A real SQLite failure: a trigger that aborts any row written to ``table``."""
+def fail_writes_to(path: Path | str, table: str, when: str = "1") -> None:
+    """A real failure of the database: a trigger that aborts any row written to ``table``
+    (SQLite's ``RAISE(ABORT)``; PostgreSQL's ``RAISE EXCEPTION`` in a trigger function)."""
+    if is_postgres(path):
+        schema = schema_of(str(path))
+        _Postgres.execute(f'CREATE FUNCTION "{schema}".fail_{table}() RETURNS trigger LANGUAGE plpgsql AS '
+                          f"$$ BEGIN RAISE EXCEPTION 'disk unplugged while writing {table}'; END $$")
+        _Postgres.execute(f'CREATE TRIGGER fail_{table} BEFORE INSERT OR UPDATE ON "{schema}"."{table}" FOR EACH ROW '
+                          f'WHEN ({"true" if when == "1" else when}) EXECUTE FUNCTION "{schema}".fail_{table}()')
+        return
     con = sqlite3.connect(str(path))
     try:
         for op in ("INSERT", "UPDATE"):
@@ -323,7 +316,13 @@ def fail_writes_to(path: Path, table: str, when: str = "1") -> None:
         con.close()
 
 
-def heal(path: Path) -> None:
+def heal(path: Path | str) -> None:
+    if is_postgres(path):
+        schema = schema_of(str(path))
+        for (name,) in _Postgres.execute("SELECT proname FROM pg_proc JOIN pg_namespace n ON n.oid = pronamespace "
+                                         "WHERE nspname = %s AND proname LIKE 'fail\\_%%'", [schema]):
+            _Postgres.execute(f'DROP FUNCTION "{schema}"."{name}" CASCADE')  # and its triggers
+        return
     con = sqlite3.connect(str(path))
     try:
         for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'fail_%'")\
@@ -462,12 +461,8 @@ def test_two_read_models_catching_up_concurrently_never_duplicate_or_skip(game, 
         t.join(timeout=60)
     assert not errors, f"a concurrent catch-up failed: {errors[0]!r}"
     assert history_seqs(db_path, "test") == list(range(1, 5 + 24 + 1)), "an action was skipped or duplicated"
-    con = sqlite3.connect(str(db_path))
-    try:
-        dupes = con.execute("SELECT card, seq, count(*) FROM card_actions GROUP BY campaign, card, seq "
-                            "HAVING count(*) > 1").fetchall()
-    finally:
-        con.close()
+    dupes = read_tables(db_path, "SELECT card, seq, count(*) FROM card_actions GROUP BY campaign, card, seq "
+                        "HAVING count(*) > 1")
     assert not dupes
     assert applied["a"] + applied["b"] == game.app.recorder.max_notification_id(), (
         f"the two read models applied {applied} notifications between them")
@@ -501,20 +496,16 @@ def test_one_database_holding_two_campaigns_keeps_their_rows_apart(app, db_path)
         north_campaign, south_campaign = app.campaign(north), app.campaign(south)
         assert_rows_are_the_fold(model, north_campaign)
         assert_rows_are_the_fold(model, south_campaign)
-        con = sqlite3.connect(str(db_path))
-        try:
-            zone = "SELECT zone FROM cards WHERE campaign = ? AND id = 'item-sword'"
-            assert con.execute(zone, ["north"]).fetchone() == ("inventory:ana",)
-            assert con.execute(zone, ["south"]).fetchone() == ("inventory:bo",)
-            heroes_zones = "SELECT id FROM zones WHERE campaign = ? AND id LIKE 'inventory:%'"
-            assert con.execute(heroes_zones, ["north"]).fetchall() == [("inventory:ana",)]
-            assert con.execute(heroes_zones, ["south"]).fetchall() == [("inventory:bo",)]
-            actions = "SELECT seq FROM card_actions WHERE campaign = ? AND card = 'item-sword' ORDER BY seq"
-            assert con.execute(actions, ["north"]).fetchall() == [(3,), (4,)]
-            assert con.execute(actions, ["south"]).fetchall() == [(3,), (4,)]
-            assert con.execute("SELECT count(*) FROM cards").fetchone()[0] == 2 * len(CATALOG_IDS)
-        finally:
-            con.close()
+        zone = "SELECT zone FROM cards WHERE campaign = ? AND id = 'item-sword'"
+        assert read_tables(db_path, zone, ["north"]) == [("inventory:ana",)]
+        assert read_tables(db_path, zone, ["south"]) == [("inventory:bo",)]
+        heroes_zones = "SELECT id FROM zones WHERE campaign = ? AND id LIKE 'inventory:%'"
+        assert read_tables(db_path, heroes_zones, ["north"]) == [("inventory:ana",)]
+        assert read_tables(db_path, heroes_zones, ["south"]) == [("inventory:bo",)]
+        actions = "SELECT seq FROM card_actions WHERE campaign = ? AND card = 'item-sword' ORDER BY seq"
+        assert read_tables(db_path, actions, ["north"]) == [(3,), (4,)]
+        assert read_tables(db_path, actions, ["south"]) == [(3,), (4,)]
+        assert read_tables(db_path, "SELECT count(*) FROM cards") == [(2 * len(CATALOG_IDS),)]
     finally:
         model.close()
     code, out, err = cli(db_path, "--campaign", "south", "--json", "history")

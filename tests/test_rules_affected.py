@@ -29,6 +29,8 @@ from projections.readmodel import ReadModel
 
 from .conftest import Game
 
+pytestmark = pytest.mark.both_stores
+
 PILES = """\
 name = "personal-piles"
 [[stacks]]

@@ -15,6 +15,8 @@ from ledger.events import Refill
 
 from tests.conftest import Game
 
+pytestmark = pytest.mark.both_stores
+
 ITEMS = ("item-sword", "item-bow", "item-rope", "item-torch", "item-potion", "item-shield", "item-axe", "item-spear")
 
 

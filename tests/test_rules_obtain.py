@@ -25,6 +25,8 @@ from projections.explain import explain
 
 from .conftest import Game
 
+pytestmark = pytest.mark.both_stores
+
 
 @pytest.fixture
 def keep(game: Game) -> Game:

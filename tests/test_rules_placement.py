@@ -10,6 +10,8 @@ from ledger.changes import CardChanged, HeroChanged
 from ledger.errors import RuleBroken
 from ledger.events import Redirect
 
+pytestmark = pytest.mark.both_stores
+
 
 def _spot_face(game, card: str) -> str:
     return game.table.face(card)

@@ -23,6 +23,8 @@ from projections.views import action_view, zones_view
 
 from .conftest import Game
 
+pytestmark = pytest.mark.both_stores
+
 
 @pytest.fixture
 def shown(game: Game) -> Game:

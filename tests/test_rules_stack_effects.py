@@ -23,6 +23,8 @@ from ledger.states import card_states
 
 from .conftest import Game
 
+pytestmark = pytest.mark.both_stores
+
 PILE_CARDS = [  # (id, effects): stack effects and card effects in every mix
     ("item-relic", ("activate@discard",)),
     ("item-charm", ("activate@anywhere",)),

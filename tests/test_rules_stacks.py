@@ -12,6 +12,8 @@ from ledger.errors import BadInput, CardNotThere, NotAllowed, RuleBroken
 
 from tests.conftest import Game
 
+pytestmark = pytest.mark.both_stores
+
 ITEMS = ("item-sword", "item-bow", "item-rope", "item-torch", "item-potion", "item-shield", "item-axe", "item-spear")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,9 @@ from ledger.errors import LedgerError
 from ledger.fold import Table
 from ledger.rules import card_states
 
-from .conftest import cli, ok, run_ledger
+from .conftest import cli, fresh_db, ok, run_ledger
+
+pytestmark = pytest.mark.both_stores
 
 CATALOG = load_catalog(sample_catalog_path())
 CATALOG_IDS = CATALOG.ids()
@@ -86,7 +89,7 @@ def random_command(rng: random.Random, campaign) -> c.Command:
 
 @dataclass
 class Played:
-    db: Path
+    db: Path | str
     cid: Any
     events: list  # every stored action, seq 1..ACTIONS
 
@@ -100,8 +103,12 @@ def fold_upto(events: list, k: int) -> Table:
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory) -> Played:
-    db = tmp_path_factory.mktemp("travel") / "campaign.db"
+def played(store, tmp_path_factory) -> Iterator[Played]:
+    with fresh_db(store, tmp_path_factory.mktemp("travel")) as db:
+        yield play(db)
+
+
+def play(db: Path | str) -> Played:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(Ledger, "SNAPSHOT_INTERVAL", INTERVAL)
         app = Ledger.open(db, create=True)
@@ -151,9 +158,12 @@ def test_the_campaign_at_every_k_equals_the_fold_of_events_1_to_k_from_scratch(p
         app.close()
 
 
-def test_time_travel_starts_from_the_nearest_snapshot_and_never_reads_more_than_an_interval(played):
+def test_time_travel_starts_from_the_nearest_snapshot_and_never_reads_more_than_an_interval(played, store):
     worst = 0
-    for k in range(1, ACTIONS + 1):
+    ks = range(1, ACTIONS + 1)
+    if store == "postgres":  # a fresh ledger for each k costs ~40 ms there: the first intervals, and a sample
+        ks = sorted({*range(1, 2 * INTERVAL + 2), *SAMPLE_KS})
+    for k in ks:
         fresh = Ledger.open(played.db)
         try:
             assert fresh.events.recorder is fresh.recorder
@@ -217,7 +227,7 @@ def test_zones_at_k_shows_every_zone_as_it_was_right_after_k(played, k):
 
 
 @pytest.mark.parametrize("k", SAMPLE_KS)
-def test_card_at_k_shows_the_card_as_it_was_right_after_k(played, k):
+def test_card_at_k_shows_the_card_as_it_was_right_after_k(played, store, k):
     expected = fold_upto(played.events, k)
     app = Ledger.open(played.db)
     try:
@@ -227,7 +237,10 @@ def test_card_at_k_shows_the_card_as_it_was_right_after_k(played, k):
     campaign.table = expected  # the states of RULES.md §7, derived from the fold
     moved = sorted({card for event in played.events[:k] for card in touched_by(event)})
     rng = random.Random(k)
-    for card in rng.sample(moved, min(6, len(moved))) + ["entity-lich"]:
+    # On PostgreSQL, where each read opens the store anew (~80 ms), 2 of the 6 cards
+    # (and entity-lich), and the human form of the first only: the same code reads the same rows.
+    sampled = 6 if store == "sqlite" else 2
+    for n, card in enumerate(rng.sample(moved, min(sampled, len(moved))) + ["entity-lich"]):
         view = json.loads(ok(played.db, "--json", "card", card, "--at", str(k)))
         assert view["seq"] == k
         assert view["zone"] == expected.zone_of(card), f"{card} after seq {k}"
@@ -238,8 +251,9 @@ def test_card_at_k_shows_the_card_as_it_was_right_after_k(played, k):
         assert view["attached_to"] == expected.host(card)
         assert view["states"] == card_states(campaign, card)
         assert view["history"] == [e.seq for e in played.events[:k] if card in touched_by(e)], card
-        human = ok(played.db, "card", card, "--at", str(k))
-        assert f"after seq {k}" in human and card in human
+        if store == "sqlite" or n == 0:
+            human = ok(played.db, "card", card, "--at", str(k))
+            assert f"after seq {k}" in human and card in human
 
 
 def test_zones_at_k_through_the_real_command(played):

@@ -19,6 +19,8 @@ from ledger import commands as c
 from ledger.errors import BadInput, CardNotThere, NotAllowed, RuleBroken, UnknownZone
 from ledger.events import AccessUsed, Settlement, TradeCompleted
 
+pytestmark = pytest.mark.both_stores
+
 IN_DISCARD = (
     "item-bow", "item-shield", "item-amulet", "skill-dodge", "skill-fireball", "companion-horse", "house-north",
 )

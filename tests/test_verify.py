@@ -2,7 +2,8 @@
 
 A campaign with trades, a refill, shuffles without seeds, undos and redos is played once
 through the real ``ledger`` command. Intact, ``verify`` exits 0 and says ok. Then a copy
-of the SQLite file is tampered with directly (raw ``sqlite3`` on ``stored_events``) and
+of the database is tampered with directly (raw SQL on the stored events: ``sqlite3`` on the
+file's ``stored_events``, or on PostgreSQL the schema's ``ledger_events``) and
 ``verify`` must exit 1 naming the first bad seq on its one ``error:`` line, and in
 ``--json`` as ``{"ok": false, "bad_seq": N}``; ``ledger.audit.verify`` says the same.
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from uuid import UUID
 
@@ -25,9 +26,11 @@ from ledger.audit import Report, verify
 from ledger.catalog import sample_catalog_path
 from ledger.integrity import sealed
 
-from .conftest import copy_db, run_ledger
+from .conftest import copy_db, fresh_db, raw_events, run_ledger
 
 SAMPLE = str(sample_catalog_path())
+
+pytestmark = pytest.mark.both_stores
 
 PLAY = [
     ["init", "--catalog", SAMPLE, "--name", "Verificada"],
@@ -66,13 +69,17 @@ PLAY = [
 
 
 class Played:
-    def __init__(self, db: Path, seqs: dict[str, list[int]], last: int, cid: UUID):
+    def __init__(self, db: Path | str, seqs: dict[str, list[int]], last: int, cid: UUID):
         self.db, self.seqs, self.last, self.cid = db, seqs, last, cid
 
 
 @pytest.fixture(scope="module")
-def played(tmp_path_factory) -> Played:
-    db = tmp_path_factory.mktemp("played") / "campaign.db"
+def played(store, tmp_path_factory) -> Iterator[Played]:
+    with fresh_db(store, tmp_path_factory.mktemp("played")) as db:
+        yield play(db)
+
+
+def play(db: Path | str) -> Played:
     seqs: dict[str, list[int]] = {}
     for args in PLAY:
         result = run_ledger("--json", *args, db=db)
@@ -94,57 +101,41 @@ def played(tmp_path_factory) -> Played:
 
 
 @pytest.fixture
-def copy(played, tmp_path) -> Path:
-    """A copy of the played campaign's file, to tamper with."""
+def copy(played, tmp_path) -> Path | str:
+    """A copy of the played campaign's database, to tamper with."""
     return copy_db(played.db, tmp_path)
 
 
-# -- raw SQLite tampering ------------------------------------------------------------
+# -- raw tampering (tests/conftest.py ``raw_events``: the SQLite file, or the PostgreSQL schema) ----
 def _ids(cid: UUID) -> list[str]:
     return [cid.hex, str(cid)]
 
 
-def read_state(db: Path, cid: UUID, seq: int) -> bytes:
-    con = sqlite3.connect(str(db))
-    try:
-        row = con.execute(
-            "SELECT state FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
-            [*_ids(cid), seq],
-        ).fetchone()
-    finally:
-        con.close()
+def read_state(db: Path | str, cid: UUID, seq: int) -> bytes:
+    with raw_events(db) as run:
+        row = run("SELECT state FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
+                  [*_ids(cid), seq]).fetchone()
     assert row is not None, f"no stored row for seq {seq}"
     return bytes(row[0])
 
 
-def write_state(db: Path, cid: UUID, seq: int, state: bytes) -> None:
-    con = sqlite3.connect(str(db))
-    try:
-        with con:
-            n = con.execute(
-                "UPDATE stored_events SET state = ? WHERE originator_id IN (?, ?) AND originator_version = ?",
-                [state, *_ids(cid), seq],
-            ).rowcount
-        assert n == 1
-    finally:
-        con.close()
+def write_state(db: Path | str, cid: UUID, seq: int, state: bytes) -> None:
+    with raw_events(db) as run:
+        n = run("UPDATE stored_events SET state = ? WHERE originator_id IN (?, ?) AND originator_version = ?",
+                [state, *_ids(cid), seq]).rowcount
+    assert n == 1
 
 
-def stored_id(db: Path, cid: UUID) -> str:
-    con = sqlite3.connect(str(db))
-    try:
-        return con.execute(
-            "SELECT originator_id FROM stored_events WHERE originator_id IN (?, ?) LIMIT 1", _ids(cid)
-        ).fetchone()[0]
-    finally:
-        con.close()
+def stored_id(run, cid: UUID):
+    """The originator id as the store holds it (SQLite: text; PostgreSQL: a uuid)."""
+    return run("SELECT originator_id FROM stored_events WHERE originator_id IN (?, ?) LIMIT 1", _ids(cid)).fetchone()[0]
 
 
 def dumps(data) -> bytes:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def reseal_from(db: Path, cid: UUID, seq: int) -> None:
+def reseal_from(db: Path | str, cid: UUID, seq: int) -> None:
     """Recomputes the hash of ``seq`` and of every later action, as a careful forger would."""
     ledger = Ledger.open(db)
     try:
@@ -173,7 +164,7 @@ def bump_digit(state: bytes, after: bytes) -> bytes:
 
 
 # -- the tamperings: each returns the seq it touched first ---------------------------------
-def digit_in_a_value(db: Path, p: Played) -> int:
+def digit_in_a_value(db: Path | str, p: Played) -> int:
     seq = p.seqs["draw"][0]  # the draw that refilled the deck, in the middle of the log
     state = read_state(db, p.cid, seq)
     changed = bump_digit(state, b'"index":')
@@ -183,20 +174,20 @@ def digit_in_a_value(db: Path, p: Played) -> int:
     return seq
 
 
-def digit_in_the_timestamp(db: Path, p: Played) -> int:
+def digit_in_the_timestamp(db: Path | str, p: Played) -> int:
     """Only the hash chain can tell: deciding the action again reuses the recorded time."""
     seq = p.last // 2
     write_state(db, p.cid, seq, bump_digit(read_state(db, p.cid, seq), b'"timestamp":"20'))
     return seq
 
 
-def digit_in_the_recorded_seed(db: Path, p: Played) -> int:
+def digit_in_the_recorded_seed(db: Path | str, p: Played) -> int:
     seq = p.seqs["shuffle"][0]
     write_state(db, p.cid, seq, bump_digit(read_state(db, p.cid, seq), b'"rng":'))
     return seq
 
 
-def byte_breaking_the_json(db: Path, p: Played) -> int:
+def byte_breaking_the_json(db: Path | str, p: Played) -> int:
     seq = p.last // 2
     state = read_state(db, p.cid, seq)
     at = state.index(b'"actor":') + len(b'"actor"')
@@ -207,31 +198,26 @@ def byte_breaking_the_json(db: Path, p: Played) -> int:
     return seq
 
 
-def deleted_row(db: Path, p: Played) -> int:
+def deleted_row(db: Path | str, p: Played) -> int:
     seq = p.last // 2
-    con = sqlite3.connect(str(db))
-    with con:
-        assert con.execute("DELETE FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
-                           [*_ids(p.cid), seq]).rowcount == 1
-    con.close()
+    with raw_events(db) as run:
+        assert run("DELETE FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
+                   [*_ids(p.cid), seq]).rowcount == 1
     return seq
 
 
-def deleted_row_renumbered(db: Path, p: Played) -> int:
+def deleted_row_renumbered(db: Path | str, p: Played) -> int:
     """A row deleted and the later versions moved down, so that no seq is missing."""
     seq = p.last // 2
-    con = sqlite3.connect(str(db))
-    with con:
-        con.execute("DELETE FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
-                    [*_ids(p.cid), seq])
+    with raw_events(db) as run:
+        run("DELETE FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?", [*_ids(p.cid), seq])
         for version in range(seq + 1, p.last + 1):
-            con.execute("UPDATE stored_events SET originator_version = ? WHERE originator_id IN (?, ?) "
-                        "AND originator_version = ?", [version - 1, *_ids(p.cid), version])
-    con.close()
+            run("UPDATE stored_events SET originator_version = ? WHERE originator_id IN (?, ?) "
+                "AND originator_version = ?", [version - 1, *_ids(p.cid), version])
     return seq
 
 
-def swapped_states(db: Path, p: Played) -> int:
+def swapped_states(db: Path | str, p: Played) -> int:
     first, second = p.seqs["trade"][0], p.seqs["trade"][0] + 3
     a, b = read_state(db, p.cid, first), read_state(db, p.cid, second)
     write_state(db, p.cid, first, b)
@@ -239,42 +225,38 @@ def swapped_states(db: Path, p: Played) -> int:
     return first
 
 
-def _forged_from(db: Path, p: Played, seq: int) -> bytes:
+def _forged_from(db: Path | str, p: Played, seq: int) -> bytes:
     state = read_state(db, p.cid, seq)
     assert b"item-sword" in state
     return state.replace(b"item-sword", b"item-amulet")
 
 
-def forged_row_at_the_end(db: Path, p: Played) -> int:
+def forged_row_at_the_end(db: Path | str, p: Played) -> int:
     forged = _forged_from(db, p, p.seqs["trade"][0])
-    con = sqlite3.connect(str(db))
-    with con:
-        topic = con.execute("SELECT topic FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
-                            [*_ids(p.cid), p.seqs["trade"][0]]).fetchone()[0]
-        con.execute("INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
-                    [stored_id(db, p.cid), p.last + 1, topic, forged])
-    con.close()
+    with raw_events(db) as run:
+        topic = run("SELECT topic FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
+                    [*_ids(p.cid), p.seqs["trade"][0]]).fetchone()[0]
+        run("INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
+            [stored_id(run, p.cid), p.last + 1, topic, forged])
     return p.last + 1
 
 
-def forged_row_renumbered_in(db: Path, p: Played) -> int:
+def forged_row_renumbered_in(db: Path | str, p: Played) -> int:
     """Versions after the trade move up by one; a copy of the trade (another card) takes the gap."""
     seq = p.seqs["trade"][0]
     forged = _forged_from(db, p, seq)
-    con = sqlite3.connect(str(db))
-    with con:
+    with raw_events(db) as run:
         for version in range(p.last, seq, -1):
-            con.execute("UPDATE stored_events SET originator_version = ? WHERE originator_id IN (?, ?) "
-                        "AND originator_version = ?", [version + 1, *_ids(p.cid), version])
-        topic = con.execute("SELECT topic FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
-                            [*_ids(p.cid), seq]).fetchone()[0]
-        con.execute("INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
-                    [stored_id(db, p.cid), seq + 1, topic, forged])
-    con.close()
+            run("UPDATE stored_events SET originator_version = ? WHERE originator_id IN (?, ?) "
+                "AND originator_version = ?", [version + 1, *_ids(p.cid), version])
+        topic = run("SELECT topic FROM stored_events WHERE originator_id IN (?, ?) AND originator_version = ?",
+                    [*_ids(p.cid), seq]).fetchone()[0]
+        run("INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, ?, ?, ?)",
+            [stored_id(run, p.cid), seq + 1, topic, forged])
     return seq + 1
 
 
-def _shuffle_order_changed(db: Path, p: Played) -> int:
+def _shuffle_order_changed(db: Path | str, p: Played) -> int:
     seq = p.seqs["shuffle"][0]
     state = json.loads(read_state(db, p.cid, seq))
     (order,) = [ch for ch in state["changes"] if ch["kind"] == "order"]
@@ -283,17 +265,17 @@ def _shuffle_order_changed(db: Path, p: Played) -> int:
     return seq
 
 
-def shuffle_order(db: Path, p: Played) -> int:
+def shuffle_order(db: Path | str, p: Played) -> int:
     return _shuffle_order_changed(db, p)
 
 
-def shuffle_order_resealed(db: Path, p: Played) -> int:
+def shuffle_order_resealed(db: Path | str, p: Played) -> int:
     seq = _shuffle_order_changed(db, p)
     reseal_from(db, p.cid, seq)
     return seq
 
 
-def shuffle_seed_resealed(db: Path, p: Played) -> int:
+def shuffle_seed_resealed(db: Path | str, p: Played) -> int:
     """Another seed recorded for an unseeded shuffle: its recorded order no longer follows."""
     seq = p.seqs["shuffle"][0]
     state = json.loads(read_state(db, p.cid, seq))
@@ -303,7 +285,7 @@ def shuffle_seed_resealed(db: Path, p: Played) -> int:
     return seq
 
 
-def _settlement_changed(db: Path, p: Played) -> int:
+def _settlement_changed(db: Path | str, p: Played) -> int:
     seq = p.seqs["trade"][0]
     state = json.loads(read_state(db, p.cid, seq))
     assert state["settlement"], state
@@ -312,17 +294,17 @@ def _settlement_changed(db: Path, p: Played) -> int:
     return seq
 
 
-def trade_settlement(db: Path, p: Played) -> int:
+def trade_settlement(db: Path | str, p: Played) -> int:
     return _settlement_changed(db, p)
 
 
-def trade_settlement_resealed(db: Path, p: Played) -> int:
+def trade_settlement_resealed(db: Path | str, p: Played) -> int:
     seq = _settlement_changed(db, p)
     reseal_from(db, p.cid, seq)
     return seq
 
 
-def trade_card_resealed(db: Path, p: Played) -> int:
+def trade_card_resealed(db: Path | str, p: Played) -> int:
     """The recorded trade now takes a card it did not (its changes and parameters agree)."""
     seq = p.seqs["trade"][0]
     state = read_state(db, p.cid, seq).replace(b"skill-dodge", b"skill-blessing")
