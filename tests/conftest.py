@@ -31,7 +31,6 @@ from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.errors import LedgerError
 from ledger.postgres import is_postgres, shown
 
-
 # Soak scripts (tests/soak/) and benchmarks (tests/benchmarks/) are run by hand.
 collect_ignore_glob = ["soak/*", "benchmarks/*"]
 

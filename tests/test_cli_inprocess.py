@@ -5,10 +5,9 @@ error, and never a traceback."""
 
 from __future__ import annotations
 
-import re
-
 import io
 import json
+import re
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
-from ledger.interface.demo import script as demo_script
 from ledger.errors import LedgerError
+from ledger.interface.demo import script as demo_script
 from projections import readmodel
 from projections.readmodel import ReadModel, card_row, zone_row
 

@@ -12,7 +12,6 @@ from ledger.catalog import Card, Catalog
 from ledger.changes import StackReordered
 from ledger.errors import BadInput, CardNotThere, DeckEmpty
 from ledger.events import Refill
-
 from tests.conftest import Game
 
 pytestmark = pytest.mark.both_stores

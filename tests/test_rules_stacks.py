@@ -9,7 +9,6 @@ from ledger import commands as c
 from ledger.application import Ledger
 from ledger.changes import StackReordered
 from ledger.errors import BadInput, CardNotThere, NotAllowed, RuleBroken
-
 from tests.conftest import Game
 
 pytestmark = pytest.mark.both_stores
