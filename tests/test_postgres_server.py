@@ -1,4 +1,4 @@
-"""The table server on PostgreSQL (issue #13): several ``ledger serve`` workers on one
+"""The table server on PostgreSQL (issue #13): four ``ledger serve`` workers on one
 database; an action any process records reaches every worker's streams at once
 (LISTEN/NOTIFY, ``ledger.postgres``), filtered per seat, as on SQLite."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from tests.postgres_support import fresh_schema
 from tests.server_support import WHO, serving, table
-from tests.test_server_live import DEADLINE, Listener, _arrivals
+from tests.test_server_live import Listener, _arrivals
 
 
 @pytest.fixture(scope="module")
@@ -20,8 +20,8 @@ def live(tmp_path_factory):
     with fresh_schema() as url:
         logs = tmp_path_factory.mktemp("pglive")
         seated = table(logs, db=url)
-        with serving(url, workers=2, logs=logs) as base:
-            # Several streams per seat: the workers share them out, so both workers serve some.
+        with serving(url, workers=4, logs=logs) as base:
+            # Several streams per seat: the four workers share them out, so each serves some.
             listeners = {f"{who}{i}": Listener(base, seated.headers(who)) for who in WHO for i in range(3)}
             yield seated, base, listeners
 
@@ -41,7 +41,7 @@ def test_an_action_at_the_cli_reaches_every_workers_streams_within_a_second(live
 
 def test_actions_through_either_worker_reach_every_stream(live):
     seated, base, listeners = live
-    for _ in range(4):  # the requests land on both workers
+    for _ in range(6):  # the requests land on several workers
         sent = time.monotonic()
         reply = httpx.post(f"{base}/api/campaigns/demo/actions", headers=seated.headers("bo"),
                            json={"action": "exhaust", "cards": ["companion-wolf"]}, timeout=10)
@@ -51,7 +51,6 @@ def test_actions_through_either_worker_reach_every_stream(live):
         assert reply.status_code == 200, reply.text
         got = _arrivals(listeners, reply.json()["seq"], sent)
         assert len(got) == len(listeners)
-    assert DEADLINE == 1.0
 
 
 def test_every_recorded_action_is_heard_by_listeners_once_committed():

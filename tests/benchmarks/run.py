@@ -51,7 +51,7 @@ def build(path: Path, size: int, smaller: Path | None) -> None:
     from ledger.application import Ledger
     from ledger.interface.simulate import simulate, start_simulation
 
-    if smaller is not None and smaller.exists():
+    if smaller is not None and smaller.exists() and not path.exists():  # grow the smaller one, once
         for suffix in ("", "-wal", "-shm"):
             if Path(f"{smaller}{suffix}").exists():
                 shutil.copy(f"{smaller}{suffix}", f"{path}{suffix}")
