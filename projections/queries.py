@@ -33,7 +33,8 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
     data = campaign.card(card)
     sql, params = card_actions_query(campaign.slug, card, campaign.seq)
     seqs = []
-    for seq, seen in model.read(sql, params):
+    for record in model.scan(sql, params):
+        seq, seen = record["seq"], record["seen"]
         if sees_everything(viewer) or _sees(json.loads(seen), viewer, card):
             seqs.append(seq)
             if limit and len(seqs) >= limit:
@@ -76,7 +77,7 @@ def history_view(
     # read models' own checks did not reach yet: verify names it).
     sql, params = history_query(slug, ledger.campaign(cid).seq, start=start, end=end, card=card, actor=actor)
     entries = []
-    for record in model.rows(sql, params):
+    for record in model.scan(sql, params):
         seen = json.loads(record["seen"])
         if card is not None and not _sees(seen, viewer, card):
             continue

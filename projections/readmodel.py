@@ -129,6 +129,12 @@ class ReadModel:
         """The rows a read of the tables gives, as dicts."""
         return self.tables.rows(sql, params)
 
+    def scan(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> Iterator[dict[str, Any]]:
+        """The rows a read gives as dicts, one at a time: a query that stops after N rows
+        (``--limit``) reads no more than it needs, however long the table."""
+        for names, row in self.tables.scan(sql, params):
+            yield dict(zip(names, row))
+
     def _one(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
         found = self.tables.read(sql, params)
         return found[0] if found else None

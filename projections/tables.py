@@ -36,6 +36,8 @@ class Tables(Protocol):
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]: ...
 
+    def scan(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[list[str], tuple[Any, ...]]]: ...
+
     def reading(self) -> Any: ...
 
     def writing(self) -> Any: ...
@@ -66,6 +68,14 @@ class SQLiteTables:
         cursor = self.conn.execute(sql, params)
         names = [column[0] for column in cursor.description]
         return [dict(zip(names, row)) for row in cursor]
+
+    def scan(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[list[str], tuple[Any, ...]]]:
+        """The rows a read gives, one at a time (a caller that stops early reads no more),
+        each with the column names."""
+        cursor = self.conn.execute(sql, params)
+        names = [column[0] for column in cursor.description]
+        for row in cursor:
+            yield names, row
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -129,6 +139,20 @@ class PostgresTables:
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         names, found = self._run(sql, params)
         return [dict(zip(names, row)) for row in found]
+
+    def scan(self, sql: str, params: Sequence[Any] = ()) -> Iterator[tuple[list[str], tuple[Any, ...]]]:
+        """The rows a read gives, a page at a time from a server-side cursor (a caller that
+        stops early has the server read no more), each with the column names."""
+        from psycopg.rows import tuple_row
+
+        with self.datastore.get_connection() as conn, conn.transaction(force_rollback=True):
+            conn.execute(f'SET LOCAL search_path TO "{self.schema}"')
+            with conn.cursor(name="ledger_scan", row_factory=tuple_row) as cursor:
+                cursor.itersize = 100
+                cursor.execute(postgres_sql(sql), params)
+                names = [column.name for column in cursor.description or ()]
+                for row in cursor:
+                    yield names, row
 
     def _run(self, sql: str, params: Sequence[Any]) -> tuple[list[str], list[tuple[Any, ...]]]:
         if self._held is not None:

@@ -199,3 +199,38 @@ def test_card_limit_keeps_the_latest_actions(demo):
             assert len(full["history"]) >= 2 or viewer != "referee"
     refused = run_ledger("card", "item-axe", "--limit", "0", db=demo)
     assert refused.returncode == 1 and refused.stderr.startswith("error: ")
+
+
+def test_a_limited_read_pulls_no_more_rows_than_it_shows(demo):
+    """A lookup that walks the right index still costs the whole table if the rows are all
+    fetched before the limit is applied: the reads stop once they have their N."""
+    from ledger.application import Ledger
+    from projections.queries import card_view, history_view
+    from projections.readmodel import ReadModel
+
+    ledger = Ledger.open(demo)
+    model = ReadModel(ledger, demo)
+    pulled = []
+    real_scan = model.tables.scan
+
+    def counting_scan(sql, params=()):
+        for row in real_scan(sql, params):
+            pulled.append(row)
+            yield row
+
+    try:
+        cid = ledger.resolve(DEMO_SLUG)
+        campaign = ledger.campaign(cid)
+        with mock.patch.object(model.tables, "scan", counting_scan):
+            shown = history_view(ledger, model, cid, campaign.slug, "referee", limit=3)
+            assert len(shown) == 3 and len(pulled) == 3
+            pulled.clear()
+            shown = history_view(ledger, model, cid, campaign.slug, "referee", actor="master", limit=2)
+            assert len(shown) == 2 and len(pulled) == 2
+            pulled.clear()
+            busiest = model.read("SELECT card FROM card_actions GROUP BY card ORDER BY count(*) DESC LIMIT 1")[0][0]
+            view = card_view(ledger, model, campaign, "referee", busiest, limit=2)
+            assert len(view["history"]) == 2 and len(pulled) == 2
+    finally:
+        model.close()
+        ledger.close()
