@@ -12,6 +12,9 @@ any process, the CLI's included, are found the same way. A stream whose seat was
 revoked is told so and closed. Under load the follower looks at most every ``PACE``
 seconds, and the read models (history, card views) catch up at most every
 ``MODEL_EVERY`` seconds, at once when it quiets down, and whenever a view needs them.
+A worker with no stream open only notes the log's position: with several workers
+(``--workers N``), each action would otherwise cost every one of them a look at the
+seats and a catch-up of the read models.
 """
 
 from __future__ import annotations
@@ -118,7 +121,7 @@ class Follower:
                 except asyncio.QueueFull:  # a stream that stopped reading: closed, its page reloads
                     self.close(stream)
                     end(stream)
-            if self._model_behind and (not sends or time.monotonic() - self._modeled >= MODEL_EVERY):
+            if self._model_behind and self.streams and (not sends or time.monotonic() - self._modeled >= MODEL_EVERY):
                 try:  # once per MODEL_EVERY under load, at once when it quiets down
                     await self.clerk(self.clerk.model)
                     self._model_behind, self._modeled = False, time.monotonic()
@@ -139,6 +142,9 @@ class Follower:
         ledger = self.clerk.ledger
         top = ledger.stored_event_count()
         if top == self._position:
+            return []
+        if not self._copies:  # no stream open here: nothing to build (other workers' streams are theirs)
+            self._position = top
             return []
         seats = self.clerk.seats
         seats.refresh()
