@@ -147,8 +147,8 @@ class Ledger(Application):
             env["CREATE_TABLE"] = "no"
         try:
             ledger = cls(env=env)
-        except StoreError:
-            raise
+        except StoreError as exc:  # the server cannot be reached: say so, and how to start it
+            raise StoreError(unreachable(url, exc)) from None
         try:
             ledger.recorder.max_notification_id()
         except PersistenceError as exc:

@@ -62,8 +62,6 @@ from urllib.parse import parse_qs, urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from eventsourcing.application import Application
-from eventsourcing.domain import Aggregate, event
 
 # The lean HTTP client and /proc accounting of the SQLite server-load benchmark.
 from tests.benchmarks.server_load import (
@@ -120,19 +118,7 @@ def pg_env(url: str) -> dict[str, str]:
 
 
 # -- 1. append ---------------------------------------------------------------------------
-class Counter(Aggregate):
-    """The plain application's aggregate: one field (as run.py's)."""
-
-    def __init__(self) -> None:
-        self.value = 0
-
-    @event("Incremented")
-    def increment(self) -> None:
-        self.value += 1
-
-
-class Counters(Application):
-    pass
+from tests.benchmarks.run import Counter, Counters  # noqa: E402 — run.py's plain application (the floor)
 
 
 def measure_append(work: Path, pg_ledger_url: str, pg_plain_url: str, count: int, chunk: int) -> dict[str, Any]:
