@@ -189,7 +189,16 @@ class PostgresTables:
     def writing(self) -> Iterator[_PostgresWriter]:
         with self.datastore.transaction(commit=True) as cursor:
             self._in_schema(cursor)
-            yield _PostgresWriter(cursor)
+            writer = _PostgresWriter(cursor)
+            self._one_writer(writer)
+            yield writer
+
+    def _one_writer(self, writer: Writer) -> None:
+        """Read-model writes of a schema take turns, as SQLite's writers do (``BEGIN
+        IMMEDIATE``): a lock named after the schema, held until the transaction ends. Two
+        processes catching up at once otherwise deadlock, one resetting rows the other is
+        writing; and two making the tables at once collide in PostgreSQL's catalog."""
+        writer.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"ledger tables {self.schema}"])
 
     def table_names(self, writer: Writer | None = None) -> set[str]:
         return {name for (name,) in self._catalog(
@@ -210,11 +219,8 @@ class PostgresTables:
         return writer.execute(sql, params).fetchall()
 
     def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None:
-        """``CREATE TABLE IF NOT EXISTS``, one process at a time: two transactions making
-        the same table at once collide in PostgreSQL's catalog (``ledger serve --workers``
-        opening a new schema), so each first takes a lock named after the schema, held
-        until its transaction ends; the second then finds the table made."""
-        writer.execute("SELECT pg_advisory_xact_lock(hashtext(?))", [f"ledger tables {self.schema}"])
+        """``CREATE TABLE IF NOT EXISTS``, inside ``writing`` (one process at a time: the
+        second finds the table made)."""
         keys = (pk,) if isinstance(pk, str) else pk
         spec = ", ".join(f'"{name}" {self.TYPES[kind]}' for name, kind in columns.items())
         writer.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ({spec}, PRIMARY KEY ({", ".join(keys)}))')
