@@ -411,26 +411,28 @@ class _Fold:
         """The rows of a batch of notifications (the campaign log's own are skipped).
         A short batch (a few actions to catch up) is folded onto the campaigns held:
         cheaper than settling each from its latest snapshot and the actions after it."""
-        from . import decoding  # msgspec and the light classes: not for a command's one action
-
         writer = _Batch()
         light = len(notes) >= LIGHT_FROM
+        if light:  # msgspec and the light classes: not for a command's one action
+            from . import decoding
         for note in notes:
             if _is(recorded, note):
                 assert recorded is not None
                 self.apply(recorded.event, writer, after=recorded.campaign)
                 continue
-            decode = decoding.light_decoder(note.topic) if light else None
-            if decode is not None:
-                action = decode(note.state)
-                if action.seen is not None and action.unnamed is not None:
-                    action.originator_id, action.originator_version = note.originator_id, note.originator_version
-                    self.apply_light(action, writer)
+            if light:
+                decode = decoding.light_decoder(note.topic)
+                if decode is None and not decoding.is_action(note.topic):
                     continue
-            elif not decoding.is_action(note.topic):
-                continue
+                if decode is not None:
+                    action = decode(note.state)
+                    if action.seen is not None and action.unnamed is not None:
+                        action.originator_id, action.originator_version = note.originator_id, note.originator_version
+                        self.apply_light(action, writer)
+                        continue
             event = self.ledger.mapper.to_domain_event(note)
-            self.apply(event, writer)
+            if isinstance(event, ActionRecorded):
+                self.apply(event, writer)
         self._settle(writer)
         return writer
 

@@ -80,3 +80,14 @@ def test_every_event_and_command_type_builds():
     for model in types:
         model.model_rebuild(force=True)
         assert model.__pydantic_complete__, model
+
+
+def test_a_recorded_action_prints_without_rich_or_the_light_decoding(tmp_path):
+    """The commonest command of a game — one action, one line — loads neither rich (its
+    one line is click's) nor the rebuild's msgspec classes."""
+    db = tmp_path / "demo.db"
+    subprocess.run([sys.executable, "-m", "ledger", "--db", str(db), "demo"], cwd=tmp_path, capture_output=True,
+                   check=True, timeout=120)
+    modules = modules_loaded(tmp_path, "--db", str(db), "--actor", "ana", "exhaust", "item-sword")
+    assert "ledger.events" in modules  # it did record (or at least decide)
+    assert not loaded(modules, "rich") and "projections.decoding" not in modules

@@ -202,9 +202,10 @@ def record(s: Session, command: Command) -> None:
     rec = s.run(command)
     s.model(recorded=rec)  # every action leaves the read models caught up
     data = action_data(s, rec)
-    from rich.markup import escape
-
-    s.emit(data, human=f"[bold]seq {rec.seq}[/bold]  {escape(data['events'][0]['summary'])}")
+    if s.as_json:
+        s.emit(data)
+    else:  # one line, bold seq on a terminal: click alone (rich would cost a command ~20 ms to import)
+        click.echo(f"{click.style(f'seq {rec.seq}', bold=True)}  {data['events'][0]['summary']}")
 
 
 # -- argument types -------------------------------------------------------------------
