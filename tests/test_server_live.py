@@ -121,3 +121,21 @@ def test_the_servers_log_never_prints_a_join_links_token(live):
     text = log.read_text()
     assert "/join/****" in text
     assert token not in text
+
+
+def test_the_workers_listening_socket_is_tcp_so_replies_are_not_held_back():
+    """``--workers N`` binds one socket for all workers; marked TCP, the accepted sockets get
+    TCP_NODELAY from asyncio (uvicorn leaves it protocol 0: every keep-alive reply then
+    waited ~40 ms on a delayed ACK)."""
+    import socket
+
+    import uvicorn
+
+    from ledger.interface.server.app import as_tcp
+
+    config = uvicorn.Config("ledger.interface.server.app:app_from_env", factory=True, host="127.0.0.1", port=0)
+    sock = as_tcp(config.bind_socket())
+    try:
+        assert sock.proto == socket.IPPROTO_TCP and sock.getsockname()[0] == "127.0.0.1"
+    finally:
+        sock.close()
