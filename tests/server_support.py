@@ -65,9 +65,19 @@ def free_port() -> int:
 def serving(db: Path | str, workers: int = 1, timeout: float = 20.0, logs: Path | None = None) -> Iterator[str]:
     """``ledger serve`` on a free port, in a child process; yields ``http://127.0.0.1:PORT``.
     Its log goes to ``serve-PORT.log`` beside the file (or in ``logs``)."""
+    with server(db, workers, logs or Path(db).parent, timeout) as (base, _proc, _log):
+        yield base
+
+
+@contextmanager
+def server(db: Path | str, workers: int, logs: Path, timeout: float = 20.0
+           ) -> Iterator[tuple[str, subprocess.Popen, Path]]:
+    """``ledger --db DB serve --workers N`` on a free port, in a child process, once every
+    worker has started; yields (base URL, the process, its log's path), then stops it."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    log = ((logs or Path(db).parent) / f"serve-{port}.log").open("w+b")  # a file, not a pipe nobody reads (it would fill)
+    log_path = logs / f"serve-{port}.log"
+    log = log_path.open("w+b")  # a file, not a pipe nobody reads (it would fill)
     proc = subprocess.Popen(
         [sys.executable, "-m", "ledger", "--db", str(db), "serve", "--port", str(port), "--workers", str(workers)],
         stdout=log, stderr=subprocess.STDOUT, env=env,
@@ -81,15 +91,18 @@ def serving(db: Path | str, workers: int = 1, timeout: float = 20.0, logs: Path 
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    out = log.read().decode(errors="replace")
-                    raise RuntimeError(f"ledger serve did not start: {out}") from None
+                    raise RuntimeError(f"ledger serve did not start: {log_path.read_text(errors='replace')}") from None
                 time.sleep(0.05)
-        yield base
+        # every worker up (each logs its startup), not only the first to answer
+        while log_path.read_bytes().count(b"Application startup complete") < workers:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"ledger serve: not every worker started: {log_path.read_text(errors='replace')}")
+            time.sleep(0.05)
+        yield base, proc, log_path
     finally:
         proc.terminate()
         try:
-            proc.wait(10)
+            proc.wait(15)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()

@@ -118,7 +118,7 @@ def pg_env(url: str) -> dict[str, str]:
 
 
 # -- 1. append ---------------------------------------------------------------------------
-from tests.benchmarks.run import Counter, Counters  # noqa: E402 — run.py's plain application (the floor)
+from tests.benchmarks.run import REBUILD_CHILD, Counter, Counters  # noqa: E402 — run.py's plain application (the floor)
 
 
 def measure_append(work: Path, pg_ledger_url: str, pg_plain_url: str, count: int, chunk: int) -> dict[str, Any]:
@@ -222,24 +222,10 @@ def build_campaign(path: Path, size: int) -> None:
         del os.environ["LEDGER_SYNCHRONOUS"]
 
 
-REBUILD_CHILD = """
-import json, resource, sys, time
-sys.path.insert(0, {root!r})
-from ledger.application import Ledger
-from projections.readmodel import ReadModel
-ledger = Ledger.open({db!r})
-model = ReadModel(ledger, {db!r})
-t0 = time.perf_counter()
-n = model.rebuild()
-dt = time.perf_counter() - t0
-model.close()
-ledger.close()
-print(json.dumps({{"events": n, "seconds": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
-"""
 
 
 def rebuild_once(db: str) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", REBUILD_CHILD.format(root=str(ROOT), db=db)],
+    done = subprocess.run([sys.executable, "-c", REBUILD_CHILD.format(root=str(ROOT), path=db)],
                           check=False, capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise RuntimeError(f"rebuild of {db} failed:\n{done.stderr}")
@@ -446,45 +432,12 @@ def seqs(db: str) -> dict[str, int]:
         ledger.close()
 
 
-@contextlib.contextmanager
 def serve(db: str, workers: int, logs: Path, timeout: float = 30.0) -> Any:
-    """``ledger --db DB serve --workers N`` on a free port (as tests/server_support.py's
-    ``serving``); yields (base URL, process, log path); stops it after."""
-    import urllib.request
+    """``ledger --db DB serve --workers N`` on a free port, every worker started (tests/server_support.py);
+    yields (base URL, process, log path); stops it after."""
+    from tests.server_support import server
 
-    from tests.server_support import free_port
-
-    port = free_port()
-    log_path = logs / f"serve-{port}.log"
-    log = log_path.open("w+b")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ledger", "--db", db, "serve", "--port", str(port), "--workers", str(workers)],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=ROOT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(base + "/openapi.json", timeout=1):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"ledger serve did not start: {log_path.read_text(errors='replace')}") from None
-                time.sleep(0.05)
-        # every worker up (each logs its startup), not only the first to answer
-        while log_path.read_bytes().count(b"Application startup complete") < workers:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"ledger serve: not every worker started: {log_path.read_text(errors='replace')}")
-            time.sleep(0.05)
-        yield base, proc, log_path
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    return server(db, workers, logs, timeout)
 
 
 def postgres_pids() -> list[int]:

@@ -167,6 +167,8 @@ model = ReadModel(ledger, {path!r})
 t0 = time.perf_counter()
 n = model.rebuild()
 dt = time.perf_counter() - t0
+model.close()
+ledger.close()
 print(json.dumps({{"events": n, "seconds": dt, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
 """
 
