@@ -199,9 +199,9 @@ def drop_schema(url: str) -> None:
 
 
 def schema_of(url: str) -> str:
-    from urllib.parse import parse_qs, urlsplit
+    from tests.postgres_support import schema_of as named
 
-    return parse_qs(urlsplit(url).query)["schema"][0]
+    return named(url)
 
 
 @contextmanager

@@ -5,34 +5,28 @@ If it cannot be reached the test fails, saying how to start it: never skipped.""
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-
-import pytest
 
 SERVER = os.environ.get("LEDGER_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
 
-def _connect():
-    import psycopg
+def schema_of(url: str) -> str:
+    """The schema a test URL names (every URL these helpers give names one)."""
+    from urllib.parse import parse_qs, urlsplit
 
-    try:
-        return psycopg.connect(SERVER, autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError as exc:
-        pytest.fail(f"PostgreSQL is not reachable at {SERVER} ({str(exc).strip().splitlines()[0]}): start it "
-                    "(pg_ctlcluster 15 main start, or service postgresql start) or name another server with "
-                    "LEDGER_TEST_POSTGRES=postgresql://USER@HOST:PORT/DBNAME", pytrace=False)
+    return parse_qs(urlsplit(url).query)["schema"][0]
 
 
 @contextmanager
 def fresh_schema() -> Iterator[str]:
-    """The URL of a new, empty schema on the test server; dropped afterwards."""
-    name = f"t_{uuid.uuid4().hex[:16]}"
-    with _connect() as conn:
-        conn.execute(f'CREATE SCHEMA "{name}"')
+    """The URL of a new, empty schema on the test server; dropped afterwards (the shared
+    fixtures' ``new_schema`` and ``drop_schema``: one connection, one message when the
+    server is down)."""
+    from tests.conftest import drop_schema, new_schema
+
+    url = new_schema()
     try:
-        yield f"{SERVER}?schema={name}"
+        yield url
     finally:
-        with _connect() as conn:
-            conn.execute(f'DROP SCHEMA "{name}" CASCADE')
+        drop_schema(url)

@@ -57,7 +57,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -91,10 +91,6 @@ def load_avg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-def schema_of(url: str) -> str:
-    return (parse_qs(urlsplit(url).query).get("schema") or ["public"])[0]
-
-
 def unlink_sqlite(path: Path) -> None:
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -109,16 +105,15 @@ def pg_connect(url: str) -> Any:
 
 
 def pg_env(url: str) -> dict[str, str]:
-    """eventsourcing's settings for a plain application in the URL's schema."""
-    parts = urlsplit(url)
-    return {"PERSISTENCE_MODULE": "eventsourcing.postgres", "POSTGRES_DBNAME": parts.path.lstrip("/"),
-            "POSTGRES_HOST": parts.hostname or "127.0.0.1", "POSTGRES_PORT": str(parts.port or 5432),
-            "POSTGRES_USER": parts.username or "postgres", "POSTGRES_PASSWORD": parts.password or "",
-            "POSTGRES_SCHEMA": schema_of(url)}
+    """eventsourcing's settings for a plain application in the URL's schema (the ledger's own)."""
+    from ledger.postgres import postgres_env
+
+    return postgres_env(url, create=False)
 
 
 # -- 1. append ---------------------------------------------------------------------------
 from tests.benchmarks.run import REBUILD_CHILD, Counter, Counters  # noqa: E402 — run.py's plain application (the floor)
+from tests.postgres_support import schema_of  # noqa: E402
 
 
 def measure_append(work: Path, pg_ledger_url: str, pg_plain_url: str, count: int, chunk: int) -> dict[str, Any]:
