@@ -31,6 +31,10 @@ from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.errors import LedgerError
 from ledger.postgres import is_postgres, shown
 
+# The tests read the ledger in English (its message ids) whatever this machine's locale;
+# the tests of other languages set --lang, $LEDGER_LANG or the locale themselves.
+os.environ["LEDGER_LANG"] = "en"
+
 # Soak scripts (tests/soak/) and benchmarks (tests/benchmarks/) are run by hand.
 collect_ignore_glob = ["soak/*", "benchmarks/*"]
 

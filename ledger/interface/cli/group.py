@@ -18,8 +18,10 @@ from typing import Any, NoReturn
 import click
 
 from ...errors import LedgerError, first_problem
+from ...i18n import _, speaking
 from ...vocabulary import MASTER, REFEREE
 from .session import Session, check_actor, check_viewer, error_line, fail
+from .speech import LANG_CHOICE, TranslatedGroup, chosen_language, speak_for_click
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -43,7 +45,7 @@ def load_commands(module: str | None = None) -> None:
         importlib.import_module(f"{__package__}.{name}")
 
 
-class LedgerGroup(click.Group):
+class LedgerGroup(TranslatedGroup):
     """A click group whose ``main`` never lets a traceback reach the user: refusals and
     bad input print one ``error:`` line on stderr (and the error object on stdout with
     ``--json``) and exit 1; usage errors exit 2; a bare ``ledger`` shows the help.
@@ -66,6 +68,16 @@ class LedgerGroup(click.Group):
         only decides whether success exits (status 0, or ``ctx.exit``'s) or returns."""
         argv = list(args) if args is not None else sys.argv[1:]
         as_json = "--json" in argv
+        try:
+            language = chosen_language(argv)
+        except LedgerError as exc:  # a $LEDGER_LANG the ledger does not speak
+            fail(str(exc), exc.code, as_json)
+        speak_for_click()
+        with speaking(language):
+            return self._main(argv, prog_name, complete_var, standalone_mode, as_json, **extra)
+
+    def _main(self, argv: list[str], prog_name: str | None, complete_var: str | None, standalone_mode: bool,
+              as_json: bool, **extra: Any) -> Any:
         try:
             result = super().main(args=argv, prog_name=prog_name or "ledger", complete_var=complete_var,
                                   standalone_mode=False, **extra)
@@ -150,6 +162,8 @@ def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> No
 @click.option("--actor", default=MASTER, show_default=True, help="Who acts: master or a hero id.")
 @click.option("--as", "viewer", default=REFEREE, show_default=True, help="Whose view a read shows: referee, public or a hero id.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
+@click.option("--lang", type=LANG_CHOICE, default=None, expose_value=False,
+              help="The language to speak: pt (Português) or en (default: $LEDGER_LANG, then the locale).")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=show_version,
               help="Show the version and exit.")
 @click.pass_context

@@ -1,0 +1,121 @@
+"""The CLI in the reader's language (``ledger.i18n``): ``--lang``, then ``$LEDGER_LANG``,
+then the locale. Help texts are English msgids kept on the commands and options and
+translated when a help page is written (``TranslatedCommand``), so that the language
+is the one chosen for this run even for commands imported before it was chosen; click's
+own texts ("Usage:", "Missing argument"...) are looked up in the ledger's catalog too
+(``CLICK_TEXTS``, ``speak_for_click``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from ...i18n import LANGUAGES, N_, _, from_environment, help_text, ngettext, parse_language
+
+
+def N_plural(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a singular/plural pair for translation (``ngettext`` translates it later)."""
+    return singular, plural
+
+
+CLICK_TEXTS = (
+    N_("Usage:"), N_("Options"), N_("Commands"), N_("Show this message and exit."), N_("Aborted!"),
+    N_("Missing argument"), N_("Missing option"), N_("Missing parameter"), N_("Missing command."),
+    N_("Missing {param_type}"), N_("Missing parameter: {param_name}"),
+    N_("No such option {name!r}."), N_("No such command {name!r}."), N_("Invalid value: {message}"),
+    N_("Invalid value for {param_hint}: {message}"), N_("{value!r} is not a valid {number_type}."),
+    N_("{value} is not in the range {range}."), N_("default: {default}"), N_("env var: {var}"),
+    N_("required"), N_("Choose from:\n\t{choices}"), N_("{name} {filename!r} does not exist."),
+    N_("{name} {filename!r} is a directory."), N_("{name} {filename!r} is not readable."),
+    N_("file"), N_("directory"), N_("path"), N_("Option {name!r} does not take a value."),
+    N_plural("Got unexpected extra argument ({args})", "Got unexpected extra arguments ({args})"),
+    N_plural("Option {name!r} requires an argument.", "Option {name!r} requires {nargs} arguments."),
+    N_plural("{value!r} is not {choice}.", "{value!r} is not one of {choices}."),
+    N_plural("Did you mean {possibility}?", "(Did you mean one of: {possibilities}?)"),
+)
+"""click's own texts a user of ``ledger`` meets, translated in the ledger's catalog."""
+
+
+def speak_for_click() -> None:
+    """Makes click look its texts up in the ledger's catalog (it calls ``gettext`` at the
+    moment it writes them, through each module's ``_`` and ``ngettext``)."""
+    import click.core
+    import click.decorators
+    import click.exceptions
+    import click.formatting
+    import click.parser
+    import click.types
+
+    for module in (click.core, click.decorators, click.exceptions, click.formatting, click.parser, click.types):
+        if hasattr(module, "_"):
+            module._ = _
+        if hasattr(module, "ngettext"):
+            module.ngettext = ngettext
+
+
+def chosen_language(argv: Sequence[str]) -> str:
+    """The language of this run: ``--lang`` among the group's options (before the
+    command's name), else ``from_environment``. A ``--lang`` the ledger does not speak is
+    left to the option's own check (a usage error)."""
+    for i, arg in enumerate(argv):
+        if not arg.startswith("-"):
+            break  # the command: its own arguments are not the group's
+        value = arg.partition("=")[2] if arg.startswith("--lang=") else (
+            argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else None)
+        if value is not None and parse_language(value):
+            return parse_language(value)
+    return from_environment()
+
+
+LANG_CHOICE = click.Choice(sorted(LANGUAGES))
+
+
+class TranslatedCommand(click.Command):
+    """A command whose help (its text, short help and options' help) is translated as it
+    is written."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with _translated(self, "help", "short_help"):
+            super().format_help_text(ctx, formatter)
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        with _translated(self, "help", "short_help"):
+            return super().get_short_help_str(limit)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        params = self.get_params(ctx)
+        saved = [param.help if isinstance(param, click.Option) else None for param in params]
+        try:
+            for param in params:
+                if isinstance(param, click.Option):
+                    param.help = help_text(param.help)
+            super().format_options(ctx, formatter)
+        finally:
+            for param, text in zip(params, saved):
+                if isinstance(param, click.Option):
+                    param.help = text
+
+
+class TranslatedGroup(TranslatedCommand, click.Group):
+    """A group of translated commands (its subcommands and subgroups are too)."""
+
+    command_class = TranslatedCommand
+    group_class = type  # subgroups: this class
+
+
+class _translated:
+    """Translates the named help attributes of a command for the length of a block."""
+
+    def __init__(self, command: click.Command, *names: str) -> None:
+        self.command, self.names = command, names
+
+    def __enter__(self) -> None:
+        self.saved = {name: getattr(self.command, name) for name in self.names}
+        for name, text in self.saved.items():
+            setattr(self.command, name, help_text(text))
+
+    def __exit__(self, *exc: Any) -> None:
+        for name, text in self.saved.items():
+            setattr(self.command, name, text)
