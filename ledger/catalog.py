@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from .errors import BadCatalog, UnknownCard, first_problem
 from .vocabulary import EffectKind, EffectScope, Suit, Task
@@ -52,6 +52,8 @@ class Card(BaseModel):
     id: str
     suit: Suit
     name: str = Field(min_length=1, max_length=200)
+    name_en: str | None = Field(default=None, min_length=1, max_length=200)
+    name_pt: str | None = Field(default=None, min_length=1, max_length=200)
     level: int = Field(ge=1, le=3)
     value: int | None = Field(default=None, ge=0, le=1_000_000)
     knowledge: int | None = Field(default=None, ge=0, le=100)
@@ -106,6 +108,26 @@ class Card(BaseModel):
             if self.knowledge is not None:
                 raise ValueError(f"knowledge: a sheet card ({self.suit}) has no knowledge requirement")
         return self
+
+    @model_serializer(mode="wrap")
+    def _without_absent_names(self, handler: Any) -> Any:
+        """``name_en``/``name_pt`` only when given: a card of an older catalog serialises
+        (and so hashes, in the recorded ``CampaignStarted``) exactly as it always did."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("name_en", "name_pt"):
+                if data.get(key, "") is None:
+                    del data[key]
+        return data
+
+    @property
+    def shown_name(self) -> str:
+        """The card's name in the language being spoken (``name_pt``, ``name_en``), else
+        ``name``, else its name in the other language. Names are cosmetic: ids never change."""
+        from .i18n import PORTUGUESE, language
+
+        ours, other = (self.name_pt, self.name_en) if language() == PORTUGUESE else (self.name_en, self.name_pt)
+        return ours or self.name or other or self.id
 
     def has_effect(self, *, kind: EffectKind | None = None, scope: EffectScope | None = None) -> bool:
         return any(
