@@ -23,6 +23,7 @@ from .changes import (
 )
 from .errors import BadInput
 from .formats import ZoneSpec
+from .i18n import N_, _
 from .play import Play
 from .rulesets import ruleset
 from .states import affected_by
@@ -46,6 +47,9 @@ def decide(play: Play, command: c.Command) -> Decided:
 
 
 # -- helpers ------------------------------------------------------------------
+# The verbs handlers name to the rules ("send", "draw from") are plain English keys:
+# ``ledger.rules.words`` puts them in the language spoken when a refusal is written.
+# Longer phrases a rule shows as they are ("adds heroes") are message ids, marked N_.
 def _known(play: Play, cards: tuple[str, ...], doing: str) -> None:
     """The cards named exist (for a hero: can be seen; a hidden card and a missing one
     read the same)."""
@@ -96,7 +100,7 @@ def _draw_top(play: Play, deck: ZoneSpec, given: int = 0, asked: int | None = No
 @handles(c.AddHero)
 def add_hero(play: Play, cmd: c.AddHero) -> Decided:
     hero = check_hero_id(cmd.hero)
-    rules.master_only(play.actor, "adds heroes")
+    rules.master_only(play.actor, N_("adds heroes"))
     rules.new_hero(play.campaign, hero)
     play.apply(HeroChanged(hero=hero, was=None, now=Hero(name=cmd.name or hero, knowledge=cmd.knowledge)))
     return e.HeroAdded, {"hero": hero}
@@ -120,7 +124,7 @@ def set_knowledge(play: Play, cmd: c.SetKnowledge) -> Decided:
 @handles(c.Add)
 def add(play: Play, cmd: c.Add) -> Decided:
     _known(play, cmd.cards, "add")
-    rules.master_only(play.actor, "adds cards from the box")
+    rules.master_only(play.actor, N_("adds cards from the box"))
     play.campaign.zone(cmd.to)
     rules.may_add_to(cmd.to)
     for card in cmd.cards:
@@ -167,7 +171,7 @@ def send(play: Play, cmd: c.Send) -> Decided:
 def discard(play: Play, cmd: c.Discard) -> Decided:
     if cmd.stack is not None:
         if cmd.cards:
-            raise BadInput("name cards to discard, or --from a deck, not both")
+            raise BadInput(_("name cards to discard, or --from a deck, not both"))
         rules.master_discards_from_decks(play.actor)
         deck = play.campaign.zone(cmd.stack)
         rules.must_be_deck(deck, "discard --from")
@@ -175,13 +179,13 @@ def discard(play: Play, cmd: c.Discard) -> Decided:
         if cmd.seed is not None:
             play.rng.seed(cmd.seed)
         taken = []
-        for _ in range(cmd.count):
+        for _drawn in range(cmd.count):
             card = _draw_top(play, deck)
             play.place(card, rules.discard_pile_for(play.campaign, card))
             taken.append(card)
         return e.CardsDiscarded, {"cards": tuple(taken), "stack": deck.id, "seed": cmd.seed}
     if not cmd.cards:
-        raise BadInput("name the cards to discard, or --from DECK to discard from the top of a deck")
+        raise BadInput(_("name the cards to discard, or --from DECK to discard from the top of a deck"))
     _known(play, cmd.cards, "discard")
     rules.may_name(play.campaign, play.actor, cmd.cards, "discard")
     _theirs(play, cmd.cards, "discard")
@@ -239,7 +243,7 @@ def search(play: Play, cmd: c.Search) -> Decided:
     rules.may_use_stack(play.campaign, play.actor, stack, "search")
     rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.search_allowed(play.campaign, play.actor, cmd.by)
-    taking = "search takes cards from the stack searched"
+    taking = N_("search takes cards from the stack searched")
     for card in cmd.take:
         rules.searched_card(play.campaign, play.actor, card, stack.id, taking)
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
@@ -248,7 +252,7 @@ def search(play: Play, cmd: c.Search) -> Decided:
     for card in cmd.take:
         rules.must_be_in(play.campaign, play.actor, card, stack.id, taking)
     if len(set(cmd.take)) != len(cmd.take):
-        raise BadInput("a card is named twice in --take")
+        raise BadInput(_("a card is named twice in --take"))
     moving = frozenset(cmd.take)
     for card in cmd.take:
         play.place(card, to, moving=moving)  # type: ignore[arg-type]
@@ -346,7 +350,7 @@ def detach(play: Play, cmd: c.Detach) -> Decided:
 # -- locations and battle (RULES.md §8) ------------------------------------------
 @handles(c.AddLocation)
 def add_location(play: Play, cmd: c.AddLocation) -> Decided:
-    rules.master_only(play.actor, "may add locations")
+    rules.master_only(play.actor, N_("may add locations"))
     check_location_id(cmd.location)
     rules.new_location(play.campaign, cmd.location)
     access = rules.access_levels(cmd.access)
@@ -357,7 +361,7 @@ def add_location(play: Play, cmd: c.AddLocation) -> Decided:
 @handles(c.Travel)
 def travel(play: Play, cmd: c.Travel) -> Decided:
     hero = play.campaign.check_hero(cmd.hero)
-    rules.acts_for(play.actor, hero, f"move {hero}")
+    rules.acts_for(play.actor, hero, N_("move {hero}"))
     rules.known_location(play.campaign, cmd.location)
     rules.not_already_at(play.campaign, hero, cmd.location)
     was = play.table.heroes[hero]
@@ -366,7 +370,7 @@ def travel(play: Play, cmd: c.Travel) -> Decided:
 
 
 def _battle(play: Play, on: bool) -> None:
-    rules.master_only(play.actor, "may start a battle" if on else "may end a battle")
+    rules.master_only(play.actor, N_("may start a battle") if on else N_("may end a battle"))
     rules.battle_toggles(play.campaign, on)
     play.apply(BattleChanged(was=not on, now=on))
 
@@ -385,7 +389,7 @@ def end_battle(play: Play, cmd: c.EndBattle) -> Decided:
 
 @handles(c.SetAccess)
 def set_access(play: Play, cmd: c.SetAccess) -> Decided:
-    rules.master_only(play.actor, "may record an effect on a location's access")
+    rules.master_only(play.actor, N_("may record an effect on a location's access"))
     place = rules.known_location(play.campaign, cmd.location)
     suit = str(check_suit(cmd.suit))
     effects = dict(place.effects)
@@ -394,7 +398,7 @@ def set_access(play: Play, cmd: c.SetAccess) -> Decided:
         del effects[suit]
     else:
         if not cmd.by:
-            raise BadInput("say which card's effect changes the access with --by CARD")
+            raise BadInput(_("say which card's effect changes the access with --by CARD"))
         rules.effect_source_active(play.campaign, cmd.by)
         effects[suit] = AccessEffect(level=cmd.level, by=cmd.by)
     affected = affected_by(play.campaign, cmd.by) if cmd.by and ruleset() >= 3 else None
@@ -408,13 +412,13 @@ def set_access(play: Play, cmd: c.SetAccess) -> Decided:
 def trade(play: Play, cmd: c.Trade) -> Decided:
     campaign = play.campaign
     hero = campaign.check_hero(cmd.hero)
-    rules.acts_for(play.actor, hero, f"trade for {hero}")
+    rules.acts_for(play.actor, hero, N_("trade for {hero}"))
     _known(play, cmd.take + cmd.give, "trade")
     if set(cmd.take) & set(cmd.give) or len(set(cmd.take)) != len(cmd.take) or len(set(cmd.give)) != len(cmd.give):
-        raise BadInput("each card may be named once, either taken or given")
+        raise BadInput(_("each card may be named once, either taken or given"))
     rules.trades_assets_only(campaign, cmd.take + cmd.give)
     for card in cmd.take:
-        rules.must_be_in(campaign, play.actor, card, rules.TRADE_PILE, "trade takes cards from the discard pile")
+        rules.must_be_in(campaign, play.actor, card, rules.TRADE_PILE, N_("trade takes cards from the discard pile"))
     rules.gives_controlled(campaign, play.actor, hero, cmd.give)
     location = rules.trading_location(campaign, hero)
     for card in cmd.take:
@@ -422,7 +426,8 @@ def trade(play: Play, cmd: c.Trade) -> Decided:
     settlement = rules.settle_trade(campaign, cmd.take, cmd.give)
     for taken, companion in cmd.attach.items():
         if taken not in cmd.take:
-            raise BadInput(f"--attach {taken}={companion}: {taken} is not among the cards taken")
+            raise BadInput(_("--attach {taken}={companion}: {taken} is not among the cards taken").format(
+                taken=taken, companion=companion))
         rules.knows_card(campaign, play.actor, companion, "attach to")
         rules.companion_takes(campaign, hero, taken, companion, cmd.give)
     used = sorted({str(campaign.card(card).suit) for card in cmd.take})
@@ -448,8 +453,8 @@ def trade(play: Play, cmd: c.Trade) -> Decided:
 @handles(c.Obtain)
 def obtain(play: Play, cmd: c.Obtain) -> Decided:
     campaign = play.campaign
-    rules.master_only(play.actor, "records a sheet card obtained by progression or incorporation "
-                                  "(the master decides where it comes from and what it costs)")
+    rules.master_only(play.actor, N_("records a sheet card obtained by progression or incorporation (the master "
+                                     "decides where it comes from and what it costs)"))
     hero = campaign.check_hero(cmd.hero)
     rules.knows_card(campaign, play.actor, cmd.card, "obtain")
     rules.obtains_sheet_only(campaign, cmd.card)

@@ -33,6 +33,7 @@ from .commitments import Commitment, commit
 from .errors import BadInput, LedgerError, StoreError, UnknownCampaign
 from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
 from .formats import Format, standard_format
+from .i18n import _
 from .integrity import GENESIS, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
@@ -58,7 +59,8 @@ def campaign_names(name: str | None, slug: str | None) -> tuple[str, str]:
     name = (name or slug or "Campaign").strip() or "Campaign"
     slug = slug if slug is not None else slugify(name)
     if not _SLUG.fullmatch(slug):
-        raise BadInput(f"{slug!r} is not a campaign id; use lower-case letters, digits and '-' (e.g. north)")
+        raise BadInput(_("{campaign} is not a campaign id; use lower-case letters, digits and '-' (e.g. north)").format(
+            campaign=repr(slug)))
     return name, slug
 
 
@@ -91,7 +93,7 @@ class Ledger(Application):
         try:
             super().__init__(env)
         except (PersistenceError, OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the campaign database ({_reason(exc)})") from None
+            raise StoreError(_("cannot open the campaign database ({reason})").format(reason=_reason(exc))) from None
         self._catalogs: dict[UUID, tuple[Catalog, Format]] = {}
         self._live: dict[UUID, Campaign] = {}
         # The one fold, as eventsourcing's repository and the read models call it:
@@ -120,14 +122,13 @@ class Ledger(Application):
         try:
             exists = path.exists()
         except OSError as exc:  # a folder on the way one may not look into
-            raise StoreError(f"cannot open {path}: {os_error_reason(exc)} (ask its owner, or use a copy)") from None
+            raise StoreError(_("cannot open {path}: {reason} (ask its owner, or use a copy)").format(
+                path=path, reason=os_error_reason(exc))) from None
         if not create and not exists:
-            raise StoreError(
-                f"no campaign database at {path}; start one with ledger init --catalog FILE "
-                "(or name another with --db)"
-            )
+            raise StoreError(_("no campaign database at {db}; start one with ledger init --catalog FILE (or name "
+                               "another with --db)").format(db=path))
         if exists and path.is_dir():
-            raise StoreError(f"{path} is a directory, not a campaign database file")
+            raise StoreError(_("{path} is a directory, not a campaign database file").format(path=path))
         name = str(path)
         if exists and (not create or path.stat().st_size > 0):
             name = _must_be_campaign_file(path, new_ok=create)  # before anything can write to it
@@ -154,8 +155,8 @@ class Ledger(Application):
         except PersistenceError as exc:
             ledger.close()
             if "does not exist" in str(exc):
-                raise StoreError(f"no campaign database at {shown(url)}; start one with ledger init --catalog FILE "
-                                 "(or name another with --db)") from None
+                raise StoreError(_("no campaign database at {db}; start one with ledger init --catalog FILE (or name "
+                                   "another with --db)").format(db=shown(url))) from None
             raise StoreError(unreachable(url, exc)) from None
         return ledger
 
@@ -170,15 +171,14 @@ class Ledger(Application):
             for entry in known:
                 if entry.slug == slug:
                     return entry.campaign_id
-            names = ", ".join(e.slug for e in known) or "none yet"
-            raise UnknownCampaign(f"no campaign {slug!r} in this database (campaigns: {names})")
+            names = ", ".join(e.slug for e in known) or _("none yet")
+            raise UnknownCampaign(_("no campaign {campaign} in this database (campaigns: {campaigns})").format(
+                campaign=repr(slug), campaigns=names))
         if not known:
-            raise UnknownCampaign("this database holds no campaign yet; start one with ledger init --catalog FILE")
+            raise UnknownCampaign(_("this database holds no campaign yet; start one with ledger init --catalog FILE"))
         if len(known) > 1:
-            raise UnknownCampaign(
-                f"this database holds {len(known)} campaigns ({', '.join(e.slug for e in known)}); "
-                "choose one with --campaign ID"
-            )
+            raise UnknownCampaign(_("this database holds {n} campaigns ({campaigns}); choose one with --campaign "
+                                    "ID").format(n=len(known), campaigns=", ".join(e.slug for e in known)))
         return known[0].campaign_id
 
     def start(
@@ -191,13 +191,11 @@ class Ledger(Application):
     ) -> Recorded:
         """``ledger init``: a new campaign whose cards all start in the box."""
         if actor != MASTER:
-            raise BadInput("only the master starts a campaign")
+            raise BadInput(_("only the master starts a campaign"))
         name, slug = campaign_names(name, slug)
         if any(e.slug == slug for e in self.campaigns()):
-            raise BadInput(
-                f"this database already holds a campaign {slug!r}; pick another with --campaign ID "
-                "or another --db file"
-            )
+            raise BadInput(_("this database already holds a campaign {campaign}; pick another with --campaign ID or "
+                             "another --db file").format(campaign=repr(slug)))
         cid = campaign_uuid(slug)
         event = sealed(GENESIS, CampaignStarted(
             originator_id=cid, originator_version=1, actor=actor, name=name, slug=slug,
@@ -222,10 +220,10 @@ class Ledger(Application):
         """The campaign now, or right after action ``at`` (time travel)."""
         if at is not None:
             if not isinstance(at, int) or at < 1:
-                raise BadInput(f"--at {at} is not a seq; seqs count from 1 (init)")
+                raise BadInput(_("--at {at} is not a seq; seqs count from 1 (init)").format(at=at))
             last = self._current(cid).version
             if at > last:
-                raise BadInput(f"--at {at} is past the last action (seq {last})")
+                raise BadInput(_("--at {at} is past the last action (seq {last})").format(at=at, last=last))
             return self._guard(lambda: self._load(cid, at))
         return self._current(cid)
 
@@ -258,7 +256,7 @@ class Ledger(Application):
             try:
                 campaign = self._guard(lambda: self._load(cid))
             except AggregateNotFoundError:
-                raise UnknownCampaign("that campaign has no events in this database") from None
+                raise UnknownCampaign(_("that campaign has no events in this database")) from None
             self._live[cid] = campaign
         elif fresh:
             newer = self._guard(lambda: list(self.events.get(cid, gt=campaign.version)))
@@ -268,7 +266,7 @@ class Ledger(Application):
     def event(self, cid: UUID, seq: int) -> ActionRecorded:
         found = self._guard(lambda: list(self.events.get(cid, gt=seq - 1, lte=seq)))
         if not found:
-            raise BadInput(f"seq {seq} is not an action of this campaign")
+            raise BadInput(_("seq {seq} is not an action of this campaign").format(seq=seq))
         return found[0]
 
     def actions(self, cid: UUID, gt: int | None = None, lte: int | None = None) -> list[ActionRecorded]:
@@ -285,7 +283,7 @@ class Ledger(Application):
         attempt = 0
         while True:
             if attempt and time.monotonic() > deadline:
-                raise StoreError("other writers kept changing this campaign; try the action again")
+                raise StoreError(_("other writers kept changing this campaign; try the action again"))
             if attempt:  # a little random patience, so that racing writers fall out of step
                 time.sleep(random.uniform(0, min(0.002 * attempt, 0.05)))
             attempt += 1
@@ -383,12 +381,12 @@ class Ledger(Application):
             raise
         except (PersistenceError, sqlite3.Error) as exc:
             if "no such table" in str(exc):
-                raise StoreError("this file is an SQLite database but not a campaign database") from None
+                raise StoreError(_("this file is an SQLite database but not a campaign database")) from None
             failure = getattr(self.factory.datastore.pool, "failure", None)  # a storage problem, in words
             found = failure(exc, writing=False) if failure is not None else None
             if found is not None:
                 raise found from None
-            raise StoreError(f"the campaign database cannot be used ({_reason(exc)})") from None
+            raise StoreError(_("the campaign database cannot be used ({reason})").format(reason=_reason(exc))) from None
 
 
 def _must_be_campaign_file(path: Path, new_ok: bool = False) -> str:
@@ -417,7 +415,8 @@ def _must_be_campaign_file(path: Path, new_ok: bool = False) -> str:
     if new_ok and not names:
         return name  # an empty database (say, a file whose creation was interrupted): init may use it
     if mode.lower() != "wal" or "stored_events" not in names:
-        raise StoreError(f"{path} is not a campaign database; name another with --db, or start one with init")
+        raise StoreError(_("{path} is not a campaign database; name another with --db, or start one with init").format(
+            path=path))
     return name
 
 

@@ -32,6 +32,7 @@ from .commands import from_record
 from .commitments import holds
 from .errors import LedgerError
 from .events import ActionRecorded, CampaignStarted
+from .i18n import _
 from .integrity import GENESIS, chain_hash, sealed
 from .play import Play
 from .rulesets import decided_under
@@ -96,33 +97,36 @@ class _Evidence:
         self.cid = cid
         self.expected: dict[int, list[tuple[str, str]]] = {}
         for seq, head in expect:
-            self.expected.setdefault(seq, []).append((head, "the checkpoint you hold"))
+            self.expected.setdefault(seq, []).append((head, _("the checkpoint you hold")))
         self.signed_to: int | None = None
         kept = ledger.kept_checkpoints(cid)
         for number, checkpoint in enumerate(kept, start=1):
             self._kept(checkpoint, number, signed_by)
         if signed_by is not None and self.signed_to is None:
-            raise _Bad(1, "no checkpoint kept in this file is signed by the key you trust")
+            raise _Bad(1, _("no checkpoint kept in this file is signed by the key you trust"))
         self.snapshots = _stored_snapshots(ledger, cid)
         self.next_snapshot = next(self.snapshots, None)
 
     def _kept(self, checkpoint: Checkpoint, number: int, signed_by: str | None) -> None:
-        where = f"checkpoint #{number} kept in this file (seq {checkpoint.seq})"
+        where = _("the checkpoint #{number} kept in this file (seq {seq})").format(number=number, seq=checkpoint.seq)
         if not checkpoint.holds_for(self.cid):
-            raise _Bad(checkpoint.seq, f"the {where} carries a signature that does not hold: it was forged or changed")
+            raise _Bad(checkpoint.seq, _("{checkpoint} carries a signature that does not hold: it was forged or "
+                                         "changed").format(checkpoint=where))
         if signed_by is not None and checkpoint.key != signed_by:
-            raise _Bad(checkpoint.seq, f"the {where} is not signed by the key you trust")
+            raise _Bad(checkpoint.seq, _("{checkpoint} is not signed by the key you trust").format(checkpoint=where))
         if checkpoint.signature is not None:
             self.signed_to = max(self.signed_to or 0, checkpoint.seq)
-        self.expected.setdefault(checkpoint.seq, []).append((checkpoint.head, f"the {where}"))
+        self.expected.setdefault(checkpoint.seq, []).append((checkpoint.head, where))
 
     def check(self, campaign: Campaign) -> None:
         """The log's state at ``campaign.version`` against what was kept for that seq."""
         seq = campaign.version
         for head, source in self.expected.pop(seq, ()):
             if head != campaign.last_hash:
-                raise _Bad(seq, f"the log's head at seq {seq} is not the one {source} names: "
-                                f"the record was rewritten at or before seq {seq}")
+                # TRANSLATORS: {checkpoint} is "the checkpoint you hold" or "the checkpoint #2 kept in this file
+                # (seq 40)".
+                raise _Bad(seq, _("the log's head at seq {seq} is not the one {checkpoint} names: the record was "
+                                  "rewritten at or before seq {seq}").format(seq=seq, checkpoint=source))
         while self.next_snapshot is not None and self.next_snapshot.originator_version <= seq:
             snapshot, self.next_snapshot = self.next_snapshot, next(self.snapshots, None)
             if snapshot.originator_version == seq:
@@ -133,12 +137,13 @@ class _Evidence:
         try:
             state = self.ledger.snapshots.mapper.to_domain_event(stored).state  # type: ignore[union-attr]
         except Exception:  # noqa: BLE001 — a changed byte can break the JSON or the model
-            raise _Bad(seq, f"the snapshot at seq {seq} cannot be read (it is ignored when loading)") from None
+            raise _Bad(seq, _("the snapshot at seq {seq} cannot be read (it is ignored when loading)").format(
+                seq=seq)) from None
         expected = campaign.snapshot()
         if state.get("last_hash") != expected["last_hash"] or digest(state) != expected["digest"] \
                 or state.get("digest") not in (None, expected["digest"]):
-            raise _Bad(seq, f"the snapshot at seq {seq} does not match the log (it was changed; "
-                            "loading ignores it and folds from the one before)")
+            raise _Bad(seq, _("the snapshot at seq {seq} does not match the log (it was changed; loading ignores it "
+                              "and folds from the one before)").format(seq=seq))
 
     def past_the_end(self, last: int) -> None:
         """Anything kept for a seq the log no longer reaches: actions were cut off."""
@@ -146,8 +151,8 @@ class _Evidence:
         if self.next_snapshot is not None:
             beyond.append(self.next_snapshot.originator_version)
         if beyond:
-            raise _Bad(last + 1, f"the log ends at seq {last} but seq {max(beyond)} was once recorded "
-                                 "(a checkpoint or snapshot names it): actions are missing")
+            raise _Bad(last + 1, _("the log ends at seq {last} but seq {seq} was once recorded (a checkpoint or "
+                                   "snapshot names it): actions are missing").format(last=last, seq=max(beyond)))
 
 
 def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = None,
@@ -177,25 +182,28 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
     for stored in stored_actions(ledger, cid):
         seq = stored.originator_version
         if seq != expected:
-            raise _Bad(expected, f"seq {expected} is missing from the log")
+            raise _Bad(expected, _("seq {seq} is missing from the log").format(seq=expected))
         try:
             event = ledger.mapper.to_domain_event(stored)
         except Exception as exc:  # noqa: BLE001 — a changed byte can break the JSON or the model
-            raise _Bad(seq, f"seq {seq} cannot be read ({exc.__class__.__name__})") from None
+            raise _Bad(seq, _("seq {seq} cannot be read ({error})").format(seq=seq, error=exc.__class__.__name__)) \
+                from None
         if not isinstance(event, ActionRecorded):
-            raise _Bad(seq, f"seq {seq} is not a recorded action")
+            raise _Bad(seq, _("seq {seq} is not a recorded action").format(seq=seq))
         if chain_hash(previous, event) != event.hash:
-            raise _Bad(seq, f"seq {seq} does not match its hash: it was changed or moved")
+            raise _Bad(seq, _("seq {seq} does not match its hash: it was changed or moved").format(seq=seq))
         if campaign is None:
             if not isinstance(event, CampaignStarted):
-                raise _Bad(seq, "the log does not begin with the campaign's start")
+                raise _Bad(seq, _("the log does not begin with the campaign's start"))
             campaign = ledger.project(None, [event])
             assert campaign is not None
             state.update(slug=campaign.slug, campaign=campaign)
         else:
             problem = _replay(ledger, cid, campaign, event)
             if problem:
-                raise _Bad(seq, f"seq {seq} {problem}")
+                # TRANSLATORS: {problem} is one of "records no command to check", "breaks the rules when checked
+                # again: ...", "does not replay to what was recorded"...
+                raise _Bad(seq, _("seq {seq} {problem}").format(seq=seq, problem=problem))
         evidence.check(campaign)
         previous = event.hash
         expected += 1
@@ -204,33 +212,33 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
         if progress is not None:
             progress(seq)
     if campaign is None:
-        raise _Bad(1, "the campaign has no actions")
+        raise _Bad(1, _("the campaign has no actions"))
     evidence.past_the_end(campaign.version)
 
 
 def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded) -> str | None:
     """Decides the recorded command again; None if it gives the stored event back."""
     if event.command is None:
-        return "records no command to check"
+        return _("records no command to check")
     try:
         command = from_record(event.command)
     except Exception:  # noqa: BLE001 — any malformed record is refused the same way
-        return "records a command that cannot be read"
+        return _("records a command that cannot be read")
     play = Play(campaign, command.actor, seed=event.rng, lookup=lambda seq: ledger.event(cid, seq))
     try:
         with decided_under(event.ruleset):  # the rules it was recorded under
             again = decide_event(play, command, timestamp=event.timestamp)
     except LedgerError as exc:
         play.rollback()
-        return f"breaks the rules when checked again: {exc}"
+        return _("breaks the rules when checked again: {refusal}").format(refusal=exc)
     if _as_recorded_then(again, event, campaign.last_hash) != event:
         play.rollback()
         campaign.table.apply_all(event.changes)  # keep going consistently for the message
-        return "does not replay to what was recorded"
+        return _("does not replay to what was recorded")
     campaign.record(event)
     for commitment in event.commitments:  # each committed order is the order recorded
         if not holds(commitment, campaign.table.cards_in(commitment.stack)):
-            return f"commits to an order of {commitment.stack} that is not the order it recorded"
+            return _("commits to an order of {zone} that is not the order it recorded").format(zone=commitment.stack)
     return None
 
 

@@ -17,6 +17,7 @@ from .errors import UnknownHero, UnknownZone
 from .events import ActionRecorded, CampaignSnapshot, CampaignStarted
 from .fold import Table
 from .formats import Format, ZoneSpec
+from .i18n import _
 from .integrity import GENESIS
 from .snapshots import digest, state_of
 from .vocabulary import Role, Zone
@@ -70,13 +71,13 @@ class Campaign:
             zone = Zone.parse(zone_id)
             if zone.role in (Role.TABLE, Role.INVENTORY, Role.EXTRA) and zone.args:
                 raise UnknownHero(
-                    f"{zone_id} is not a zone: there is no hero {zone.args[0]!r} "
-                    f"(heroes: {', '.join(self.table.heroes) or 'none yet; add one with hero add'})"
+                    _("{zone} is not a zone: there is no hero {hero} (heroes: {heroes})").format(
+                        zone=zone_id, hero=repr(zone.args[0]), heroes=self._heroes_named())
                 )
             raise UnknownZone(
-                f"{zone_id} is not a zone of this campaign; zones are "
-                f"{', '.join(z for z in self.zones() if ':' not in z or z.startswith('deck:'))} "
-                "and table:/inventory:/extra: of each hero"
+                _("{zone} is not a zone of this campaign; zones are {zones} and table:/inventory:/extra: "
+                  "of each hero").format(
+                    zone=zone_id, zones=", ".join(z for z in self.zones() if ":" not in z or z.startswith("deck:")))
             )
         return spec
 
@@ -86,10 +87,14 @@ class Campaign:
     def check_hero(self, hero: str) -> str:
         if hero not in self.table.heroes:
             raise UnknownHero(
-                f"no hero {hero!r} in this campaign "
-                f"(heroes: {', '.join(self.table.heroes) or 'none yet; add one with hero add'})"
+                _("no hero {hero} in this campaign (heroes: {heroes})").format(
+                    hero=repr(hero), heroes=self._heroes_named())
             )
         return hero
+
+    def _heroes_named(self) -> str:
+        """The campaign's heroes, for a refusal that names a hero it does not have."""
+        return ", ".join(self.table.heroes) or _("none yet; add one with hero add")
 
     def zone_of(self, card_id: str) -> ZoneSpec:
         return self.zones()[self.table.zone_of(card_id)]
@@ -128,7 +133,7 @@ def _fold_event(event: object, campaign: Campaign | None, load_catalog: CatalogL
 
 
 @_fold_event.register
-def _(event: CampaignStarted, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign:
+def _fold_started(event: CampaignStarted, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign:
     catalog = Catalog(event.catalog)
     started = Campaign(
         id=event.originator_id, version=event.originator_version, created_on=event.timestamp,
@@ -141,7 +146,7 @@ def _(event: CampaignStarted, campaign: Campaign | None, load_catalog: CatalogLo
 
 
 @_fold_event.register
-def _(event: CampaignSnapshot, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign:
+def _fold_snapshot(event: CampaignSnapshot, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign:
     catalog, fmt = load_catalog(event.originator_id)
     restored = Campaign(
         id=event.originator_id, version=event.originator_version, created_on=event.timestamp,
@@ -155,7 +160,7 @@ def _(event: CampaignSnapshot, campaign: Campaign | None, load_catalog: CatalogL
 
 
 @_fold_event.register
-def _(event: ActionRecorded, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign | None:
+def _fold_action(event: ActionRecorded, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign | None:
     if campaign is not None:
         campaign.table.apply_all(event.changes)
         campaign.record(event)

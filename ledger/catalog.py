@@ -5,9 +5,15 @@ pydantic; a bad file is refused with the file, the row (or card id) and the fiel
 
 TOML: one ``[[cards]]`` table per card. CSV: the columns
 ``id,suit,name,level,value,knowledge,task,effects`` (and optionally
-``rarity,art,artist``). ``effects`` is a ``;``-separated list of ``activate`` or
+``name_en,name_pt,rarity,art,artist``). ``effects`` is a ``;``-separated list of ``activate`` or
 ``auto``, each optionally with a scope after ``@``: ``auto@attachment``,
 ``activate@anywhere``, ``auto@discard`` (RULES.md §7, what makes a card active).
+
+Names: ``name``, and optionally ``name_en`` (English) and ``name_pt`` (Portuguese),
+each shown in its language (``Card.shown_name``). ``name`` may be left out or empty
+(in CSV, a blank cell or no ``name`` column) when ``name_en`` or ``name_pt`` is given:
+the card's ``name`` is then its English name, else its Portuguese one, so every card
+has one. Blank ``name_en``/``name_pt`` cells of a CSV are absent names.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer, model_validator
 
 from .errors import BadCatalog, UnknownCard, first_problem
+from .i18n import PORTUGUESE, _, language
 from .vocabulary import EffectKind, EffectScope, Suit, Task
 
 CARD_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
@@ -37,7 +44,7 @@ class Effect(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> Effect:
-        kind, _, scope = text.strip().partition("@")
+        kind, _at, scope = text.strip().partition("@")
         return cls(kind=kind, scope=scope or "card")  # type: ignore[arg-type]
 
     def __str__(self) -> str:
@@ -63,20 +70,34 @@ class Card(BaseModel):
     art: str = "standard"
     artist: str = ""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _name_from_a_language(cls, data: Any) -> Any:
+        """A card given only ``name_en`` and/or ``name_pt`` takes its ``name`` from them
+        (English first); a card with no name at all is refused saying which keys name it."""
+        if not isinstance(data, dict) or data.get("name") not in (None, ""):
+            return data
+        given = next((data[key] for key in ("name_en", "name_pt") if isinstance(data.get(key), str) and data[key]),
+                     None)
+        if given is None:
+            # TRANSLATORS: name, name_en and name_pt are the keys (and CSV columns) of a catalog file
+            raise ValueError(_("name: missing; give the card a name, name_en or name_pt"))
+        return {**data, "name": given}
+
     @field_validator("id")
     @classmethod
     def _id_shape(cls, v: str) -> str:
         if not CARD_ID.fullmatch(v):
-            raise ValueError("must be lower-case letters, digits, '-', '_' or '.' (e.g. item-017)")
+            raise ValueError(_("must be lower-case letters, digits, '-', '_' or '.' (e.g. item-017)"))
         if v in RESERVED_CARD_IDS:
-            raise ValueError(f"{v!r} names a zone or a viewer; pick another card id")
+            raise ValueError(_("{id!r} names a zone or a viewer; pick another card id").format(id=v))
         return v
 
     @field_validator("level", "value", "knowledge", mode="before")
     @classmethod
     def _whole_number(cls, v: Any) -> Any:
         if isinstance(v, bool) or isinstance(v, float):
-            raise ValueError("must be a whole number")
+            raise ValueError(_("must be a whole number"))
         return v
 
     @field_validator("effects", mode="before")
@@ -87,7 +108,7 @@ class Card(BaseModel):
         if isinstance(v, str):
             v = [p for p in v.split(";") if p.strip()]
         if not isinstance(v, (list, tuple)):
-            raise ValueError("a list of effects: activate or auto, each optionally @scope")
+            raise ValueError(_("a list of effects: activate or auto, each optionally @scope"))
         return tuple(Effect.parse(e) if isinstance(e, str) else e for e in v)
 
     @field_validator("task", mode="before")
@@ -99,14 +120,15 @@ class Card(BaseModel):
     def _group_fields(self) -> Card:
         if self.suit.is_asset:
             if self.value is None:
-                raise ValueError(f"value: required for an asset card ({self.suit})")
+                raise ValueError(_("value: required for an asset card ({suit})").format(suit=self.suit))
             if self.knowledge is None:
-                raise ValueError(f"knowledge: required for an asset card ({self.suit})")
+                raise ValueError(_("knowledge: required for an asset card ({suit})").format(suit=self.suit))
         else:
             if self.value is not None:
-                raise ValueError(f"value: a sheet card ({self.suit}) has no value")
+                raise ValueError(_("value: a sheet card ({suit}) has no value").format(suit=self.suit))
             if self.knowledge is not None:
-                raise ValueError(f"knowledge: a sheet card ({self.suit}) has no knowledge requirement")
+                raise ValueError(
+                    _("knowledge: a sheet card ({suit}) has no knowledge requirement").format(suit=self.suit))
         return self
 
     @model_serializer(mode="wrap")
@@ -124,8 +146,6 @@ class Card(BaseModel):
     def shown_name(self) -> str:
         """The card's name in the language being spoken (``name_pt``, ``name_en``), else
         ``name``, else its name in the other language. Names are cosmetic: ids never change."""
-        from .i18n import PORTUGUESE, language
-
         ours, other = (self.name_pt, self.name_en) if language() == PORTUGUESE else (self.name_en, self.name_pt)
         return ours or self.name or other or self.id
 
@@ -143,18 +163,18 @@ class Catalog:
         self.cards: dict[str, Card] = {}
         for card in cards:
             if card.id in self.cards:
-                raise BadCatalog(f"card id {card.id!r} appears twice in the catalog")
+                raise BadCatalog(_("card id {card!r} appears twice in the catalog").format(card=card.id))
             self.cards[card.id] = card
         if not self.cards:
-            raise BadCatalog("the catalog has no cards")
+            raise BadCatalog(_("the catalog has no cards"))
 
     def __getitem__(self, card_id: str) -> Card:
         try:
             return self.cards[card_id]
         except (KeyError, TypeError):
             raise UnknownCard(
-                f"no card {card_id!r} in this campaign's catalog; card ids look like "
-                f"{next(iter(self.cards))}"
+                _("no card {card!r} in this campaign's catalog; card ids look like {example}").format(
+                    card=card_id, example=next(iter(self.cards)))
             ) from None
 
     def __contains__(self, card_id: object) -> bool:
@@ -171,7 +191,10 @@ class Catalog:
 
 
 CSV_COLUMNS = ("id", "suit", "name", "level", "value", "knowledge", "task", "effects")
-OPTIONAL_CSV_COLUMNS = ("rarity", "art", "artist")
+OPTIONAL_CSV_COLUMNS = ("name_en", "name_pt", "rarity", "art", "artist")
+NAME_COLUMNS = ("name", "name_en", "name_pt")
+"""A CSV catalog needs one of these (``name`` is in ``CSV_COLUMNS``, but ``name_en`` or
+``name_pt`` may stand for it)."""
 
 
 def _card(raw: dict[str, Any], where: str) -> Card:
@@ -182,7 +205,8 @@ def _card(raw: dict[str, Any], where: str) -> Card:
 
 
 def _blank_to_none(raw: dict[str, Any]) -> dict[str, Any]:
-    return {k: (None if v == "" and k in ("value", "knowledge", "task") else v) for k, v in raw.items()}
+    return {k: (None if v == "" and k in ("value", "knowledge", "task", *NAME_COLUMNS) else v)
+            for k, v in raw.items()}
 
 
 def parse_toml(text: str, source: str = "catalog") -> Catalog:
@@ -190,15 +214,19 @@ def parse_toml(text: str, source: str = "catalog") -> Catalog:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
         reason = str(exc).splitlines()[0][:120] if str(exc) else exc.__class__.__name__
-        raise BadCatalog(f"{source}: not valid TOML ({reason})") from None
+        raise BadCatalog(_("{source}: not valid TOML ({reason})").format(source=source, reason=reason)) from None
     rows = data.get("cards")
     if not isinstance(rows, list) or not rows:
-        raise BadCatalog(f"{source}: no [[cards]] tables; each card is a [[cards]] table with id, suit, name, level")
+        raise BadCatalog(
+            _("{source}: no [[cards]] tables; each card is a [[cards]] table with id, suit, name, level").format(
+                source=source))
     cards = []
     for i, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
-            raise BadCatalog(f"{source}: cards entry {i} is not a table")
-        label = f"card {row.get('id')!r}" if isinstance(row.get("id"), str) else f"cards entry {i}"
+            raise BadCatalog(_("{source}: cards entry {n} is not a table").format(source=source, n=i))
+        # TRANSLATORS: which card of a TOML catalog is wrong; "cards" is the file's key ([[cards]] tables)
+        label = (_("card {card!r}").format(card=row["id"]) if isinstance(row.get("id"), str)
+                 else _("cards entry {n}").format(n=i))
         cards.append(_card(row, f"{source} {label}"))
     return _catalog(cards, source)
 
@@ -207,7 +235,7 @@ def parse_csv(text: str, source: str = "catalog") -> Catalog:
     try:
         return _parse_csv(text.removeprefix("\ufeff"), source)
     except csv.Error as exc:
-        raise BadCatalog(f"{source}: not valid CSV ({str(exc)[:120]})") from None
+        raise BadCatalog(_("{source}: not valid CSV ({reason})").format(source=source, reason=str(exc)[:120])) from None
 
 
 def _parse_csv(text: str, source: str) -> Catalog:
@@ -215,29 +243,33 @@ def _parse_csv(text: str, source: str) -> Catalog:
     header = [h.strip() for h in (reader.fieldnames or [])]
     if len(set(header)) != len(header):
         twice = next(h for h in header if header.count(h) > 1)
-        raise BadCatalog(f"{source}: column {twice!r} appears twice in the header")
-    missing = [c for c in CSV_COLUMNS if c not in header]
+        raise BadCatalog(_("{source}: column {column!r} appears twice in the header").format(
+            source=source, column=twice))
+    named = any(c in header for c in NAME_COLUMNS)  # name_en or name_pt may stand for name
+    missing = [c for c in CSV_COLUMNS if c not in header and not (c == "name" and named)]
     if missing:
-        raise BadCatalog(
-            f"{source}: missing column(s) {', '.join(missing)}; the header must be "
-            f"{','.join(CSV_COLUMNS)}"
-        )
+        text = (_("{source}: missing column(s) {columns}; the header must be {header} "
+                  "(a name_en or name_pt column may stand for name)") if "name" in missing
+                else _("{source}: missing column(s) {columns}; the header must be {header}"))
+        raise BadCatalog(text.format(source=source, columns=", ".join(missing), header=",".join(CSV_COLUMNS)))
     unknown = [c for c in header if c not in CSV_COLUMNS + OPTIONAL_CSV_COLUMNS]
     if unknown:
-        raise BadCatalog(f"{source}: unknown column(s) {', '.join(unknown)}")
+        raise BadCatalog(_("{source}: unknown column(s) {columns}").format(source=source, columns=", ".join(unknown)))
     reader.fieldnames = header
     cards = []
     first_seen: dict[str, int] = {}
     for row in reader:
         line = reader.line_num
         if None in row:
-            raise BadCatalog(f"{source} row {line}: more fields than columns")
+            raise BadCatalog(_("{source} row {line}: more fields than columns").format(source=source, line=line))
         raw = {k: (v.strip() if isinstance(v, str) else v) for k, v in row.items() if v is not None}
         shown = raw.get("id") if CARD_ID.fullmatch(raw.get("id") or "") else repr(raw.get("id"))
-        label = f"row {line} ({shown})" if raw.get("id") else f"row {line}"
+        label = (_("row {line} ({card})").format(line=line, card=shown) if raw.get("id")
+                 else _("row {line}").format(line=line))
         card = _card(_blank_to_none(raw), f"{source} {label}")
         if card.id in first_seen:
-            raise BadCatalog(f"{source} row {line}: id: {card.id!r} is already the id of row {first_seen[card.id]}")
+            raise BadCatalog(_("{source} row {line}: id: {card!r} is already the id of row {first}").format(
+                source=source, line=line, card=card.id, first=first_seen[card.id]))
         first_seen[card.id] = line
         cards.append(card)
     return _catalog(cards, source)
@@ -256,9 +288,10 @@ def load_catalog(path: str | Path) -> Catalog:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise BadCatalog(f"{path}: no such catalog file") from None
+        raise BadCatalog(_("{path}: no such catalog file").format(path=path)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise BadCatalog(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+        raise BadCatalog(
+            _("{path}: cannot read it ({reason})").format(path=path, reason=exc.__class__.__name__)) from None
     if path.suffix.lower() == ".csv":
         return parse_csv(text, str(path))
     return parse_toml(text, str(path))

@@ -20,6 +20,7 @@ from typing import Any
 from uuid import UUID
 
 from .errors import BadInput
+from .i18n import _
 from .signing import Signer, signature_holds
 
 _EXPECTED = re.compile(r"(\d{1,18}):([0-9a-f]{64})")
@@ -66,6 +67,6 @@ def parse_expected(text: str) -> tuple[int, str]:
     """``SEQ:HEAD`` as a player kept it (from a view's checkpoint or ``ledger checkpoint``)."""
     found = _EXPECTED.fullmatch(text.strip().lower())
     if not found or int(found[1]) < 1:
-        raise BadInput(f"--expect {text[:80]!r}: write a checkpoint as SEQ:HEAD, e.g. 42:{'0' * 8}… "
-                       "(the 64-character head hash a view or ledger checkpoint printed)")
+        raise BadInput(_("--expect {text}: write a checkpoint as SEQ:HEAD, e.g. 42:00000000… (the 64-character head "
+                         "hash a view or ledger checkpoint printed)").format(text=repr(text[:80])))
     return int(found[1]), found[2]

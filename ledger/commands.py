@@ -8,6 +8,7 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from .i18n import _
 from .vocabulary import MASTER, Face
 
 Position = Literal["top", "bottom"] | int
@@ -51,7 +52,7 @@ class Cards(Command):
         seen = set()
         for card in v:
             if card in seen:
-                raise ValueError(f"card {card} is named twice")
+                raise ValueError(_("card {card} is named twice").format(card=card))
             seen.add(card)
         return v
 
@@ -119,7 +120,7 @@ class Reveal(Cards):
     @classmethod
     def _distinct_heroes(cls, v: tuple[str, ...]) -> tuple[str, ...]:
         if len(set(v)) != len(v):
-            raise ValueError("a hero is named twice")
+            raise ValueError(_("a hero is named twice"))
         return v
 
 

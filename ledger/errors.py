@@ -84,9 +84,12 @@ class StoreError(LedgerError):
 
 def first_problem(exc: ValidationError) -> str:
     """One line from a pydantic validation error: ``field: what is wrong``."""
+    from .i18n import _  # not at the top: ledger.i18n imports this module
+
     err = exc.errors()[0]
     field = ".".join(str(p) for p in err["loc"])
-    msg = err["msg"].removeprefix("Value error, ")
+    msg = err["msg"].removeprefix("Value error, ")  # pydantic's words, or ours (translated when raised)
     if field and not msg.startswith(f"{field}:"):
-        return f"{field}: {msg}"
+        # TRANSLATORS: a field of a command or file and what is wrong with it (pydantic's words).
+        return _("{field}: {problem}").format(field=field, problem=msg)
     return msg

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .errors import BadCatalog
+from .i18n import _
 from .vocabulary import Affected, Face, Suit, Use, Visibility, Zone, ZoneKind
 
 
@@ -37,9 +38,9 @@ class StackSpec(BaseModel):
         probe = self.id.replace("{suit}", "item").replace("{hero}", "ana")
         Zone.parse(probe)  # raises UnknownZone with a helpful message
         if self.kind == "deck" and self.visibility == "face-up":
-            raise ValueError("visibility: a deck is face-down (a face-up stack is a pile)")
+            raise ValueError(_("visibility: a deck is face-down (a face-up stack is a pile)"))
         if self.kind == "pile" and self.visibility != "face-up":
-            raise ValueError("visibility: a pile is face-up (a face-down stack is a deck)")
+            raise ValueError(_("visibility: a pile is face-up (a face-down stack is a deck)"))
         return self
 
 
@@ -115,7 +116,8 @@ class Format(BaseModel):
             theirs = set(_expand((spec,), probe)) | {spec.id}
             clash = sorted(theirs & ours)
             if clash:
-                raise BadCatalog(f"stack {spec.id!r} would replace {clash[0]!r} of the standard format")
+                raise BadCatalog(_("stack {stack} would replace {zone} of the standard format").format(
+                    stack=repr(spec.id), zone=repr(clash[0])))
         return Format(
             name=other.name,
             discard_to=other.discard_to,
@@ -147,7 +149,7 @@ def _parse(text: str, source: str) -> Format:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise BadCatalog(f"{source}: not valid TOML ({exc})") from None
+        raise BadCatalog(_("{file}: not valid TOML ({problem})").format(file=source, problem=exc)) from None
     try:
         return Format.model_validate(data)
     except ValidationError as exc:
@@ -157,7 +159,9 @@ def _parse(text: str, source: str) -> Format:
         if err["loc"][:1] == ("stacks",) and len(err["loc"]) > 1 and isinstance(stacks, list):
             i = err["loc"][1]
             if isinstance(i, int) and i < len(stacks) and isinstance(stacks[i], dict):
-                loc = f"stack {stacks[i].get('id')!r} " + ".".join(str(p) for p in err["loc"][2:])
+                # TRANSLATORS: where in a format file a problem is: a stack by its id, then the field.
+                loc = _("stack {stack} {field}").format(stack=repr(stacks[i].get("id")),
+                                                        field=".".join(str(p) for p in err["loc"][2:]))
         raise BadCatalog(f"{source}: {loc}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
@@ -173,9 +177,10 @@ def load_format(path: str | Path) -> Format:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise BadCatalog(f"{path}: no such format file") from None
+        raise BadCatalog(_("{file}: no such format file").format(file=path)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise BadCatalog(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+        problem = exc.__class__.__name__
+        raise BadCatalog(_("{file}: cannot read it ({problem})").format(file=path, problem=problem)) from None
     try:
         return standard_format().extended_by(_parse(text, str(path)))
     except BadCatalog as exc:

@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from .errors import StoreError
+from .i18n import _
 
 SCHEMES = ("postgresql://", "postgres://")
 _SCHEMA = re.compile(r"[a-z_][a-z0-9_]{0,62}")
@@ -49,8 +50,9 @@ def postgres_env(url: str, *, create: bool) -> dict[str, str]:
         port = None
     if not dbname or "/" in dbname or not parts.hostname or port is None or not _SCHEMA.fullmatch(schema) \
             or set(query) - {"schema"}:
-        raise StoreError(f"{shown(url)} is not a PostgreSQL database the ledger can use; write it as "
-                         "postgresql://USER@HOST:PORT/DBNAME, optionally ?schema=NAME (lower-case letters, digits, _)")
+        raise StoreError(_("{db} is not a PostgreSQL database the ledger can use; write it as "
+                           "postgresql://USER@HOST:PORT/DBNAME, optionally ?schema=NAME (lower-case letters, digits, "
+                           "_)").format(db=shown(url)))
     env = {
         "PERSISTENCE_MODULE": "eventsourcing.postgres",
         "POSTGRES_DBNAME": dbname,
@@ -88,9 +90,9 @@ def _create_schema(env: dict[str, str], url: str) -> None:
 def unreachable(url: str, exc: BaseException) -> str:
     """One line: the PostgreSQL database cannot be used, why, and what to do."""
     first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    return (f"cannot use the PostgreSQL database {shown(url)} ({first[:200]}); check that the server runs "
-            "(e.g. pg_ctlcluster 15 main start, or service postgresql start) and that the URL names a database "
-            "you may use")
+    return _("cannot use the PostgreSQL database {db} ({error}); check that the server runs (e.g. pg_ctlcluster 15 "
+             "main start, or service postgresql start) and that the URL names a database you may use").format(
+        db=shown(url), error=first[:200])
 
 
 # -- live updates -----------------------------------------------------------------------
@@ -108,7 +110,7 @@ async def listen(env: Any, channel: str, heard: Any) -> None:
         user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD") or "", autocommit=True)
     try:
         await conn.execute(f'LISTEN "{channel}"')
-        async for _ in conn.notifies():
+        async for _notice in conn.notifies():
             heard()
     finally:
         await conn.close()

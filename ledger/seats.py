@@ -24,6 +24,7 @@ from eventsourcing.persistence import IntegrityError
 
 from .errors import BadInput
 from .events import SeatOpened, SeatRevoked
+from .i18n import _
 from .vocabulary import MASTER, PUBLIC, REFEREE
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def revoke_seat(ledger: Ledger, cid: UUID, who: str) -> int:
     book = SeatBook(ledger)
     count = sum(1 for seat in book.seats(cid) if seat.who == who)
     if not count:
-        raise BadInput(f"{who} has no seat in this campaign (see ledger seat list)")
+        raise BadInput(_("{who} has no seat in this campaign (see ledger seat list)").format(who=who))
     log = _log(ledger)
     _append(ledger, lambda: log._trigger_event(SeatRevoked, campaign_id=cid, who=who))
     return count
@@ -101,21 +102,20 @@ def check_who(ledger: Ledger, cid: UUID, who: str) -> None:
     if who in (MASTER, PUBLIC):
         return
     if who == REFEREE:
-        raise BadInput("the master's seat is 'master' (it sees as the referee); "
-                       "WHO is master, public or a hero id")
+        raise BadInput(_("the master's seat is 'master' (it sees as the referee); WHO is master, public or a hero id"))
     ledger.campaign(cid).check_hero(who)
 
 
 def _append(ledger: Ledger, entry: object) -> None:
     """Saves a seats-log entry, made again at the next version when another process
     appended one at the same moment."""
-    for _ in range(50):
+    for _attempt in range(50):
         try:
             ledger._guard(lambda: ledger.save(entry()))  # type: ignore[operator]
             return
         except IntegrityError:
             continue
-    raise BadInput("other processes kept changing the seats; try again")
+    raise BadInput(_("other processes kept changing the seats; try again"))
 
 
 class SeatBook:

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from .errors import BadInput, StoreError
+from .i18n import _
 
 KEY_ENV = "LEDGER_KEY"
 
@@ -49,7 +50,8 @@ def create_key(path: Path) -> Signer:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     if path.exists():
-        raise BadInput(f"{path} already exists; a key is never overwritten (choose another with --key FILE)")
+        raise BadInput(_("{path} already exists; a key is never overwritten (choose another with --key FILE)").format(
+            path=path))
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                             serialization.NoEncryption())
@@ -59,7 +61,8 @@ def create_key(path: Path) -> Signer:
         with os.fdopen(handle, "wb") as out:
             out.write(pem)
     except OSError as exc:
-        raise StoreError(f"cannot write the key to {path} ({exc.strerror or exc.__class__.__name__})") from None
+        raise StoreError(_("cannot write the key to {path} ({error})").format(
+            path=path, error=exc.strerror or exc.__class__.__name__)) from None
     return Signer(key, path)
 
 
@@ -70,16 +73,17 @@ def load_signer(path: Path) -> Signer | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StoreError(f"cannot read the signing key {path} ({exc.strerror or exc.__class__.__name__})") from None
+        raise StoreError(_("cannot read the signing key {path} ({error})").format(
+            path=path, error=exc.strerror or exc.__class__.__name__)) from None
     from cryptography.hazmat.primitives import serialization  # loaded only when there is a key
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError):
-        raise BadInput(f"{path} is not a signing key (make one with ledger keys init)") from None
+        raise BadInput(_("{path} is not a signing key (make one with ledger keys init)").format(path=path)) from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise BadInput(f"{path} is not an Ed25519 signing key (make one with ledger keys init)")
+        raise BadInput(_("{path} is not an Ed25519 signing key (make one with ledger keys init)").format(path=path))
     return Signer(key, path)
 
 
@@ -90,7 +94,8 @@ def check_public_key(text: str) -> str:
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != 32:
-        raise BadInput(f"{text[:60]!r} is not a public key; it is the 44 characters ledger keys show prints")
+        raise BadInput(_("{key} is not a public key; it is the 44 characters ledger keys show prints").format(
+            key=repr(text[:60])))
     return text
 
 

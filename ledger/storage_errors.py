@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import StoreError
+from .i18n import N_, _, ngettext, pgettext
 
 LOW_SPACE = 1 << 20  # bytes: a failing write with less free than this is put down to a full disk
 
@@ -53,33 +54,33 @@ CANNOT_OPEN = "cannot-open"
 
 # -- OSError --------------------------------------------------------------------------
 _OS_REASONS = {
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is used up",
-    errno.EFBIG: "the file would be larger than this disk or system allows",
-    errno.EROFS: "it is on a read-only disk",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "permission denied",
-    errno.ENOENT: "no such folder",
-    errno.ENOTDIR: "part of its path is a file, not a folder",
-    errno.EISDIR: "it is a folder",
-    errno.EIO: "the disk reported an input/output error",
-    errno.ENAMETOOLONG: "the name is too long",
-    errno.EBUSY: "it is in use by another program",
+    errno.ENOSPC: N_("the disk is full"),
+    errno.EDQUOT: N_("the disk quota is used up"),
+    errno.EFBIG: N_("the file would be larger than this disk or system allows"),
+    errno.EROFS: N_("it is on a read-only disk"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("permission denied"),
+    errno.ENOENT: N_("no such folder"),
+    errno.ENOTDIR: N_("part of its path is a file, not a folder"),
+    errno.EISDIR: N_("it is a folder"),
+    errno.EIO: N_("the disk reported an input/output error"),
+    errno.ENAMETOOLONG: N_("the name is too long"),
+    errno.EBUSY: N_("it is in use by another program"),
 }
 
 _OS_ADVICE = {
-    errno.ENOSPC: "free some space and try again",
-    errno.EDQUOT: "free some space and try again",
-    errno.EFBIG: "write it to another disk",
-    errno.EROFS: "write it to a writable disk or folder",
-    errno.EACCES: "write it to a folder you may write to",
-    errno.EPERM: "write it to a folder you may write to",
-    errno.ENOENT: "create the folder first, or name another",
-    errno.ENOTDIR: "name a file inside a folder",
-    errno.EISDIR: "name a file, not a folder",
-    errno.EIO: "the disk may be failing or unplugged; write it to another disk",
-    errno.ENAMETOOLONG: "use a shorter name",
-    errno.EBUSY: "close the other program and try again",
+    errno.ENOSPC: N_("free some space and try again"),
+    errno.EDQUOT: N_("free some space and try again"),
+    errno.EFBIG: N_("write it to another disk"),
+    errno.EROFS: N_("write it to a writable disk or folder"),
+    errno.EACCES: N_("write it to a folder you may write to"),
+    errno.EPERM: N_("write it to a folder you may write to"),
+    errno.ENOENT: N_("create the folder first, or name another"),
+    errno.ENOTDIR: N_("name a file inside a folder"),
+    errno.EISDIR: N_("name a file, not a folder"),
+    errno.EIO: N_("the disk may be failing or unplugged; write it to another disk"),
+    errno.ENAMETOOLONG: N_("use a shorter name"),
+    errno.EBUSY: N_("close the other program and try again"),
 }
 
 
@@ -88,14 +89,15 @@ def os_error_reason(exc: OSError) -> str:
     read-only disk"``, ``"permission denied"``, ``"no such folder"``... (else the
     system's own words)."""
     if exc.errno in _OS_REASONS:
-        return _OS_REASONS[exc.errno]
+        return _(_OS_REASONS[exc.errno])
     text = exc.strerror or str(exc) or exc.__class__.__name__
     return text[:1].lower() + text[1:]
 
 
 def os_error_advice(exc: OSError) -> str:
     """What to do about ``exc``, in words (``"free some space and try again"``), or ``""``."""
-    return _OS_ADVICE.get(exc.errno or 0, "")
+    advice = _OS_ADVICE.get(exc.errno or 0, "")
+    return _(advice) if advice else ""
 
 
 # -- SQLite's errors --------------------------------------------------------------------
@@ -112,7 +114,7 @@ class Problem:
 def sqlite_error_in(exc: BaseException | None) -> sqlite3.Error | None:
     """The sqlite3 error behind ``exc``: itself, or the one an eventsourcing
     ``PersistenceError`` wraps (its cause, or its argument)."""
-    for _ in range(5):
+    for _depth in range(5):
         if exc is None or isinstance(exc, sqlite3.Error):
             return exc
         inner = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
@@ -226,41 +228,50 @@ def path_problem(path: Path) -> Problem | None:
 
 # -- the line the ledger command prints ------------------------------------------------
 _REASONS = {
-    FULL: "the disk is full",
-    READ_ONLY_FILE: "it is read-only",
-    READ_ONLY_DISK: "it is on a read-only disk",
-    READ_ONLY_FOLDER: "its folder is read-only",
-    NO_PERMISSION: "permission denied",
-    LOCKED: "another program holds it locked",
-    NO_FOLDER: "no such folder",
-    NOT_A_FOLDER: "part of its path is a file, not a folder",
-    IO_ERROR: "the disk reported an input/output error",
-    CANNOT_OPEN: "SQLite could not open it",
+    FULL: N_("the disk is full"),
+    READ_ONLY_FILE: N_("it is read-only"),
+    READ_ONLY_DISK: N_("it is on a read-only disk"),
+    READ_ONLY_FOLDER: N_("its folder is read-only"),
+    NO_PERMISSION: N_("permission denied"),
+    LOCKED: N_("another program holds it locked"),
+    NO_FOLDER: N_("no such folder"),
+    NOT_A_FOLDER: N_("part of its path is a file, not a folder"),
+    IO_ERROR: N_("the disk reported an input/output error"),
+    CANNOT_OPEN: N_("SQLite could not open it"),
 }
 
 _MESSAGES = {
-    FULL: "cannot {use} {db}: the disk is full (free some space{again}{room}{done})",
-    READ_ONLY_FILE: "{db} is read-only: you have no permission to change it (ask its owner, or copy it to a file "
-                    "you may write{done})",
-    READ_ONLY_DISK: "{db} is on a read-only disk, where nothing can be recorded (copy it to a writable folder to "
-                    "play on{done})",
-    READ_ONLY_FOLDER: "cannot {use} {db}: its folder {folder} is read-only, and SQLite must create {files} there to "
-                      "{verb} it (make the folder writable, or copy the file to a writable folder{done})",
-    NO_PERMISSION: "permission denied: you may not {verb} {db} or {beside} (ask their owner, or use a copy{done})",
-    LOCKED: "{db} is busy: another program has kept it locked {wait}(let it finish, or close it{again}{done})",
-    NO_FOLDER: "no folder {folder} for the database {db} (create the folder first, or name another file with --db)",
-    NOT_A_FOLDER: "{folder} is a file, not a folder, so there can be no database {db} (name another file with --db)",
-    IO_ERROR: "cannot {use} {db}: the disk reported an input/output error (it may be failing or unplugged; copy the "
-              "file somewhere safe and run ledger verify on the copy{done})",
-    CANNOT_OPEN: "cannot open {db}: SQLite could not open it, or {beside} (its folder or disk may be read-only, or "
-                 "you may not read or write there; a copy in a folder of your own will open{done})",
+    # TRANSLATORS: {use} is "record to", "finish writing to" or "read"; {again} is "" or " and try again";
+    # {room} and {done} are "" or a clause beginning with "; ". {db} is a file (or "the campaign database").
+    FULL: N_("cannot {use} {db}: the disk is full (free some space{again}{room}{done})"),
+    READ_ONLY_FILE: N_("{db} is read-only: you have no permission to change it (ask its owner, or copy it to a file "
+                       "you may write{done})"),
+    READ_ONLY_DISK: N_("{db} is on a read-only disk, where nothing can be recorded (copy it to a writable folder to "
+                       "play on{done})"),
+    # TRANSLATORS: {files} names the files SQLite must create ("campaign.db-wal and campaign.db-shm"); {verb} is
+    # "write" or "read".
+    READ_ONLY_FOLDER: N_("cannot {use} {db}: its folder {folder} is read-only, and SQLite must create {files} "
+                         "there to {verb} it (make the folder writable, or copy the file to a writable folder{done})"),
+    # TRANSLATORS: {beside} is "the campaign.db-wal and campaign.db-shm files beside it".
+    NO_PERMISSION: N_("permission denied: you may not {verb} {db} or {beside} (ask their owner, or use a copy{done})"),
+    # TRANSLATORS: {wait} is "" or "for over 30 seconds " (with its space).
+    LOCKED: N_("{db} is busy: another program has kept it locked {wait}(let it finish, or close it{again}{done})"),
+    NO_FOLDER: N_("no folder {folder} for the database {db} (create the folder first, or name another file with "
+                  "--db)"),
+    NOT_A_FOLDER: N_("{folder} is a file, not a folder, so there can be no database {db} (name another file with "
+                     "--db)"),
+    IO_ERROR: N_("cannot {use} {db}: the disk reported an input/output error (it may be failing or unplugged; copy "
+                 "the file somewhere safe and run ledger verify on the copy{done})"),
+    CANNOT_OPEN: N_("cannot open {db}: SQLite could not open it, or {beside} (its folder or disk may be read-only, or "
+                    "you may not read or write there; a copy in a folder of your own will open{done})"),
 }
-_FOLDER_DENIED = "permission denied: you may not open the folder {folder} that holds {db} (ask its owner, or use a copy{done})"
+_FOLDER_DENIED = N_("permission denied: you may not open the folder {folder} that holds {db} (ask its owner, or use "
+                    "a copy{done})")
 
 
 def problem_reason(problem: Problem) -> str:
     """``problem`` in a few words, for a message of one's own: ``"the disk is full"``."""
-    return _REASONS[problem.kind]
+    return _(_REASONS[problem.kind])
 
 
 def _recorded(count: int) -> str:
@@ -270,9 +281,11 @@ def _recorded(count: int) -> str:
     if count < 0:
         return ""
     if count == 0:
-        return "; nothing was recorded"
-    what = "its action was" if count == 1 else f"{count} actions were"
-    return f"; {what} recorded before this, whole: do not record it again, ledger history shows it once this is fixed"
+        return _("; nothing was recorded")
+    return ngettext("; its action was recorded before this, whole: do not record it again, ledger history shows it "
+                    "once this is fixed",
+                    "; {count} actions were recorded before this, whole: do not record it again, ledger history "
+                    "shows it once this is fixed", count).format(count=count)
 
 
 def problem_message(problem: Problem, path: str | Path | None, *, writing: bool = True, recorded: int = 0) -> str:
@@ -282,20 +295,27 @@ def problem_message(problem: Problem, path: str | Path | None, *, writing: bool 
     not known, and then the message says nothing of it)."""
     name = Path(path).name if path is not None else ""
     new_file = path is not None and not Path(path).exists()
+    if new_file:
+        files = _("{name} and its -wal, -shm files").format(name=name)
+    else:
+        files = _("{name}-wal and {name}-shm").format(name=name) if name else _("its-wal and its-shm")
     words = {
-        "db": str(path) if path is not None else "the campaign database",
-        "folder": str(problem.folder) if problem.folder is not None else "its folder",
-        "use": ("finish writing to" if recorded > 0 else "record to") if writing else "read",
-        "verb": "write" if writing else "read",
-        "again": "" if recorded > 0 else " and try again",
+        "db": str(path) if path is not None else _("the campaign database"),
+        "folder": str(problem.folder) if problem.folder is not None else _("its folder"),
+        "use": ((pgettext("database access", "finish writing to") if recorded > 0
+                 else pgettext("database access", "record to")) if writing else pgettext("database access", "read")),
+        "verb": pgettext("database access", "write") if writing else pgettext("database access", "read"),
+        "again": "" if recorded > 0 else _(" and try again"),
         "done": _recorded(recorded),
-        "room": "" if writing else "; SQLite needs a little room beside the file even to read it",
-        "files": f"{name} and its -wal, -shm files" if new_file else f"{name or 'its'}-wal and {name or 'its'}-shm",
-        "beside": f"the {name}-wal and {name}-shm files beside it" if name else "the -wal and -shm files beside it",
-        "wait": f"for over {problem.seconds:g} seconds " if problem.seconds is not None else "",
+        "room": "" if writing else _("; SQLite needs a little room beside the file even to read it"),
+        "files": files,
+        "beside": (_("the {name}-wal and {name}-shm files beside it").format(name=name) if name
+                   else _("the -wal and -shm files beside it")),
+        "wait": (_("for over {seconds} seconds ").format(seconds=f"{problem.seconds:g}")
+                 if problem.seconds is not None else ""),
     }
     folder_denied = problem.kind == NO_PERMISSION and problem.folder is not None
-    return (_FOLDER_DENIED if folder_denied else _MESSAGES[problem.kind]).format(**words)
+    return _(_FOLDER_DENIED if folder_denied else _MESSAGES[problem.kind]).format(**words)
 
 
 def database_failure(exc: BaseException, path: str | Path | None, *, writing: bool = True, recorded: int = 0,
@@ -317,7 +337,7 @@ def unreadable(exc: sqlite3.Error, path: str | Path, *, lock_timeout: float | No
         return StoreError(problem_message(problem, path, writing=False))
     first = (str(exc).strip().splitlines() or [exc.__class__.__name__])[0][:200]
     if getattr(exc, "sqlite_errorname", "") == "SQLITE_CORRUPT":
-        return StoreError(f"{path} is damaged or not a campaign database ({first})")
+        return StoreError(_("{path} is damaged or not a campaign database ({error})").format(path=path, error=first))
     if isinstance(exc, sqlite3.DatabaseError):
-        return StoreError(f"{path} is not a campaign database (not an SQLite file)")
-    return StoreError(f"cannot read {path} ({first})")
+        return StoreError(_("{path} is not a campaign database (not an SQLite file)").format(path=path))
+    return StoreError(_("cannot read {path} ({error})").format(path=path, error=first))

@@ -43,6 +43,7 @@ from eventsourcing.sqlite import (
 )
 
 from .errors import StoreError
+from .i18n import _
 from .storage_errors import READ_ONLY_DISK, database_failure, path_problem
 
 SYNCHRONOUS_MODES = ("FULL", "NORMAL")
@@ -61,7 +62,8 @@ def lock_timeout(env: Mapping[str, str] | None = None) -> float:
     except ValueError:
         seconds = -1.0
     if not 0 < seconds <= 86400:
-        raise StoreError(f"{LOCK_TIMEOUT}={text}: use a number of seconds above 0 (default 30)")
+        raise StoreError(_("{setting}={value}: use a number of seconds above 0 (default 30)").format(
+            setting=LOCK_TIMEOUT, value=text))
     return seconds
 
 
@@ -183,7 +185,7 @@ class LedgerSQLiteFactory(SQLiteFactory):
         super().__init__(env)
         mode = (self.env.get(self.SYNCHRONOUS) or "FULL").upper()
         if mode not in SYNCHRONOUS_MODES:
-            raise OSError(f"LEDGER_SYNCHRONOUS={mode}: use FULL or NORMAL")
+            raise OSError(_("{setting}={value}: use FULL or NORMAL").format(setting=self.SYNCHRONOUS, value=mode))
         old = self.datastore.pool
         # One connection per process, for reading and writing alike: writes are
         # serialised on it, and the read models write through it too.

@@ -26,6 +26,7 @@ from .audit import PAGE, Report, stored_actions, verify
 from .checkpoints import Checkpoint, message, take
 from .errors import BadCatalog, StoreError
 from .events import CampaignStarted
+from .i18n import _
 from .signing import Signer, signature_holds
 
 
@@ -71,9 +72,10 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         handle = path.open(encoding="utf-8")
     except FileNotFoundError:
-        raise BadCatalog(f"{path}: no such export file") from None
+        raise BadCatalog(_("{path}: no such export file").format(path=path)) from None
     except OSError as exc:
-        raise BadCatalog(f"{path}: cannot read it ({exc.strerror or exc.__class__.__name__})") from None
+        raise BadCatalog(_("{path}: cannot read it ({error})").format(
+            path=path, error=exc.strerror or exc.__class__.__name__)) from None
     with handle:
         number = 0
         try:
@@ -82,18 +84,20 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
                 if text.strip():
                     yield number, text
         except UnicodeDecodeError:
-            raise BadCatalog(f"{path} line {number + 1}: not UTF-8 text; not an exported action") from None
+            raise BadCatalog(_("{path} line {line}: not UTF-8 text; not an exported action").format(
+                path=path, line=number + 1)) from None
 
 
 def _stored_events(path: Path, reading: _Reading) -> Iterator[StoredEvent]:
     """The actions of an export, checked line by line as they are read."""
     for number, text in _lines(path):
         if reading.trailer is not None:
-            raise BadCatalog(f"{path} line {number}: a line after the trailer; the trailer ends an export")
+            raise BadCatalog(_("{path} line {line}: a line after the trailer; the trailer ends an export").format(
+                path=path, line=number))
         try:
             line = json.loads(text)
         except ValueError:
-            raise BadCatalog(f"{path} line {number}: not an exported action") from None
+            raise BadCatalog(_("{path} line {line}: not an exported action").format(path=path, line=number)) from None
         if isinstance(line, dict) and "export" in line:
             raise BadCatalog(_viewer_export(path, line))
         if isinstance(line, dict) and "trailer" in line:
@@ -104,16 +108,16 @@ def _stored_events(path: Path, reading: _Reading) -> Iterator[StoredEvent]:
 
 def _viewer_export(path: Path, line: dict[str, Any]) -> str:
     header = line["export"] if isinstance(line["export"], dict) else {}
-    viewer = header.get("viewer", "a viewer")
-    return (f"{path}: refused, it is what {viewer} may know of the campaign (hidden cards left out); "
-            "only the referee's export (ledger export, without --as) can be imported")
+    viewer = header["viewer"] if "viewer" in header else _("a viewer")
+    return _("{path}: refused, it is what {viewer} may know of the campaign (hidden cards left out); only the "
+             "referee's export (ledger export, without --as) can be imported").format(path=path, viewer=viewer)
 
 
 def _trailer(path: Path, number: int, trailer: Any) -> dict[str, Any]:
     ok = (isinstance(trailer, dict) and isinstance(trailer.get("count"), int) and isinstance(trailer.get("head"), str)
           and all(isinstance(trailer.get(k), str | None) for k in ("key", "signature")))
     if not ok:
-        raise BadCatalog(f"{path} line {number}: a trailer must hold a count and a head")
+        raise BadCatalog(_("{path} line {line}: a trailer must hold a count and a head").format(path=path, line=number))
     return trailer
 
 
@@ -124,14 +128,14 @@ def _action(path: Path, number: int, line: Any, reading: _Reading) -> StoredEven
         if not topic.startswith("ledger.events:") or not isinstance(state, dict):
             raise ValueError
     except (ValueError, KeyError, TypeError):
-        raise BadCatalog(f"{path} line {number}: not an exported action") from None
+        raise BadCatalog(_("{path} line {line}: not an exported action").format(path=path, line=number)) from None
     if reading.cid is not None and this != reading.cid:
-        raise BadCatalog(f"{path} line {number}: a second campaign; an export holds one campaign")
+        raise BadCatalog(_("{path} line {line}: a second campaign; an export holds one campaign").format(
+            path=path, line=number))
     if seq != reading.count + 1:
-        raise BadCatalog(
-            f"{path} line {number}: refused, seq {reading.count + 1} is bad: the line holds seq {seq} "
-            "(lines must hold seqs 1, 2, 3… in order)"
-        )
+        raise BadCatalog(_("{path} line {line}: refused, seq {expected} is bad: the line holds seq {seq} (lines must "
+                           "hold seqs 1, 2, 3… in order)").format(path=path, line=number, expected=reading.count + 1,
+                                                                  seq=seq))
     reading.cid, reading.count = this, seq
     return StoredEvent(originator_id=this, originator_version=seq, topic=topic,
                        state=json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode())
@@ -154,21 +158,24 @@ def _check_trailer(path: Path, reading: _Reading, report: Report, untrailed_ok: 
     if trailer is None:
         if untrailed_ok and signed_by is None:
             return
-        raise BadCatalog(f"{path}: refused, it has no trailer line: the file was cut short (an export written "
-                         "before trailers existed imports with --without-trailer, verified all the same)")
+        raise BadCatalog(_("{path}: refused, it has no trailer line: the file was cut short (an export written "
+                           "before trailers existed imports with --without-trailer, verified all the same)").format(
+            path=path))
     if trailer["count"] != report.actions:
-        raise BadCatalog(f"{path}: refused, the trailer counts {trailer['count']} actions but the file holds "
-                         f"{report.actions}: actions were cut off or added")
+        raise BadCatalog(_("{path}: refused, the trailer counts {count} actions but the file holds {actions}: "
+                           "actions were cut off or added").format(path=path, count=trailer["count"],
+                                                                   actions=report.actions))
     if trailer["head"] != report.head:
-        raise BadCatalog(f"{path}: refused, the trailer's head is not the head of the actions in the file: "
-                         "they were rewritten after the export")
+        raise BadCatalog(_("{path}: refused, the trailer's head is not the head of the actions in the file: they "
+                           "were rewritten after the export").format(path=path))
     assert reading.cid is not None
     signature, key = trailer.get("signature"), trailer.get("key")
     if signature is not None and not (key and signature_holds(key, message(reading.cid, report.actions,
                                                                            report.head), signature)):
-        raise BadCatalog(f"{path}: refused, the trailer's signature does not hold: it was forged or changed")
+        raise BadCatalog(_("{path}: refused, the trailer's signature does not hold: it was forged or changed").format(
+            path=path))
     if signed_by is not None and (signature is None or key != signed_by):
-        raise BadCatalog(f"{path}: refused, the export is not signed by the key you trust")
+        raise BadCatalog(_("{path}: refused, the export is not signed by the key you trust").format(path=path))
 
 
 def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tuple[int, str]] = (),
@@ -190,16 +197,18 @@ def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tu
         for page in _pages(_stored_events(path, reading)):
             trial.recorder.insert_events(page)
         if reading.cid is None:
-            raise BadCatalog(f"{path}: holds no actions")
+            raise BadCatalog(_("{path}: holds no actions").format(path=path))
         cid = reading.cid
         report = verify(trial, cid, take_snapshots=True, expect=expect)
         if not report.ok:
-            raise BadCatalog(f"{path}: refused, seq {report.bad_seq} is bad: {report.reason}")
+            raise BadCatalog(_("{path}: refused, seq {seq} is bad: {reason}").format(path=path, seq=report.bad_seq,
+                                                                                    reason=report.reason))
         _check_trailer(path, reading, report, untrailed_ok, signed_by)
         first = trial.event(cid, 1)
         assert isinstance(first, CampaignStarted)
         if campaign_uuid(first.slug) != cid:
-            raise BadCatalog(f"{path}: the campaign id does not belong to campaign {first.slug!r}")
+            raise BadCatalog(_("{path}: the campaign id does not belong to campaign {campaign}").format(
+                path=path, campaign=repr(first.slug)))
         _copy(trial, cid, first, target)
     finally:
         trial.close()
@@ -229,8 +238,8 @@ def _copy(trial: Ledger, cid: UUID, first: CampaignStarted, target: str | Path) 
     ledger = Ledger.open(target, create=True)
     try:
         if any(e.slug == first.slug for e in ledger.campaigns()):
-            raise StoreError(f"{shown(str(target))} already holds a campaign {first.slug!r}; "
-                             "import into another database with --db")
+            raise StoreError(_("{db} already holds a campaign {campaign}; import into another database with "
+                               "--db").format(db=shown(str(target)), campaign=repr(first.slug)))
         entry = ledger.campaign_log.trigger_event(slug=first.slug, campaign_id=cid, name=first.name)
         assert trial.snapshots is not None and ledger.snapshots is not None
         with ledger.recorder.datastore.transaction(commit=True) as cursor:

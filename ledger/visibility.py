@@ -13,6 +13,7 @@ by error messages on the write side and by every read-side view.
 from __future__ import annotations
 
 from .campaign import Campaign
+from .i18n import N_, _
 from .vocabulary import MASTER, PUBLIC, REFEREE
 
 
@@ -38,11 +39,12 @@ def can_identify(campaign: Campaign, viewer: str, card: str) -> bool:
     return zone.owner == viewer and zone.visibility != "face-down"
 
 
-UNSEEN_PLACE = "you cannot see where it is"  # what a viewer is told of a card they cannot see (or that is not there)
+# What a viewer is told of a card they cannot see (or that is not there); translated where shown.
+UNSEEN_PLACE = N_("you cannot see where it is")
 
 
 def where_for(campaign: Campaign, viewer: str, card: str) -> str:
     """A phrase saying where a card is, or nothing that gives it away."""
     if can_identify(campaign, viewer, card):
-        return f"it is in {campaign.table.zone_of(card)}"
-    return UNSEEN_PLACE
+        return _("it is in {zone}").format(zone=campaign.table.zone_of(card))
+    return _(UNSEEN_PLACE)

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import ClassVar, Literal
 
 from .errors import BadInput, UnknownZone
+from .i18n import _
 
 
 class Suit(StrEnum):
@@ -83,10 +84,11 @@ def check_hero_id(hero: str) -> str:
     """A hero id is short, lower-case, and not one of the reserved names."""
     if not isinstance(hero, str) or not _HERO_ID.fullmatch(hero):
         raise BadInput(
-            f"{hero!r} is not a hero id; use lower-case letters, digits, '-' or '_' (e.g. ana)"
+            _("{hero} is not a hero id; use lower-case letters, digits, '-' or '_' (e.g. ana)").format(
+                hero=repr(hero))
         )
     if hero in RESERVED_NAMES:
-        raise BadInput(f"{hero!r} is a reserved name; pick another hero id")
+        raise BadInput(_("{hero} is a reserved name; pick another hero id").format(hero=repr(hero)))
     return hero
 
 
@@ -94,7 +96,8 @@ def check_location_id(location: str) -> str:
     """A location id is short and lower-case, like a hero id (e.g. village)."""
     if not isinstance(location, str) or not _HERO_ID.fullmatch(location):
         raise BadInput(
-            f"{location!r} is not a location id; use lower-case letters, digits, '-' or '_' (e.g. village)"
+            _("{location} is not a location id; use lower-case letters, digits, '-' or '_' (e.g. village)").format(
+                location=repr(location))
         )
     return location
 
@@ -103,7 +106,8 @@ def check_suit(suit: str) -> Suit:
     try:
         return Suit(suit)
     except ValueError:
-        raise BadInput(f"{suit!r} is not a suit; suits are {', '.join(Suit)}") from None
+        suits = ", ".join(Suit)
+        raise BadInput(_("{suit} is not a suit; suits are {suits}").format(suit=repr(suit), suits=suits)) from None
 
 
 @dataclass(frozen=True, order=True)
@@ -148,8 +152,8 @@ class Zone:
         parts = text.split(":") if isinstance(text, str) else []
         if not parts or not all(_ZONE_PART.fullmatch(p) for p in parts):
             raise UnknownZone(
-                f"{text!r} is not a zone id; zone ids look like deck:item, discard, "
-                "inventory:ana, table:ana"
+                _("{text} is not a zone id; zone ids look like deck:item, discard, inventory:ana, table:ana").format(
+                    text=repr(text))
             )
         return cls(parts[0], tuple(parts[1:]))
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ledger.i18n import _
+
 from .readmodel import BATCH, ReadModel, _Batch, _Fold, fold_difference, table_difference
 from .source import EventLog
 
@@ -92,8 +94,11 @@ class _Comparison:
         stored = {(card, seq) for card, seq in self.model.read(
             "SELECT card, seq FROM card_actions WHERE campaign = ? AND seq BETWEEN ? AND ?", [slug, low, high])}
         for card, seq in sorted(given ^ stored, key=lambda pair: (pair[1], str(pair[0]))):
-            state = "is missing" if (card, seq) in given else "is not in the log"
-            return f"card_actions row ({card}, seq {seq}) of campaign {slug} {state}"
+            if (card, seq) in given:
+                return _("card_actions row ({card}, seq {seq}) of campaign {campaign} is missing").format(
+                    card=card, seq=seq, campaign=slug)
+            return _("card_actions row ({card}, seq {seq}) of campaign {campaign} is not in the log").format(
+                card=card, seq=seq, campaign=slug)
         return None
 
     def finish(self, fold: _Fold) -> str | None:
@@ -107,13 +112,13 @@ class _Comparison:
             for slug, in self.model.read(f"SELECT DISTINCT campaign FROM [{table}] ORDER BY campaign"):
                 if slug not in self.last:
                     first = self.model.read(f"SELECT min({key}) FROM [{table}] WHERE campaign = ?", [slug])[0]
-                    return f"{table} row {_named(key, first[0])} of campaign {slug} is not in the log"
+                    return _not_in_log(table, _named(key, first[0]), slug)
                 if key == "seq":
                     outside = self.model.read(
                         f"SELECT seq FROM [{table}] WHERE campaign = ? AND (seq < 1 OR seq > ?) ORDER BY seq LIMIT 1",
                         [slug, self.last[slug]])
                     if outside:
-                        return f"{table} row {_named(key, outside[0][0])} of campaign {slug} is not in the log"
+                        return _not_in_log(table, _named(key, outside[0][0]), slug)
         return None
 
     def _undone(self) -> str | None:
@@ -144,5 +149,10 @@ def _named(key: str, value: Any) -> str:
     return f"seq {value}" if key == "seq" else str(value)
 
 
+def _not_in_log(table: str, key: str, slug: str) -> str:
+    return _("{table} row {key} of campaign {campaign} is not in the log").format(table=table, key=key, campaign=slug)
+
+
 def _undone_line(slug: str, seq: int, stored: int | None, given: int | None) -> str:
-    return f"history row seq {seq} of campaign {slug} differs: {UNDONE} is {stored!r}, the log gives {given!r}"
+    return _("history row seq {seq} of campaign {campaign} differs: {column} is {stored!r}, the log gives "
+             "{logged!r}").format(seq=seq, campaign=slug, column=UNDONE, stored=stored, logged=given)

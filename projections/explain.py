@@ -5,6 +5,10 @@ levels and battle state; a draw its refills; a placement its redirects) and, for
 figures an event does not carry, from the campaign right before the action. The
 checks common to every action (refills, redirects, attachments left behind) come
 first; then each event type adds its own (``functools.singledispatch``).
+
+Each check is a rule's label ("§4 empty deck") and what it found, both in the language
+being spoken; the section sign and a rule's id (``§5 sheet-card-placement``) stay as
+they are, and so do zone, card and hero ids.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 from ledger import events as e
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
+from ledger.i18n import _, ngettext, pgettext
 from ledger.rulebook import HERO_MAY, REFILL_LIMIT, rule_text
 from ledger.visibility import sees_everything
 from ledger.vocabulary import MASTER, host_of
@@ -32,7 +37,7 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
     hidden = set() if sees_everything(viewer) else cards - visible_cards(event, after, viewer, cards)
 
     def n(card: str | None) -> str:
-        return HIDDEN_NAME if card is None or card in hidden else card
+        return _(HIDDEN_NAME) if card is None or card in hidden else card
 
     checks: list[dict[str, str]] = []
 
@@ -40,28 +45,41 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
         checks.append({"rule": rule, "detail": detail})
 
     for refill in event.refills:
-        check("§4 empty deck", f"{refill.deck} was empty: refilled with {refill.count} card(s) of its suit from "
-              f"the {refill.source} (up to {REFILL_LIMIT}), shuffled face-down, in this same action")
+        check(_("§4 empty deck"), ngettext(
+            "{deck} was empty: refilled with {count} card(s) of its suit from the {source} (up to {limit}), "
+            "shuffled face-down, in this same action",
+            "{deck} was empty: refilled with {count} card(s) of its suit from the {source} (up to {limit}), "
+            "shuffled face-down, in this same action", refill.count).format(
+            deck=refill.deck, count=refill.count, source=refill.source, limit=REFILL_LIMIT))
     for redirect in event.redirects:
-        check(f"§5 {redirect.rule}", f"{n(redirect.card)} was sent to {redirect.asked} but went to "
-              f"{redirect.actual}: {rule_text(redirect.rule)}")
+        check(f"§5 {redirect.rule}", _("{card} was sent to {asked} but went to {actual}: {rule}").format(
+            card=n(redirect.card), asked=redirect.asked, actual=redirect.actual, rule=_(rule_text(redirect.rule))))
     named = set(event.named_cards())
     for change in event.changes:
         if isinstance(change, CardChanged) and host_of(change.was.at) and change.card not in named \
                 and host_of(change.now.at) is None and change.now.at != change.was.at:
-            check("§5 attachments follow no host", f"{n(change.card)} was attached to "
-                  f"{n(host_of(change.was.at))}, which left its zone: it went to {change.now.at} in the same action")
+            check(_("§5 attachments follow no host"), _(
+                "{card} was attached to {host}, which left its zone: it went to {zone} in the same action").format(
+                card=n(change.card), host=n(host_of(change.was.at)), zone=change.now.at))
     for commitment in event.commitments:
-        check("§4 committed shuffle", f"the new order of {commitment.stack} ({commitment.size} cards) is committed: "
-              f"sha256 {commitment.digest}" + (
-                  f"; salt {commitment.salt}, order {','.join(after.table.cards_in(commitment.stack))} "
-                  "(referee only; sha256 of SALT:ORDER gives the digest)" if sees_everything(viewer) else
-                  "; keep it: the master can later show the salt and the order, and any SHA-256 tool checks them"))
+        committed = ngettext("the new order of {stack} ({size} cards) is committed: sha256 {digest}",
+                             "the new order of {stack} ({size} cards) is committed: sha256 {digest}",
+                             commitment.size).format(stack=commitment.stack, size=commitment.size,
+                                                     digest=commitment.digest)
+        if sees_everything(viewer):
+            committed += _("; salt {salt}, order {order} (referee only; sha256 of SALT:ORDER gives the digest)").format(
+                salt=commitment.salt, order=",".join(after.table.cards_in(commitment.stack)))
+        else:
+            committed += _("; keep it: the master can later show the salt and the order, and any SHA-256 tool "
+                           "checks them")
+        check(_("§4 committed shuffle"), committed)
     _checks(event, before, viewer, check, n)
     if event.actor != MASTER and event.action in HERO_MAY:
-        check("§9 what a hero may do", f"{event.actor} is a hero: {HERO_MAY[event.action]}")
+        check(_("§9 what a hero may do"), _("{hero} is a hero: {may}").format(
+            hero=event.actor, may=_(HERO_MAY[event.action])))
     if not checks:
-        check("rules", "no rule beyond the action's own checks (cards where they must be, the actor allowed)")
+        check(pgettext("rule", "rules"),
+              _("no rule beyond the action's own checks (cards where they must be, the actor allowed)"))
     return {
         "seq": event.seq, "action": event.action, "actor": event.actor, "time": event.timestamp.isoformat(),
         "summary": summary(event, hidden), "checks": checks,
@@ -74,145 +92,194 @@ def _checks(event: e.ActionRecorded, before: Campaign | None, viewer: str, check
 
 
 @_checks.register
-def _(event: e.CardsRevealed, before, viewer, check: Check, n: Name) -> None:
+def _revealed(event: e.CardsRevealed, before, viewer, check: Check, n: Name) -> None:
     if event.to:
-        check("§9 revealed to", f"shown to {', '.join(event.to)} only, face-down where they lie: they may "
-              "identify them while they stay there; everyone else still sees hidden cards")
+        check(_("§9 revealed to"), _("shown to {heroes} only, face-down where they lie: they may identify them while "
+                                     "they stay there; everyone else still sees hidden cards").format(
+            heroes=", ".join(event.to)))
+
+
+def _from_the_top(stack: str) -> str:
+    return _("{stack} is a deck: cards come from its top").format(stack=stack)
 
 
 @_checks.register
-def _(event: e.CardsDrawn, before, viewer, check: Check, n: Name) -> None:
-    check("§3 decks", f"{event.stack} is a deck: cards come from its top")
+def _drawn(event: e.CardsDrawn, before, viewer, check: Check, n: Name) -> None:
+    check(_("§3 decks"), _from_the_top(event.stack))
 
 
 @_checks.register
-def _(event: e.CardsDiscarded, before, viewer, check: Check, n: Name) -> None:
+def _discarded(event: e.CardsDiscarded, before, viewer, check: Check, n: Name) -> None:
     if event.stack:
-        check("§3 decks", f"{event.stack} is a deck: cards come from its top")
+        check(_("§3 decks"), _from_the_top(event.stack))
     else:
-        check("§5 discard", "discarded cards go face-up to their format's discard pile")
+        check(_("§5 discard"), _("discarded cards go face-up to their format's discard pile"))
 
 
 @_checks.register
-def _(event: e.StackShuffled, before, viewer, check: Check, n: Name) -> None:
+def _shuffled(event: e.StackShuffled, before, viewer, check: Check, n: Name) -> None:
     order = next((c for c in event.changes if isinstance(c, StackReordered)), None)
     size = len(order.now) if order else 0
-    check("§3 decks keep their order", f"{event.stack} was shuffled: the new order of its {size} cards is "
-          "recorded, so replay never shuffles again"
-          + (f" (seed {event.seed})" if event.seed is not None and sees_everything(viewer) else ""))
+    detail = ngettext("{stack} was shuffled: the new order of its {size} cards is recorded, so replay never "
+                      "shuffles again",
+                      "{stack} was shuffled: the new order of its {size} cards is recorded, so replay never "
+                      "shuffles again", size).format(stack=event.stack, size=size)
+    if event.seed is not None and sees_everything(viewer):
+        detail += _(" (seed {seed})").format(seed=event.seed)
+    check(_("§3 decks keep their order"), detail)
 
 
 @_checks.register
-def _(event: e.StackSearched, before, viewer, check: Check, n: Name) -> None:
+def _searched(event: e.StackSearched, before, viewer, check: Check, n: Name) -> None:
     if event.allowed_by:
-        check("§4 search", f"searching was allowed by the effect of {n(event.allowed_by)}, an active card")
+        check(_("§4 search"), _("searching was allowed by the effect of {card}, an active card").format(
+            card=n(event.allowed_by)))
     if event.reshuffled:
-        check("§4 search", f"{event.stack} is face-down, so it was reshuffled after the search, in the same action")
+        check(_("§4 search"), _("{stack} is face-down, so it was reshuffled after the search, in the same "
+                                "action").format(stack=event.stack))
 
 
 @_checks.register
-def _(event: e.CardsBuried, before, viewer, check: Check, n: Name) -> None:
-    check("§5 bury", "buried cards go face-down to the bottom of their suit's campaign deck"
-          + (f" ({event.to} was named)" if event.to else ""))
+def _buried(event: e.CardsBuried, before, viewer, check: Check, n: Name) -> None:
+    detail = _("buried cards go face-down to the bottom of their suit's campaign deck")
+    if event.to:
+        detail += _(" ({zone} was named)").format(zone=event.to)
+    check(_("§5 bury"), detail)
 
 
 @_checks.register
-def _(event: e.CardsExiled, before, viewer, check: Check, n: Name) -> None:
-    check("§5 exile", "exiled cards go to limbo")
+def _exiled(event: e.CardsExiled, before, viewer, check: Check, n: Name) -> None:
+    check(_("§5 exile"), _("exiled cards go to limbo"))
 
 
 @_checks.register
-def _(event: e.AccessChanged, before, viewer, check: Check, n: Name) -> None:
+def _access_changed(event: e.AccessChanged, before, viewer, check: Check, n: Name) -> None:
     if event.level is None:
-        check("§8 location access", f"the effect on {event.suit} access at {event.location} was cleared")
+        check(_("§8 location access"), _("the effect on {suit} access at {location} was cleared").format(
+            suit=event.suit, location=event.location))
     else:
-        check("§8 location access", f"the effect of {n(event.by)} sets {event.suit} access at {event.location} "
-              f"to {event.level}; it applies during battle too")
+        check(_("§8 location access"), _("the effect of {card} sets {suit} access at {location} to {level}; it "
+                                         "applies during battle too").format(
+            card=n(event.by), suit=event.suit, location=event.location, level=event.level))
     if event.affected is not None:
-        check("§7 affected", f"an effect from a stack card reaches {_heroes(event.affected)} (its stack's affected)")
+        check(_("§7 affected"), _("an effect from a stack card reaches {heroes} (its stack's affected)").format(
+            heroes=_heroes(event.affected)))
 
 
 def _heroes(heroes: tuple[str, ...]) -> str:
-    return ", ".join(heroes) if heroes else "no hero"
+    return ", ".join(heroes) if heroes else _("no hero")
 
 
 @_checks.register
-def _(event: e.ActionUndone, before, viewer, check: Check, n: Name) -> None:
-    check("undo", f"seq(s) {', '.join(map(str, event.targets))} taken back: their changes were inverted, "
-          "newest first, so the table is exactly as before them; they stay in the history")
+def _undone(event: e.ActionUndone, before, viewer, check: Check, n: Name) -> None:
+    check(pgettext("rule", "undo"), _("seq(s) {seqs} taken back: their changes were inverted, newest first, so "
+                                      "the table is exactly as before them; they stay in the history").format(
+        seqs=", ".join(map(str, event.targets))))
     if event.reshuffled_stacks:
-        check("§9 fair play", f"{', '.join(event.reshuffled_stacks)} shuffled again in the same undo: cards "
-              "returned to it had been seen, so its old order must not come back")
+        check(_("§9 fair play"), _("{stacks} shuffled again in the same undo: cards returned to it had been seen, "
+                                   "so its old order must not come back").format(
+            stacks=", ".join(event.reshuffled_stacks)))
     if event.keep_order:
-        check("§9 fair play", "the master decided to keep the order of the decks seen cards returned to")
+        check(_("§9 fair play"), _("the master decided to keep the order of the decks seen cards returned to"))
 
 
 @_checks.register
-def _(event: e.ActionRedone, before, viewer, check: Check, n: Name) -> None:
-    check("redo", f"what undo seq {event.undo} took back was applied again (no other action came between)")
+def _redone(event: e.ActionRedone, before, viewer, check: Check, n: Name) -> None:
+    check(pgettext("rule", "redo"),
+          _("what undo seq {undo} took back was applied again (no other action came between)").format(undo=event.undo))
 
 
 @_checks.register
-def _(event: e.BattleStarted, before, viewer, check: Check, n: Name) -> None:
-    check("§8 battle", "during a battle every discard pile's access level is 0, unless an effect changes it")
+def _battle_started(event: e.BattleStarted, before, viewer, check: Check, n: Name) -> None:
+    check(_("§8 battle"), _("during a battle every discard pile's access level is 0, unless an effect changes it"))
+
+
+def _access_source(source: str, location: str) -> str:
+    """Where an access level came from: the location's own level, a battle, or an effect's card."""
+    if source == "location":
+        return _("{location}'s own level").format(location=location)
+    if source == "battle":
+        return _("a battle")
+    return source
 
 
 @_checks.register
-def _(event: e.TradeCompleted, before, viewer, check: Check, n: Name) -> None:
-    check("§8 full action", f"{event.hero} spent a full action to trade with the discard pile at {event.location}"
-          + (" during a battle" if event.battle else ""))
+def _traded(event: e.TradeCompleted, before, viewer, check: Check, n: Name) -> None:
+    if event.battle:
+        spent = _("{hero} spent a full action to trade with the discard pile at {location} during a battle")
+    else:
+        spent = _("{hero} spent a full action to trade with the discard pile at {location}")
+    check(_("§8 full action"), spent.format(hero=event.hero, location=event.location))
     for used in event.access:
-        source = {"location": f"{event.location}'s own level", "battle": "a battle"}.get(used.source, used.source)
-        check("§8 access", f"access for {used.suit} at {event.location} was {used.level} ({source}); "
-              "a taken card's level must be at most that, and access 0 admits nothing")
+        check(_("§8 access"), _("access for {suit} at {location} was {level} ({source}); a taken card's level must "
+                                "be at most that, and access 0 admits nothing").format(
+            suit=used.suit, location=event.location, level=used.level,
+            source=_access_source(used.source, event.location)))
     for entry in event.settlement:
-        check("§8 value types", f"{entry.type} ({'/'.join(entry.suits)}): gave {entry.give} ≥ took {entry.take}; "
-              "each value type is settled on its own")
+        check(_("§8 value types"), _("{type} ({suits}): gave {give} ≥ took {take}; each value type is settled on "
+                                     "its own").format(
+            type=entry.type, suits="/".join(entry.suits), give=entry.give, take=entry.take))
     if event.given:
-        check("§8 given cards", f"{', '.join(n(c) for c in event.given)} went to their discard pile(s)")
+        check(_("§8 given cards"), ngettext("{cards} went to their discard pile(s)",
+                                            "{cards} went to their discard pile(s)", len(event.given)).format(
+            cards=", ".join(n(c) for c in event.given)))
     for taken, companion in event.attach.items():
-        check("§8 taken cards", f"{n(taken)} was attached to {n(companion)}")
+        check(_("§8 taken cards"), _("{card} was attached to {host}").format(card=n(taken), host=n(companion)))
     rest = [c for c in event.taken if c not in event.attach]
     if rest:
-        check("§8 taken cards", f"{', '.join(n(c) for c in rest)} went to {event.hero}'s inventory")
+        check(_("§8 taken cards"), ngettext("{cards} went to {hero}'s inventory", "{cards} went to {hero}'s inventory",
+                                            len(rest)).format(cards=", ".join(n(c) for c in rest), hero=event.hero))
 
 
 @_checks.register
-def _(event: e.SheetCardObtained, before, viewer, check: Check, n: Name) -> None:
-    check("§8 location", f"{event.mechanic} needs a location that allows it: {event.hero} was at {event.location}"
-          + (" during a battle" if event.battle else ""))
+def _obtained(event: e.SheetCardObtained, before, viewer, check: Check, n: Name) -> None:
+    if event.battle:
+        where = _("{mechanic} needs a location that allows it: {hero} was at {location} during a battle")
+    else:
+        where = _("{mechanic} needs a location that allows it: {hero} was at {location}")
+    check(_("§8 location"), where.format(mechanic=event.mechanic, hero=event.hero, location=event.location))
     used = event.access
-    source = {"location": f"{event.location}'s own level", "battle": "a battle"}.get(used.source, used.source)
-    check("§8 access", f"access for {used.suit} at {event.location} was {used.level} ({source}); the card's level "
-          "must be at most that, and access 0 admits nothing (the same rule as trading)")
-    check("§8 the master's decision", f"{n(event.card)} came from {event.source} and went to {event.to}; "
-          + (f"cost recorded as given: {event.cost}" if event.cost else "no cost recorded"))
+    check(_("§8 access"), _("access for {suit} at {location} was {level} ({source}); the card's level must be at "
+                            "most that, and access 0 admits nothing (the same rule as trading)").format(
+        suit=used.suit, location=event.location, level=used.level,
+        source=_access_source(used.source, event.location)))
+    came = _("{card} came from {source} and went to {to}; ").format(card=n(event.card), source=event.source,
+                                                                    to=event.to)
+    check(_("§8 the master's decision"), came + (_("cost recorded as given: {cost}").format(cost=event.cost)
+                                                if event.cost else _("no cost recorded")))
 
 
 @_checks.register
-def _(event: e.CardActivated, before, viewer, check: Check, n: Name) -> None:
-    check("§6 activation", f"{event.hero or 'the master'} activated effect {event.effect} ({event.effect_kind}) "
-          f"of {n(event.card)} from {event.source}")
+def _activated(event: e.CardActivated, before, viewer, check: Check, n: Name) -> None:
+    check(_("§6 activation"), _("{hero} activated effect {effect} ({kind}) of {card} from {source}").format(
+        hero=event.hero or _("the master"), effect=event.effect, kind=event.effect_kind, card=n(event.card),
+        source=event.source))
     if before is not None and event.hero and event.hero in before.table.heroes:
         need = before.card(event.card).knowledge or 0
         have = before.table.heroes[event.hero].knowledge
-        check("§6 knowledge", f"{n(event.card)} needs knowledge {need}; {event.hero} had {have}")
+        check(_("§6 knowledge"), _("{card} needs knowledge {need}; {hero} had {have}").format(
+            card=n(event.card), need=need, hero=event.hero, have=have))
     if event.went_to:
         task = before.card(event.card).task if before is not None else None
-        why = f"its task keyword ({task}) wins" if task else "activated from the inventory, a card is discarded"
-        check("§6 from the inventory", f"{n(event.card)} went to {event.went_to}: {why}")
+        why = (_("its task keyword ({task}) wins").format(task=task) if task
+               else _("activated from the inventory, a card is discarded"))
+        check(_("§6 from the inventory"), _("{card} went to {zone}: {why}").format(
+            card=n(event.card), zone=event.went_to, why=why))
     elif event.source:
-        check("§6 in play", "activated from a table, an attachment or a zone, the card stays where and as it is")
+        check(_("§6 in play"), _("activated from a table, an attachment or a zone, the card stays where and as it is"))
     if event.affected is not None:
-        check("§7 affected", f"the effects of {n(event.card)} in {event.source} reach {_heroes(event.affected)} "
-              f"(its stack's affected: {before.zone(event.source).affected if before else '?'}); "
-              "a hero targeted is among them")
+        check(_("§7 affected"), _("the effects of {card} in {source} reach {heroes} (its stack's affected: "
+                                  "{affected}); a hero targeted is among them").format(
+            card=n(event.card), source=event.source, heroes=_heroes(event.affected),
+            affected=before.zone(event.source).affected if before else "?"))
     if before is not None and event.source and before.zone(event.source).is_stack and event.ruleset >= 3 \
             and before.table.host(event.card) is None:
         effect = before.card(event.card).effects[event.effect - 1]
-        check("§7 stack effects", f"in {event.source} only the stack effects its stack lets count are used "
-              f"(use: {before.zone(event.source).use}); effect {event.effect} is {effect}")
+        check(_("§7 stack effects"), _("in {source} only the stack effects its stack lets count are used (use: "
+                                       "{use}); effect {effect} is {spec}").format(
+            source=event.source, use=before.zone(event.source).use, effect=event.effect, spec=effect))
     if event.action_points is not None or event.energies:
-        paid = [f"{event.action_points} action point(s)"] if event.action_points is not None else []
+        paid = [ngettext("{n} action point(s)", "{n} action point(s)", event.action_points).format(
+            n=event.action_points)] if event.action_points is not None else []
         paid += [f"{v} {k}" for k, v in event.energies.items()]
-        check("§6 costs", f"paid {', '.join(paid)}: recorded as given, not enforced")
+        check(_("§6 costs"), _("paid {costs}: recorded as given, not enforced").format(costs=", ".join(paid)))

@@ -13,6 +13,7 @@ from uuid import UUID
 
 from ledger.campaign import Campaign
 from ledger.events import ActionRecorded
+from ledger.i18n import ENGLISH, language
 from ledger.states import affected_by, card_states
 from ledger.visibility import can_identify, sees_everything
 
@@ -40,7 +41,8 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
             if limit and len(seqs) >= limit:
                 break
     seqs.reverse()
-    view: dict[str, Any] = {"id": card, "suit": str(data.suit), "name": data.name, "seq": campaign.seq}
+    # the name in the language being spoken (the cards table keeps the catalog's ``name``)
+    view: dict[str, Any] = {"id": card, "suit": str(data.suit), "name": data.shown_name, "seq": campaign.seq}
     if can_identify(campaign, viewer, card):
         table = campaign.table
         view.update({
@@ -72,7 +74,9 @@ def history_view(
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
     """``ledger history``: one entry per action, oldest first, filtered; with ``limit``
-    the latest that many. Card ids the viewer may not identify are null."""
+    the latest that many. Card ids the viewer may not identify are null. The summaries are
+    in the language being spoken: the referee's English ones are the stored rows, any
+    other is said again from the action (as another viewer's always are)."""
     # Never a row past the log's end (a tail cut from a campaign of the file that the
     # read models' own checks did not reach yet: verify names it).
     sql, params = history_query(slug, ledger.campaign(cid).seq, start=start, end=end, card=card, actor=actor)
@@ -85,12 +89,13 @@ def history_view(
         if limit and len(entries) >= limit:
             break
     entries.reverse()
-    events = _events(ledger, cid, [r["seq"] for r, _, _ in entries]) if not sees_everything(viewer) else {}
+    stored = sees_everything(viewer) and language() == ENGLISH  # the stored summary is the referee's, in English
+    events = {} if stored else _events(ledger, cid, [r["seq"] for r, _seen, _cards in entries])
     out = []
     for record, seen, cards in entries:
         hidden = {c for c in cards if not _sees(seen, viewer, c)}
         unnamed = {c for c, who in json.loads(record["unnamed"] or "{}").items() if viewer in who}
-        text = record["summary"] if sees_everything(viewer) else summary(events[record["seq"]], hidden | unnamed)
+        text = record["summary"] if stored else summary(events[record["seq"]], hidden | unnamed)
         shown = sorted(c for c in cards if c not in hidden)
         out.append({
             "seq": record["seq"], "action": record["action"], "actor": record["actor"], "time": record["time"],

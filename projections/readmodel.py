@@ -35,6 +35,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -44,12 +45,13 @@ import msgspec
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
+from ledger.i18n import _
 from ledger.states import card_states
 from ledger.vocabulary import PUBLIC, host_of
 from ledger.witness import witnessed
 
 from .source import EventLog, Recorded
-from .summaries import summary
+from .summaries import stored_summary
 from .tables import SQLiteTables, Tables, Writer, open_tables
 
 _encode = msgspec.json.Encoder().encode
@@ -174,7 +176,7 @@ class ReadModel:
                 _create_indexes(self.tables, db)
                 db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
             if len(missing) < len(SCHEMAS):
-                self._broken = f"table {missing[0]} was missing"
+                self._broken = _("table {table} was missing").format(table=missing[0])
         present = self.tables.index_names()
         if set(INDEX_NAMES) - present or present & set(OBSOLETE_INDEXES):  # a cut-short rebuild; an older ledger
             with self._writing() as db:
@@ -191,7 +193,8 @@ class ReadModel:
         if not absent:
             return
         if len(absent) < len(MARKS):
-            self._broken = self._broken or f"column {absent[0]} of {POSITION} was missing"
+            self._broken = self._broken or _("column {column} of {table} was missing").format(
+                column=absent[0], table=POSITION)
         position = self.position()
         mark = self._mark_at(position) if isinstance(position, int) else None
         with self._writing() as db:
@@ -222,22 +225,23 @@ class ReadModel:
             row = self._one(f"SELECT position, mark, last_action FROM [{POSITION}] WHERE name = ?", [NAME])
             rows_at_start = row is not None and row[0] == 0 and self._any_rows()
         if row is None:
-            return "the position is missing"
+            return _("the position is missing")
         position, mark, last_action = row
         if not isinstance(position, int) or position < 0:
-            return f"position {position!r} is not a place in the log"
+            return _("position {position!r} is not a place in the log").format(position=position)
         if position == 0:
-            return "rows were there before the position's first action" if rows_at_start else None
+            return _("rows were there before the position's first action") if rows_at_start else None
         end = self.ledger.recorder.max_notification_id() or 0  # read after the position: the log only grows
         if position > end:
-            return f"position {position} is past the log's end, {end}"
+            return _("position {position} is past the log's end, {end}").format(position=position, end=end)
         if mark is None:
-            return f"position {position} does not say which stored event it reached"
+            return _("position {position} does not say which stored event it reached").format(position=position)
         found = self._mark_at(position)
         if found is None:
-            return f"the log has no notification {position}, where the position is"
+            return _("the log has no notification {position}, where the position is").format(position=position)
         if found != mark:
-            return f"position {position} no longer points at the stored event it was applied from"
+            return _("position {position} no longer points at the stored event it was applied from").format(
+                position=position)
         return _marks_disagree(position, mark, last_action)
 
     def fold_problem(self, recorded: Recorded | None = None) -> str | None:
@@ -258,7 +262,8 @@ class ReadModel:
             zones = {row["id"]: row for row in self.rows("SELECT * FROM zones WHERE campaign = ?", [slug])}
             logged = self._one("SELECT 1 FROM history WHERE campaign = ? AND seq = ?", [slug, campaign.version])
         if logged is None:
-            return f"history row seq {campaign.version} of campaign {slug} is missing"
+            return _("history row seq {seq} of campaign {campaign} is missing").format(
+                seq=campaign.version, campaign=slug)
         return fold_difference(campaign, cards, zones)
 
     def _any_rows(self) -> bool:
@@ -349,7 +354,7 @@ class ReadModel:
         problem = None if repaired else self.fold_problem(recorded)
         if problem is not None:
             self._reset()
-            done, _ = self._catch_up_retrying(recorded)
+            done, _repaired = self._catch_up_retrying(recorded)
             repaired = problem
         self.repaired = repaired
         return done
@@ -358,7 +363,7 @@ class ReadModel:
         """``catch_up`` tried again while other processes win the race (five times at
         most): how many notifications it applied, and why it rebuilt (or None)."""
         repaired = None
-        for _ in range(5):
+        for _attempt in range(5):
             try:
                 done = self.catch_up(recorded=recorded)
                 return done, repaired or self.repaired
@@ -577,7 +582,8 @@ def _refuse_rows_ahead(db: Writer, history: list[dict[str, Any]], position: int)
         found = db.execute("SELECT seq FROM history WHERE campaign = ? AND seq >= ? ORDER BY seq LIMIT 1",
                            [slug, seq]).fetchone()
         if found is not None:
-            raise _Astray(f"history row seq {found[0]} of campaign {slug} is past position {position}")
+            raise _Astray(_("history row seq {seq} of campaign {campaign} is past position {position}").format(
+                seq=found[0], campaign=slug, position=position))
 
 
 def _marks_disagree(position: int, mark: str, last_action: str | None) -> str | None:
@@ -587,18 +593,19 @@ def _marks_disagree(position: int, mark: str, last_action: str | None) -> str | 
         return None
     named = _action_named(last_action)
     if named is None:
-        return f"the last action applied, {_shown(last_action)}, names no action"
-    origin, _, rest = mark.partition(":")
+        return _("the last action applied, {value}, names no action").format(value=_shown(last_action))
+    origin, _sep, rest = mark.partition(":")
     version = rest.partition(":")[0]
     if str(named[0]) != origin or str(named[1]) == version:
         return None
-    return f"position {position} reached seq {version}, yet the last action applied is seq {named[1]}"
+    return _("position {position} reached seq {seq}, yet the last action applied is seq {last}").format(
+        position=position, seq=version, last=named[1])
 
 
 def _action_named(text: Any) -> tuple[UUID, int] | None:
     """The campaign id and seq a ``last_action`` value names ("id:seq"), None if none."""
     try:
-        cid, _, seq = text.rpartition(":")
+        cid, _sep, seq = text.rpartition(":")
         return UUID(cid), int(seq)
     except (AttributeError, ValueError):
         return None
@@ -622,25 +629,30 @@ def table_difference(table: str, slug: str, stored: dict[Any, dict[str, Any]],
     missing, differs or is not in the log, as one line (``label`` before the key, e.g.
     ``"seq "``); None when the stored rows are the expected ones."""
     for key in sorted(set(expected) | set(stored), key=order):  # str: an edited row may hold any type
-        what = f"{table} row {label}{key} of campaign {slug}"
         if key not in expected:
-            return f"{what} is not in the log"
-        problem = row_difference(what, stored.get(key), expected[key])
+            return _("{row} is not in the log").format(row=_row_named(table, slug, f"{label}{key}"))
+        problem = row_difference(partial(_row_named, table, slug, f"{label}{key}"), stored.get(key), expected[key])
         if problem is not None:
             return problem
     return None
 
 
-def row_difference(what: str, stored: dict[str, Any] | None, expected: dict[str, Any]) -> str | None:
+def _row_named(table: str, slug: str, key: str) -> str:
+    # TRANSLATORS: a row of a read-model table, e.g. "history row seq 12 of campaign north".
+    return _("{table} row {key} of campaign {campaign}").format(table=table, key=key, campaign=slug)
+
+
+def row_difference(what: Callable[[], str], stored: dict[str, Any] | None, expected: dict[str, Any]) -> str | None:
     """How a stored row differs from the one the log gives (its first differing column),
-    or None. ``what`` names the row. JSON columns are compared by what they hold (a
-    file written by an older ledger spaced them differently)."""
+    or None. ``what()`` names the row (said only when it differs). JSON columns are
+    compared by what they hold (a file written by an older ledger spaced them differently)."""
     if stored is None:
-        return f"{what} is missing"
+        return _("{row} is missing").format(row=what())
     for column, value in expected.items():
         held = stored.get(column)
         if held != value and not (column in JSON_COLUMNS and _same_json(held, value)):
-            return f"{what} differs: {column} is {_shown(held)}, the log gives {_shown(value)}"
+            return _("{row} differs: {column} is {stored}, the log gives {logged}").format(
+                row=what(), column=column, stored=_shown(held), logged=_shown(value))
     return None
 
 
@@ -734,7 +746,7 @@ class _Batch:
         self._last = (event.originator_id, event.seq)
         self.history.append({
             "campaign": slug, "seq": event.seq, "action": event.action, "actor": event.actor,
-            "time": event.timestamp.isoformat(), "summary": summary(event), "cards": _json(sorted(touched)),
+            "time": event.timestamp.isoformat(), "summary": stored_summary(event), "cards": _json(sorted(touched)),
             "seen": _json(seen), "unnamed": _json(unnamed), "undone_by": None,
         })
         self.card_actions.extend({"campaign": slug, "card": card, "seq": event.seq} for card in touched)

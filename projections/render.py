@@ -1,5 +1,11 @@
 """Human output: rich tables of what a viewer sees. The data comes from
-``views.py``; this module only lays it out."""
+``views.py``; this module only lays it out, in the language being spoken.
+
+Ids stay what the players type (``deck:item``, ``item-sword``, ``ana``). In English the
+ids are their own words, so the output shows them alone; in another language a zone,
+a suit or a card state is shown in that language's words too (``ledger.terms``):
+"Baralho de Item (deck:item)", "Habilidade", "Ativa". A card's name is the one in the
+language being spoken (``Card.shown_name``, given by the view)."""
 
 from __future__ import annotations
 
@@ -10,77 +16,110 @@ from rich.markup import escape
 from rich.table import Table
 
 from ledger.campaign import Campaign
+from ledger.i18n import ENGLISH, _, language, pgettext
+from ledger.terms import state_name, suit_name, zone_name
+
+from .summaries import HIDDEN_NAME
+
+
+def _in_words(code: str, words: str) -> str:
+    """``code`` in English (where the ids are the words), else ``words``."""
+    return code if language() == ENGLISH else words
+
+
+def zone_label(zone: str, *, markup: bool = True) -> str:
+    """A zone as a person reads it: its id, after its display name in a language other
+    than English ("Baralho de Item (deck:item)"); escaped for rich markup with ``markup``."""
+    shown = zone if language() == ENGLISH else zone_name(zone)
+    if shown == zone:
+        return escape(zone) if markup else zone
+    if markup:
+        return f"{escape(shown)} [dim]({escape(zone)})[/dim]"
+    return f"{shown} ({zone})"
 
 
 def card_label(entry: dict[str, Any]) -> str:
     if entry["id"] is None:
-        return "[dim]▒ hidden[/dim]"
+        # TRANSLATORS: a card the viewer may not identify, in a zone's list of cards.
+        return "[dim]▒ " + escape(pgettext("a card", "hidden")) + "[/dim]"
     label = escape(entry["id"])
     if entry.get("face") == "down":
-        label += " [dim](down)[/dim]"
+        label += " [dim]" + escape(_("(down)")) + "[/dim]"
     if entry.get("exhausted"):
-        label += " [yellow](exhausted)[/yellow]"
+        label += " [yellow]" + escape(_("(exhausted)")) + "[/yellow]"
     attached = entry.get("attached") or []
     if attached:
-        label += " [cyan]+ " + escape(", ".join(a or "hidden" for a in attached)) + "[/cyan]"
+        label += " [cyan]+ " + escape(", ".join(a or pgettext("a card", "hidden") for a in attached)) + "[/cyan]"
     return label
 
 
 def render_zones(out: Console, view: dict[str, Any], campaign: Campaign) -> None:
     table = Table(
-        title=escape(f"{campaign.name} — after seq {view['seq']}, as {view['viewer']}"),
+        title=escape(_("{campaign} — after seq {seq}, as {viewer}").format(
+            campaign=campaign.name, seq=view["seq"], viewer=view["viewer"])),
         title_justify="left", show_lines=False, expand=False,
     )
-    table.add_column("zone", style="bold", no_wrap=True)
-    table.add_column("n", justify="right")
-    table.add_column("cards (decks: top first)")
+    table.add_column(_("zone"), style="bold", no_wrap=True)
+    # TRANSLATORS: the column of how many cards a zone holds (a short heading).
+    table.add_column(pgettext("how many cards", "n"), justify="right")
+    table.add_column(_("cards (decks: top first)"))
     specs = campaign.zones()
     for zone_id, cards in view["zones"].items():
         spec = specs[zone_id]
         if spec.kind == "box":
-            table.add_row(escape(zone_id), str(len(cards)), "[dim]cards not yet in the campaign[/dim]")
+            box = escape(_("cards not yet in the campaign"))
+            table.add_row(zone_label(zone_id), str(len(cards)), f"[dim]{box}[/dim]")
             continue
-        table.add_row(escape(zone_id), str(len(cards)), ", ".join(card_label(c) for c in cards) or "[dim]—[/dim]")
+        table.add_row(zone_label(zone_id), str(len(cards)), ", ".join(card_label(c) for c in cards) or "[dim]—[/dim]")
     out.print(table)
 
 
 def render_card(out: Console, view: dict[str, Any]) -> None:
-    head = f"[bold]{escape(view['id'])}[/bold] " + escape(f"({view['suit']}, {view['name']}) after seq {view['seq']}")
+    suit = _in_words(view["suit"], suit_name(view["suit"]))
+    head = f"[bold]{escape(view['id'])}[/bold] " + escape(_("({suit}, {name}) after seq {seq}").format(
+        suit=suit, name=view["name"], seq=view["seq"]))
     out.print(head, highlight=False)
     if view.get("hidden"):
-        out.print("  hidden from this viewer now: its place is not shown", highlight=False)
+        out.print(_("  hidden from this viewer now: its place is not shown"), highlight=False, markup=False)
     else:
-        place = f"  in {view['zone']}, position {view['position'] + 1}, face-{view['face']}"
+        face = _("face-up") if view["face"] == "up" else _("face-down") if view["face"] == "down" else view["face"]
+        place = _("  in {zone}, position {position}, {face}").format(
+            zone=zone_label(view["zone"], markup=False), position=view["position"] + 1, face=face)
         if view["attached_to"]:
-            place += f", attached to {view['attached_to']}"
+            place += _(", attached to {host}").format(host=view["attached_to"])
         out.print(place, highlight=False, markup=False)
         if view["attached"]:
-            out.print("  carries " + ", ".join(a or "a hidden card" for a in view["attached"]), highlight=False,
-                      markup=False)
-        out.print("  states: " + ", ".join(view["states"]), highlight=False, markup=False)
+            out.print(_("  carries {cards}").format(cards=", ".join(a or _(HIDDEN_NAME) for a in view["attached"])),
+                      highlight=False, markup=False)
+        states = ", ".join(_in_words(s, state_name(s)) for s in view["states"])
+        out.print(_("  states: {states}").format(states=states), highlight=False, markup=False)
         if "affects" in view:
-            out.print("  its effects reach: " + (", ".join(view["affects"]) or "no hero"), highlight=False,
-                      markup=False)
-    out.print("  actions: " + (", ".join(map(str, view["history"])) or "none"), highlight=False, markup=False)
+            out.print(_("  its effects reach: {heroes}").format(heroes=", ".join(view["affects"]) or _("no hero")),
+                      highlight=False, markup=False)
+    seqs = ", ".join(map(str, view["history"])) or pgettext("no actions", "none")
+    out.print(_("  actions: {seqs}").format(seqs=seqs), highlight=False, markup=False)
 
 
 def render_history(out: Console, rows: list[dict[str, Any]], campaign: Campaign, viewer: str) -> None:
-    table = Table(title=escape(f"{campaign.name} — history as {viewer}"), title_justify="left")
-    table.add_column("seq", justify="right", style="bold")
-    table.add_column("time", no_wrap=True)
-    table.add_column("actor")
-    table.add_column("what happened")
+    table = Table(title=escape(_("{campaign} — history as {viewer}").format(campaign=campaign.name, viewer=viewer)),
+                  title_justify="left")
+    table.add_column(_("seq"), justify="right", style="bold")
+    table.add_column(_("time"), no_wrap=True)
+    table.add_column(_("actor"))
+    table.add_column(_("what happened"))
     for row in rows:
         what = escape(row["summary"])
         if row.get("undone_by"):
-            what = f"[strike]{what}[/strike] [dim](undone by {row['undone_by']})[/dim]"
+            undone = escape(_("(undone by {seq})").format(seq=row["undone_by"]))
+            what = f"[strike]{what}[/strike] [dim]{undone}[/dim]"
         table.add_row(str(row["seq"]), row["time"][:19].replace("T", " "), escape(row["actor"]), what)
     out.print(table)
 
 
 def render_explain(out: Console, view: dict[str, Any]) -> None:
-    out.print(f"[bold]seq {view['seq']}[/bold]  " + escape(f"{view['action']} by {view['actor']} at "
-                                                        f"{view['time'][:19].replace('T', ' ')}"), highlight=False)
+    seq = escape(_("seq {seq}").format(seq=view["seq"]))
+    out.print(f"[bold]{seq}[/bold]  " + escape(_("{action} by {actor} at {time}").format(
+        action=view["action"], actor=view["actor"], time=view["time"][:19].replace("T", " "))), highlight=False)
     out.print(f"  {view['summary']}", highlight=False, markup=False)
     for item in view["checks"]:
         out.print(f"  [cyan]{escape(item['rule'])}[/cyan]: {escape(item['detail'])}", highlight=False)
@@ -91,12 +130,12 @@ def render_compared(out: Console, campaign: Campaign, viewers: list[str]) -> Non
     from .views import zones_view
 
     views = {v: zones_view(campaign, v)["zones"] for v in viewers}
-    table = Table(title=f"after seq {campaign.seq}, side by side", title_justify="left")
-    table.add_column("zone", style="bold", no_wrap=True)
+    table = Table(title=escape(_("after seq {seq}, side by side").format(seq=campaign.seq)), title_justify="left")
+    table.add_column(_("zone"), style="bold", no_wrap=True)
     for viewer in viewers:
-        table.add_column(f"as {viewer}")
+        table.add_column(escape(_("as {viewer}").format(viewer=viewer)))
     for zone_id in campaign.zones():
         if zone_id == "box" or not views[viewers[0]][zone_id]:
             continue
-        table.add_row(escape(zone_id), *(", ".join(card_label(c) for c in views[v][zone_id]) for v in viewers))
+        table.add_row(zone_label(zone_id), *(", ".join(card_label(c) for c in views[v][zone_id]) for v in viewers))
     out.print(table)

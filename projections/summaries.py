@@ -1,7 +1,14 @@
 """One line per recorded action saying what it did, e.g. ``draw 2 from deck:item →
 inventory:ana: item-sword, a hidden card``. One summary function per event type
 (``functools.singledispatch``, as eventsourcing's examples register mutators); ids
-in ``hidden`` read as "a hidden card"."""
+in ``hidden`` read as "a hidden card".
+
+A summary is said in the language being spoken (``ledger.i18n``): "compra 2 cartas de
+deck:item → inventory:ana: item-sword, uma carta oculta". Zone ids, card ids, hero ids
+and other codes stay as they are in every language (they are what the players type);
+only the words around them are translated. The read models store the English summary
+(``stored_summary``): a stored row is the same whoever caught the tables up.
+"""
 
 from __future__ import annotations
 
@@ -10,24 +17,40 @@ from functools import singledispatch
 
 from ledger import events as e
 from ledger.changes import HeroChanged
+from ledger.i18n import ENGLISH, N_, _, language, ngettext, speaking
 
-HIDDEN_NAME = "a hidden card"
+HIDDEN_NAME = N_("a hidden card")
+"""How a card the viewer may not identify reads (translated where shown: ``_(HIDDEN_NAME)``)."""
 
 
 def summary(event: e.ActionRecorded, hidden: Set[str] = frozenset()) -> str:
-    """What the action did, then the refills and redirects it caused."""
+    """What the action did, then the refills and redirects it caused, in the language
+    being spoken."""
 
     def name(card: str | None) -> str:
-        return HIDDEN_NAME if card is None or card in hidden else card
+        return _(HIDDEN_NAME) if card is None or card in hidden else card
 
     text = _what(event, name)
     for refill in event.refills:
-        text += f"; {refill.deck} refilled with {refill.count} from the {refill.source}"
+        text += ngettext("; {deck} refilled with {count} from the {source}",
+                         "; {deck} refilled with {count} from the {source}", refill.count).format(
+            deck=refill.deck, count=refill.count, source=refill.source)
     for redirect in event.redirects:
-        text += f"; {name(redirect.card)} went to {redirect.actual}, not {redirect.asked} ({redirect.rule})"
+        text += _("; {card} went to {actual}, not {asked} ({rule})").format(
+            card=name(redirect.card), actual=redirect.actual, asked=redirect.asked, rule=redirect.rule)
     for commitment in event.commitments:  # everyone sees it: a player may keep it
-        text += f"; order of {commitment.stack} committed: {commitment.digest[:16]}…"
+        text += _("; order of {stack} committed: {digest}…").format(
+            stack=commitment.stack, digest=commitment.digest[:16])
     return text
+
+
+def stored_summary(event: e.ActionRecorded) -> str:
+    """The summary the read models store: the English one, whatever is being spoken (a
+    command in Portuguese that catches the tables up writes the rows any other would)."""
+    if language() == ENGLISH:
+        return summary(event)
+    with speaking(ENGLISH):
+        return summary(event)
 
 
 def summarised_like(light: type, event_class: type) -> None:
@@ -45,149 +68,184 @@ def _what(event: e.ActionRecorded, name) -> str:
 
 
 @_what.register
-def _(event: e.CampaignStarted, name) -> str:
-    return f"campaign {event.name!r} started, {len(event.catalog)} cards in the box"
+def _campaign_started(event: e.CampaignStarted, name) -> str:
+    count = len(event.catalog)
+    return ngettext("campaign {name!r} started, {count} cards in the box",
+                    "campaign {name!r} started, {count} cards in the box", count).format(name=event.name, count=count)
 
 
 @_what.register
-def _(event: e.HeroAdded, name) -> str:
+def _hero_added(event: e.HeroAdded, name) -> str:
     hero = next(ch for ch in event.changes if isinstance(ch, HeroChanged)).now
-    return f"hero {event.hero} ({hero.name if hero else ''}) joins, knowledge {hero.knowledge if hero else 0}"
+    return _("hero {hero} ({name}) joins, knowledge {knowledge}").format(
+        hero=event.hero, name=hero.name if hero else "", knowledge=hero.knowledge if hero else 0)
 
 
 @_what.register
-def _(event: e.KnowledgeChanged, name) -> str:
-    return f"{event.hero}'s knowledge is now {event.knowledge}"
+def _knowledge_changed(event: e.KnowledgeChanged, name) -> str:
+    return _("{hero}'s knowledge is now {knowledge}").format(hero=event.hero, knowledge=event.knowledge)
 
 
 @_what.register
-def _(event: e.CardsDrawn, name) -> str:
-    return f"draw {event.count} from {event.stack} → {event.to}: {_listed(event.cards, name)}"
+def _cards_drawn(event: e.CardsDrawn, name) -> str:
+    # TRANSLATORS: {count} cards drawn from deck {stack} into zone {to}; {cards}: the cards (ids).
+    return ngettext("draw {count} from {stack} → {to}: {cards}", "draw {count} from {stack} → {to}: {cards}",
+                    event.count).format(count=event.count, stack=event.stack, to=event.to,
+                                        cards=_listed(event.cards, name))
 
 
 @_what.register
-def _(event: e.CardsAdded, name) -> str:
-    return f"add {_listed(event.cards, name)} from the box → {event.to}"
+def _cards_added(event: e.CardsAdded, name) -> str:
+    return _("add {cards} from the box → {to}").format(cards=_listed(event.cards, name), to=event.to)
 
 
 @_what.register
-def _(event: e.CardsSent, name) -> str:
-    return f"send {_listed(event.cards, name)} → {event.to}"
+def _cards_sent(event: e.CardsSent, name) -> str:
+    return _("send {cards} → {to}").format(cards=_listed(event.cards, name), to=event.to)
 
 
 @_what.register
-def _(event: e.CardsDiscarded, name) -> str:
-    return f"discard {_listed(event.cards, name)}" + (f" from {event.stack}" if event.stack else "")
+def _cards_discarded(event: e.CardsDiscarded, name) -> str:
+    cards = _listed(event.cards, name)
+    if event.stack:
+        return _("discard {cards} from {stack}").format(cards=cards, stack=event.stack)
+    return _("discard {cards}").format(cards=cards)
 
 
 @_what.register
-def _(event: e.CardsBuried, name) -> str:
-    return f"bury {_listed(event.cards, name)}" + (f" in {event.to}" if event.to else "")
+def _cards_buried(event: e.CardsBuried, name) -> str:
+    cards = _listed(event.cards, name)
+    if event.to:
+        return _("bury {cards} in {to}").format(cards=cards, to=event.to)
+    return _("bury {cards}").format(cards=cards)
 
 
 @_what.register
-def _(event: e.CardsExiled, name) -> str:
-    return f"exile {_listed(event.cards, name)} to limbo"
+def _cards_exiled(event: e.CardsExiled, name) -> str:
+    return _("exile {cards} to limbo").format(cards=_listed(event.cards, name))
 
 
 @_what.register
-def _(event: e.StackShuffled, name) -> str:
-    return f"shuffle {event.stack}"
+def _stack_shuffled(event: e.StackShuffled, name) -> str:
+    return _("shuffle {stack}").format(stack=event.stack)
 
 
 @_what.register
-def _(event: e.StackSearched, name) -> str:
-    text = f"search {event.stack}" + (f" by {name(event.allowed_by)}" if event.allowed_by else "")
-    text += f", take {_listed(event.taken, name)} → {event.to}" if event.taken else ""
-    return text + (", reshuffled" if event.reshuffled else "")
+def _stack_searched(event: e.StackSearched, name) -> str:
+    if event.allowed_by:
+        text = _("search {stack} by {card}").format(stack=event.stack, card=name(event.allowed_by))
+    else:
+        text = _("search {stack}").format(stack=event.stack)
+    if event.taken:
+        text += _(", take {cards} → {to}").format(cards=_listed(event.taken, name), to=event.to)
+    return text + (_(", reshuffled") if event.reshuffled else "")
 
 
 @_what.register
-def _(event: e.CardsRevealed, name) -> str:
-    text = f"reveal {_listed(event.cards, name)}"
-    return text + (f" to {', '.join(event.to)} only" if event.to else "")
-
-
-@_what.register(e.CardsHidden)
-@_what.register(e.CardsExhausted)
-@_what.register(e.CardsRestored)
-def _turned(event, name) -> str:
-    return f"{event.action} {_listed(event.cards, name)}"
+def _cards_revealed(event: e.CardsRevealed, name) -> str:
+    cards = _listed(event.cards, name)
+    if event.to:
+        return _("reveal {cards} to {heroes} only").format(cards=cards, heroes=", ".join(event.to))
+    return _("reveal {cards}").format(cards=cards)
 
 
 @_what.register
-def _(event: e.CardAttached, name) -> str:
-    return f"attach {name(event.card)} to {name(event.host)}"
+def _cards_hidden(event: e.CardsHidden, name) -> str:
+    return _("hide {cards}").format(cards=_listed(event.cards, name))
 
 
 @_what.register
-def _(event: e.CardDetached, name) -> str:
-    return f"detach {name(event.card)} from {name(event.host)} → {event.to}"
+def _cards_exhausted(event: e.CardsExhausted, name) -> str:
+    return _("exhaust {cards}").format(cards=_listed(event.cards, name))
 
 
 @_what.register
-def _(event: e.LocationAdded, name) -> str:
-    return f"location {event.location} added"
+def _cards_restored(event: e.CardsRestored, name) -> str:
+    return _("restore {cards}").format(cards=_listed(event.cards, name))
 
 
 @_what.register
-def _(event: e.HeroTravelled, name) -> str:
-    return f"{event.hero} travels to {event.location}"
+def _card_attached(event: e.CardAttached, name) -> str:
+    return _("attach {card} to {host}").format(card=name(event.card), host=name(event.host))
 
 
 @_what.register
-def _(event: e.BattleStarted, name) -> str:
-    return "a battle starts: every discard pile's access is 0"
+def _card_detached(event: e.CardDetached, name) -> str:
+    return _("detach {card} from {host} → {to}").format(card=name(event.card), host=name(event.host), to=event.to)
 
 
 @_what.register
-def _(event: e.BattleEnded, name) -> str:
-    return "the battle ends"
+def _location_added(event: e.LocationAdded, name) -> str:
+    return _("location {location} added").format(location=event.location)
 
 
 @_what.register
-def _(event: e.AccessChanged, name) -> str:
+def _hero_travelled(event: e.HeroTravelled, name) -> str:
+    return _("{hero} travels to {location}").format(hero=event.hero, location=event.location)
+
+
+@_what.register
+def _battle_started(event: e.BattleStarted, name) -> str:
+    return _("a battle starts: every discard pile's access is 0")
+
+
+@_what.register
+def _battle_ended(event: e.BattleEnded, name) -> str:
+    return _("the battle ends")
+
+
+@_what.register
+def _access_changed(event: e.AccessChanged, name) -> str:
     if event.level is None:
-        return f"access for {event.suit} at {event.location} back to normal"
-    return f"{name(event.by)} sets access for {event.suit} at {event.location} to {event.level}"
+        return _("access for {suit} at {location} back to normal").format(suit=event.suit, location=event.location)
+    return _("{card} sets access for {suit} at {location} to {level}").format(
+        card=name(event.by), suit=event.suit, location=event.location, level=event.level)
 
 
 @_what.register
-def _(event: e.TradeCompleted, name) -> str:
-    return (f"{event.hero} trades at {event.location}: takes {_listed(event.taken, name)} for "
-            + (_listed(event.given, name) or "nothing")
-            + " (" + "; ".join(f"{s.type} {s.give} ≥ {s.take}" for s in event.settlement) + ")")
+def _trade_completed(event: e.TradeCompleted, name) -> str:
+    sums = "; ".join(f"{s.type} {s.give} ≥ {s.take}" for s in event.settlement)
+    return _("{hero} trades at {location}: takes {taken} for {given} ({sums})").format(
+        hero=event.hero, location=event.location, taken=_listed(event.taken, name),
+        given=_listed(event.given, name) or _("nothing"), sums=sums)
 
 
 @_what.register
-def _(event: e.SheetCardObtained, name) -> str:
-    text = f"{event.hero} obtains {name(event.card)} by {event.mechanic} at {event.location} → {event.to}"
-    return text + (f" (cost: {event.cost})" if event.cost else "")
+def _sheet_card_obtained(event: e.SheetCardObtained, name) -> str:
+    text = _("{hero} obtains {card} by {mechanic} at {location} → {to}").format(
+        hero=event.hero, card=name(event.card), mechanic=event.mechanic, location=event.location, to=event.to)
+    return text + (_(" (cost: {cost})").format(cost=event.cost) if event.cost else "")
 
 
 @_what.register
-def _(event: e.CardActivated, name) -> str:
-    text = f"{event.hero or 'the master'} activates {name(event.card)} (effect {event.effect}, {event.effect_kind})"
+def _card_activated(event: e.CardActivated, name) -> str:
+    text = _("{hero} activates {card} (effect {effect}, {kind})").format(
+        hero=event.hero or _("the master"), card=name(event.card), effect=event.effect, kind=event.effect_kind)
     if event.target:
-        text += f" on {event.target}"
+        text += _(" on {target}").format(target=event.target)
     if event.went_to:
         text += f" → {event.went_to}"
     return text
 
 
 @_what.register
-def _(event: e.ActionUndone, name) -> str:
+def _action_undone(event: e.ActionUndone, name) -> str:
     seqs = event.targets
-    text = f"undo seq {seqs[0]}" if len(seqs) == 1 else f"undo seqs {', '.join(map(str, seqs))}"
-    text += f" (in force now: up to seq {event.live_head or 1})"
+    if len(seqs) == 1:
+        text = _("undo seq {seq}").format(seq=seqs[0])
+    else:
+        text = _("undo seqs {seqs}").format(seqs=", ".join(map(str, seqs)))
+    text += _(" (in force now: up to seq {seq})").format(seq=event.live_head or 1)
     if event.reshuffled_stacks:
-        text += f"; {', '.join(event.reshuffled_stacks)} shuffled again (cards returned to it had been seen)"
+        text += _("; {stacks} shuffled again (cards returned to it had been seen)").format(
+            stacks=", ".join(event.reshuffled_stacks))
     if event.keep_order:
-        text += "; the master kept the order of the decks seen cards returned to"
+        text += _("; the master kept the order of the decks seen cards returned to")
     return text
 
 
 @_what.register
-def _(event: e.ActionRedone, name) -> str:
+def _action_redone(event: e.ActionRedone, name) -> str:
     seqs = event.targets
-    return f"redo seq{'s' if len(seqs) > 1 else ''} {', '.join(map(str, reversed(seqs)))} (taken back by seq {event.undo})"
+    return ngettext("redo seq {seqs} (taken back by seq {undo})", "redo seqs {seqs} (taken back by seq {undo})",
+                    len(seqs)).format(seqs=", ".join(map(str, reversed(seqs))), undo=event.undo)

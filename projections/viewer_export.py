@@ -6,7 +6,8 @@ what that viewer may know (RULES.md §9): a header line that says so, then one l
 action, each exactly the view ``action_view`` gives that viewer of it (cards they may
 not identify as null, the moves they witnessed without deck positions, shuffles as a
 stack and a count, public commitments, their own share of ``identified``). It cannot
-be imported, and says so.
+be imported, and says so. Its texts (the header's note, each action's summary) are in
+the language being spoken; its keys, ids and codes are the same in every language.
 
 It streams: the log is read page by page through the ``EventLog`` protocol and one
 campaign of its own is folded forward with the one fold, so memory stays flat however
@@ -22,6 +23,7 @@ from uuid import UUID
 
 from ledger.campaign import Campaign
 from ledger.events import ActionRecorded, CampaignStarted
+from ledger.i18n import _
 from ledger.visibility import sees_everything
 
 from .source import EventLog
@@ -39,9 +41,10 @@ def viewer_export(log: EventLog, cid: UUID, viewer: str, *, page: int = PAGE) ->
     (``ledger export``), and this one promises to hold no seeds or orders. ``page``:
     how many actions are read from the log at a time."""
     if sees_everything(viewer):
-        raise ValueError(f"{viewer} sees everything: the referee's export is the log itself (ledger export)")
+        raise ValueError(_("{viewer} sees everything: the referee's export is the log itself (ledger export)").format(
+            viewer=viewer))
     if page < 1:
-        raise ValueError(f"page {page}: the log is read at least one action at a time")
+        raise ValueError(_("page {page}: the log is read at least one action at a time").format(page=page))
     campaign: Campaign | None = None
     for event in _actions(log, cid, page):
         campaign = log.project(campaign, [event])  # the campaign right after the action: fold, then view
@@ -71,9 +74,9 @@ def header(slug: str, name: str, viewer: str) -> dict[str, Any]:
     """The first line: what the file is, for whom, and that it cannot be imported."""
     return {"export": {
         "campaign": slug, "name": name, "viewer": viewer, "importable": False,
-        "note": (f"what {viewer} may know of campaign {slug}: cards {viewer} may not identify are null; "
-                 "no seeds, deck orders or hashes of single actions (the trailer holds the public checkpoint). "
-                 "Only the referee's export can be imported."),
+        "note": _("what {viewer} may know of campaign {campaign}: cards {viewer} may not identify are null; "
+                  "no seeds, deck orders or hashes of single actions (the trailer holds the public checkpoint). "
+                  "Only the referee's export can be imported.").format(viewer=viewer, campaign=slug),
     }}
 
 
@@ -92,10 +95,11 @@ def _actions(log: EventLog, cid: UUID, page: int) -> Iterator[ActionRecorded]:
         batch = log.actions(cid, gt=last, lte=last + page)
         if not batch:
             if last == 0:
-                raise ValueError("that campaign has no actions in this database")
+                raise ValueError(_("that campaign has no actions in this database"))
             return
         for event in batch:
             if event.seq != last + 1 or (last == 0) != isinstance(event, CampaignStarted):
-                raise ValueError(f"seq {last + 1} of the log cannot be read in order; run ledger verify")
+                raise ValueError(_("seq {seq} of the log cannot be read in order; run ledger verify").format(
+                    seq=last + 1))
             yield event
             last = event.seq

@@ -43,14 +43,15 @@ def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
 
 
 def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """What is printed on each card a zones view identifies (name, suit, level, value),
-    for a page to draw them; a card the view hides is not named here either."""
+    """What is printed on each card a zones view identifies (name, in the language being
+    spoken; suit, level, value), for a page to draw them; a card the view hides is not
+    named here either."""
     ids = {entry["id"] for cards in view["zones"].values() for entry in cards if entry["id"] is not None}
     ids |= {c for cards in view["zones"].values() for entry in cards for c in entry.get("attached", ()) if c}
     faces = {}
     for card in sorted(ids):
         data = campaign.card(card)
-        faces[card] = {"name": data.name, "suit": str(data.suit), "level": data.level, "value": data.value}
+        faces[card] = {"name": data.shown_name, "suit": str(data.suit), "level": data.level, "value": data.value}
     return faces
 
 

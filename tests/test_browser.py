@@ -152,7 +152,7 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
     from playwright.sync_api import expect
 
     t, base = game
-    names = {card: load_catalog(sample_catalog_path()).cards[card].name for card in HIDDEN_FROM_BO}
+    names = {card: load_catalog(sample_catalog_path()).cards[card].shown_name for card in HIDDEN_FROM_BO}  # as an English page shows it
     start = referee_zones(t)
     seq0 = start["seq"]
     master = Seat(browser, base, t.tokens["master"], DESKTOP)

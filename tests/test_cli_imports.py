@@ -54,7 +54,7 @@ def test_a_command_loads_only_its_own_module(tmp_path):
     modules = modules_loaded(tmp_path, "--db", str(tmp_path / "missing.db"), "draw", "deck:item")
     assert not (tmp_path / "missing.db").exists()
     commands = {m.rsplit(".", 1)[1] for m in modules if m.startswith("ledger.interface.cli.")}
-    assert commands == {"group", "session", "play"}
+    assert commands == {"group", "session", "speech", "play"}
 
 
 def test_every_command_is_listed_under_the_module_that_defines_it():

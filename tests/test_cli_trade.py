@@ -220,7 +220,7 @@ def test_an_access_effect_needs_a_card_in_play(village):
 def test_activate_records_target_note_action_points_and_energies(village):
     out = ok_json("activate", "item-potion", "--target", "ana", "--note", "cura", "--ap", "1",
                   "--energy", "fire=2", db=village)
-    assert set(out) == {"seq", "action", "events", "checkpoint"}
+    assert set(out) == {"seq", "action", "events", "checkpoint", "message"}
     assert out["action"] == "activate"
     assert out["seq"] == last_seq(village)
     (event,) = out["events"]

@@ -20,6 +20,7 @@ READ_SIDE = sorted((ROOT / "projections").glob("*.py"))
 READ_SIDE_MAY_IMPORT = {
     "ledger.campaign", "ledger.changes", "ledger.events", "ledger.fold", "ledger.vocabulary",
     "ledger.visibility", "ledger.states", "ledger.witness", "ledger.rulebook", "ledger.commitments",
+    "ledger.i18n", "ledger.terms",  # the language being spoken and the game's words in it
 }
 
 

@@ -54,7 +54,8 @@ class Sight:
         try:
             cid = ledger.resolve(campaign)
             self.last = ledger.last_seq(cid)
-            self.names = {card.id: card.name for card in ledger.campaign(cid).catalog.cards.values()}
+            self.names = {card.id: tuple(n for n in (card.name, card.name_en, card.name_pt) if n)
+                          for card in ledger.campaign(cid).catalog.cards.values()}  # every language's name
             empty: set[str] = set()
             self.at = {v: [empty] for v in BLIND}
             self.ever = {v: [empty] for v in BLIND}
@@ -83,8 +84,9 @@ class Sight:
             return set()
         allowed = self.ever[viewer][self.last if seq is None else seq] | set(named)
         found = {card for card in self._ids.findall(text) if card not in allowed}
-        for card, name in self.names.items():
-            if card not in allowed and (json.dumps(name) in text or json.dumps(name, ensure_ascii=False) in text):
+        for card, names in self.names.items():
+            if card not in allowed and any(json.dumps(name) in text or json.dumps(name, ensure_ascii=False) in text
+                                           for name in names):
                 found.add(card)
         return found
 

@@ -45,7 +45,8 @@ pytestmark = pytest.mark.both_stores
 SAMPLE = str(sample_catalog_path())
 CATALOG = load_catalog(sample_catalog_path())
 CATALOG_IDS = CATALOG.ids()
-NAMES = {card.id: card.name for card in CATALOG}
+NAMES = {card.id: tuple(n for n in (card.name, card.name_en, card.name_pt) if n) for card in CATALOG}
+"""Every name of each card, in every language (a view shows the one being spoken)."""
 VIEWERS = ("public", "ana", "bo")
 JOINS = {"public": 1, "ana": 2, "bo": 3}  # a hero is a viewer from the action that adds them
 
@@ -56,11 +57,11 @@ _ID_RE = re.compile(
 )
 
 
-def _name_re(name: str) -> re.Pattern[str]:
-    return re.compile(r"(?<!\w)" + re.escape(name) + r"(?!\w)")
+def _name_re(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)(" + "|".join(map(re.escape, names)) + r")(?!\w)")
 
 
-_NAME_RES = {card: _name_re(name) for card, name in NAMES.items()}
+_NAME_RES = {card: _name_re(names) for card, names in NAMES.items()}
 
 # The session, as typed at the table. Comments: what each action hides, and from whom.
 SCRIPT: list[list[str]] = [
@@ -212,7 +213,8 @@ def leaks(output: str, forbidden: set[str], shown_name_of: str | None = None) ->
     for text in texts:
         found |= set(_ID_RE.findall(text)) & forbidden
         if shown_name_of is not None:
-            text = text.replace(NAMES[shown_name_of], " ")
+            for name in NAMES[shown_name_of]:
+                text = text.replace(name, " ")
         found |= {card for card in forbidden if _NAME_RES[card].search(text)}
     return found
 

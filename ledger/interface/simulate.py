@@ -33,6 +33,7 @@ from ..application import Ledger
 from ..campaign import Campaign
 from ..catalog import Catalog, load_catalog, sample_catalog_path
 from ..errors import LedgerError
+from ..i18n import _
 from ..vocabulary import ATTACHED_PREFIX, MASTER, Suit, Zone
 
 LOCATIONS = {
@@ -70,6 +71,7 @@ def start_simulation(ledger: Ledger, heroes: int = 3, seed: int = 0, catalog: Ca
                      slug: str = SIMULATION_SLUG) -> UUID:
     """A campaign ready for random play: heroes, locations, and every card of each suit
     in its deck but the level-3 ones, which stay in the box to be added during play."""
+    # The campaign's name is recorded data, the same in every language (the same seed, the same campaign).
     rec = ledger.start(catalog or load_catalog(sample_catalog_path()), name="Simulated campaign", slug=slug)
     return finish_setup(ledger, rec.campaign.id, heroes, seed)
 
@@ -111,7 +113,7 @@ def simulate(ledger: Ledger, cid: UUID, actions: int, seed: int = 0,
     while stats.recorded < actions:
         attempts += 1
         if attempts > actions * 20 + 1000:
-            raise LedgerError("the simulation found no legal action to take")
+            raise LedgerError(_("the simulation found no legal action to take"))
         kind, command = _choose(campaign, rng)
         if command is None:
             continue

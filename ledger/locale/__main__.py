@@ -4,7 +4,6 @@ writes the texts of some files to translate apart, ``merge FRAGMENT.po...`` take
 their translations into the catalog (ledger.locale.catalogs)."""
 
 import sys
-
 from pathlib import Path
 
 from .catalogs import LOCALES, compile_all, fragment, merge, problems, update

@@ -31,6 +31,7 @@ LOCALES = ("pt_BR",)
 METHODS = [
     ("**/locale/**", "ignore"),
     ("**/templates/**.html", "jinja2.ext:babel_extract"),
+    ("**/static/**.js", "javascript"),
     ("**.py", "ledger.locale.catalogs:extract_ledger"),
 ]
 OPTIONS = {"**/templates/**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true"}}
@@ -93,10 +94,11 @@ def extract_files(paths: list[Path]) -> Catalog:
 
     catalog = Catalog(project="campaign-ledger", charset="utf-8")
     for path in paths:
-        method = METHODS[1][1] if path.suffix == ".html" else METHODS[2][1]
+        method = {".html": METHODS[1][1], ".js": METHODS[2][1]}.get(path.suffix, METHODS[3][1])
         options = OPTIONS["**/templates/**.html"] if path.suffix == ".html" else {}
-        for lineno, message, comments, context in extract_from_file(method, str(path), keywords=KEYWORDS,
-                                                                     options=options):
+        for lineno, message, comments, context in extract_from_file(
+                method, str(path), keywords=KEYWORDS, comment_tags=("TRANSLATORS:",), options=options,
+                strip_comment_tags=True):
             flags = {"python-brace-format"} if _braced(message) else set()
             catalog.add(message, None, [(str(path), lineno)], auto_comments=comments, context=context, flags=flags)
     return catalog
@@ -111,16 +113,22 @@ def fragment(target: Path, paths: list[Path], locale: str = LOCALES[0]) -> list[
     if po_path(locale).exists():
         known.append(read(po_path(locale), locale))
     out = Catalog(locale=locale, project="campaign-ledger", charset="utf-8")
-    out._num_plurals, out._plural_expr = 2, "(n > 1)"
+    out._num_plurals, out._plural_expr = 2, "(n != 1)"
     for message in template:
         if not message.id:
             continue
         string = next((m.string for c in known if (m := c.get(message.id, message.context)) is not None
-                       and _translated(m)), None)
+                       and _translated(m) and _same_shape(m, message)), None)
         out.add(message.id, string, message.locations, flags=message.flags, context=message.context,
                 auto_comments=message.auto_comments)
     write(out, target)
     return [m.id for m in out if m.id and not _translated(m)]
+
+
+def _same_shape(one, other) -> bool:
+    """Both a singular text, or both a singular/plural pair (a text that became a count
+    keeps no translation of its old shape)."""
+    return isinstance(one.id, tuple) == isinstance(other.id, tuple)
 
 
 def _translated(message) -> bool:
@@ -141,7 +149,8 @@ def merge(fragments: list[Path], locale: str = LOCALES[0]) -> int:
         for path in fragments:
             for message in read(path, locale):
                 ours = catalog.get(message.id, message.context) if message.id else None
-                if ours is not None and _translated(message) and ours.string != message.string:
+                if ours is not None and _translated(message) and _same_shape(message, ours) \
+                        and ours.string != message.string:
                     ours.string, taken = message.string, taken + 1
                     ours.flags.discard("fuzzy")
         write(catalog, po_path(locale))

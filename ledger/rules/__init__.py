@@ -18,6 +18,9 @@ One module per topic; this package re-exports them all (``rules.acts_for``):
 - ``trading``: trading with the discard pile (§8)
 - ``undo``: undo and redo
 - ``fair_play``: what a hero may do through the ledger (§1, §4, §8, §9)
+
+Refusals are written in the language being spoken (``ledger.i18n``); ``words`` gives
+the verbs the handlers name (``"send"``, ``"draw from"``) in that language.
 """
 
 from __future__ import annotations

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 
 from ..campaign import Campaign
 from ..errors import BadInput, NotAllowed, RuleBroken
+from ..i18n import _, ngettext, pgettext
 from ..rulesets import ruleset
 from ..states import affected_by, card_states, counts_in_stack
+from ..terms import state_name
 from ..visibility import can_identify, sees_everything, where_for
 from ..vocabulary import Role
 from .actors import may_act_for
@@ -34,14 +36,16 @@ def may_activate(campaign: Campaign, actor: str, hero: str | None, card: str) ->
     pile's stack effects."""
     zone = campaign.zone_of(card)
     if not may_act_for(actor, hero):
-        raise NotAllowed(f"{actor} activates cards as themself, not as {hero}")
+        raise NotAllowed(_("{actor} activates cards as themself, not as {hero}").format(actor=actor, hero=hero))
     if not sees_everything(actor) and not can_identify(campaign, actor, card):
-        raise NotAllowed(f"{actor} cannot see card {card}; only cards you can see can be activated")
+        raise NotAllowed(_("{actor} cannot see card {card}; only cards you can see can be activated").format(
+            actor=actor, card=card))
     if zone.owner is not None and zone.owner != hero:
-        raise NotAllowed(f"card {card} is in {zone.id}; only {zone.owner} may activate it")
+        raise NotAllowed(_("card {card} is in {zone}; only {owner} may activate it").format(
+            card=card, zone=zone.id, owner=zone.owner))
     if not (zone.in_play or zone.kind == "pile"):
-        raise RuleBroken(f"card {card} is not in play ({where_for(campaign, actor, card)}); "
-                         "cards are activated from an inventory, a table, an attachment or a zone in play")
+        raise RuleBroken(_("card {card} is not in play ({where}); cards are activated from an inventory, a table, an "
+                           "attachment or a zone in play").format(card=card, where=where_for(campaign, actor, card)))
 
 
 def chosen_effect(campaign: Campaign, card: str, asked: int | None) -> int:
@@ -52,14 +56,18 @@ def chosen_effect(campaign: Campaign, card: str, asked: int | None) -> int:
     if asked is None:
         manual = [i for i, eff in enumerate(effects, start=1) if eff.kind == "activate"]
         if not manual:
-            raise RuleBroken(f"card {card} has no activate effect, so it cannot be activated manually "
-                             "(its auto effects fire on their own; record one with --effect N)")
+            raise RuleBroken(_("card {card} has no activate effect, so it cannot be activated manually (its auto "
+                               "effects fire on their own; record one with --effect N)").format(card=card))
         if len(manual) > 1:
-            raise BadInput(f"card {card} has {len(manual)} activate effects; choose one with --effect "
-                           + " or ".join(map(str, manual)))
+            # TRANSLATORS: the word between choices: "--effect 1 or 2".
+            either = " {} ".format(pgettext("between choices", "or"))
+            raise BadInput(_("card {card} has {n} activate effects; choose one with --effect {choices}").format(
+                card=card, n=len(manual), choices=either.join(map(str, manual))))
         return manual[0]
     if asked > len(effects):
-        raise BadInput(f"card {card} has {len(effects)} effect(s); --effect {asked} is not one of them")
+        raise BadInput(ngettext("card {card} has {n} effect; --effect {asked} is not one of them",
+                                "card {card} has {n} effects; --effect {asked} is not one of them",
+                                len(effects)).format(card=card, n=len(effects), asked=asked))
     return asked
 
 
@@ -82,23 +90,29 @@ def effect_usable(
     zone = campaign.zone_of(card)
     from_hand = from_inventory(campaign, card)
     if from_hand and effect.kind != "activate":
-        raise RuleBroken(f"only activate effects may be activated from the inventory; effect {index} of "
-                         f"{card} is {effect.kind}")
+        # TRANSLATORS: {kind} is "auto" (an effect kind, not translated).
+        raise RuleBroken(_("only activate effects may be activated from the inventory; effect {index} of {card} is "
+                           "{kind}").format(index=index, card=card, kind=effect.kind))
     if effect.kind == "auto" and (action_points or energies):
-        raise RuleBroken("auto effects cost no action points or energy; record the activation without them")
+        raise RuleBroken(_("auto effects cost no action points or energy; record the activation without them"))
     if host is not None:
         if effect.scope != "attachment" or table.face(host) != "up":
-            raise RuleBroken(f"card {card} is attached; only its attachment effects can be used, and only "
-                             "while its host is face-up")
+            raise RuleBroken(_("card {card} is attached; only its attachment effects can be used, and only while its "
+                               "host is face-up").format(card=card))
     elif zone.is_stack and ruleset() >= 3:
         if table.face(card) != "up" or not counts_in_stack(zone, effect):
-            raise RuleBroken(f"card {card} is in {zone.id}; {_what_counts(zone)}; effect {index} of {card} is "
-                             f"{effect} (its state there: {', '.join(card_states(campaign, card))})")
+            # TRANSLATORS: {what_counts} e.g. "only its face-up cards' @anywhere effects work there"; {effect} is
+            # the effect as the catalog writes it (e.g. "activate@discard: ..."); {states} e.g. "revealed, inactive".
+            raise RuleBroken(_("card {card} is in {zone}; {what_counts}; effect {index} of {card} is {effect} (its "
+                               "state there: {states})").format(
+                card=card, zone=zone.id, what_counts=_what_counts(zone), index=index, effect=effect,
+                states=", ".join(state_name(state).lower() for state in card_states(campaign, card))))
     elif zone.kind == "pile":  # as recorded before ruleset 3: any pile, any stack effect
         if effect.scope not in ("anywhere", "discard") or table.face(card) != "up":
-            raise RuleBroken(f"card {card} is in {zone.id}; only its stack effects (@anywhere, @discard) work there")
+            raise RuleBroken(_("card {card} is in {zone}; only its stack effects (@anywhere, @discard) work "
+                               "there").format(card=card, zone=zone.id))
     elif not from_hand and table.face(card) != "up":
-        raise RuleBroken(f"card {card} is face-down (inactive); reveal it before activating it")
+        raise RuleBroken(_("card {card} is face-down (inactive); reveal it before activating it").format(card=card))
 
 
 def stack_effect_reaches(campaign: Campaign, card: str, target: str | None) -> None:
@@ -111,17 +125,20 @@ def stack_effect_reaches(campaign: Campaign, card: str, target: str | None) -> N
         return
     if target is not None and target in campaign.table.heroes and target not in affected:
         zone = campaign.zone_of(card)
-        raise RuleBroken(f"the effects of {card} in {zone.id} reach {', '.join(affected) or 'no hero'} "
-                         f"(its affected: {zone.affected}); {target}, the target, is not affected")
+        # TRANSLATORS: {affected} is the stack's setting as the format names it (none, owner, all).
+        raise RuleBroken(_("the effects of {card} in {zone} reach {heroes} (its affected: {affected}); {target}, the "
+                           "target, is not affected").format(
+            card=card, zone=zone.id, heroes=", ".join(affected) or _("no hero"), affected=zone.affected,
+            target=target))
 
 
 def _what_counts(zone: ZoneSpec) -> str:
     """In words: which effects of its face-up cards a stack lets count (``counts_in_stack``)."""
     if zone.use == "never":
-        return "the effects of its cards do not count there"
+        return _("the effects of its cards do not count there")
     if zone.use == "always" or zone.role == Role.DISCARD:
-        return "only its face-up cards' stack effects (@anywhere, @discard) work there"
-    return "only its face-up cards' @anywhere effects work there"
+        return _("only its face-up cards' stack effects (@anywhere, @discard) work there")
+    return _("only its face-up cards' @anywhere effects work there")
 
 
 def knowledge_meets(campaign: Campaign, hero: str, card: str) -> None:
@@ -129,7 +146,8 @@ def knowledge_meets(campaign: Campaign, hero: str, card: str) -> None:
     need = campaign.card(card).knowledge or 0
     have = campaign.table.heroes[hero].knowledge
     if have < need:
-        raise RuleBroken(f"{card} needs knowledge {need}; {hero}'s knowledge is {have}")
+        raise RuleBroken(_("{card} needs knowledge {need}; {hero}'s knowledge is {have}").format(
+            card=card, need=need, hero=hero, have=have))
 
 
 def activator_knowledge(campaign: Campaign, hero: str | None, card: str) -> None:
@@ -138,7 +156,8 @@ def activator_knowledge(campaign: Campaign, hero: str | None, card: str) -> None
     if hero is not None:
         knowledge_meets(campaign, hero, card)
     elif campaign.card(card).knowledge:
-        raise BadInput(f"say which hero activates {card} with --hero HERO (its knowledge must be checked)")
+        raise BadInput(_("say which hero activates {card} with --hero HERO (its knowledge must be checked)").format(
+            card=card))
 
 
 def after_activation_from_inventory(campaign: Campaign, card: str) -> str:

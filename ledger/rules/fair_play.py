@@ -17,39 +17,41 @@ from ..campaign import Campaign
 from ..errors import NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..formats import ZoneSpec
+from ..i18n import N_, _
 from ..rulesets import ruleset
 from ..states import card_states
 from ..visibility import UNSEEN_PLACE, can_identify, sees_everything
 from ..vocabulary import Role, Zone
 from .actors import acts_for, master_only, unseen
 from .stacks import not_in
+from .words import doing
 
 
 def _fair() -> bool:
     return ruleset() >= 2
 
 
-def knows_card(campaign: Campaign, actor: str, card: str, doing: str) -> None:
+def knows_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
     """RULES.md §9: a hero names only cards they can see; one that is hidden from them
     and one that does not exist read the same. The master may name any card of the
     catalog."""
     if sees_everything(actor) or not _fair():
         campaign.card(card)
     elif card not in campaign.catalog.cards or not can_identify(campaign, actor, card):
-        raise unseen(actor, card, doing)
+        raise unseen(actor, card, verb)
 
 
-def searched_card(campaign: Campaign, actor: str, card: str, stack: str, doing: str) -> None:
+def searched_card(campaign: Campaign, actor: str, card: str, stack: str, why: str) -> None:
     """RULES.md §4, §9: a hero names the card to take from a stack they search without
     seeing it first; one that is not in the stack (or does not exist) reads the same
     (``must_be_in``'s words for a card the hero cannot see)."""
     if sees_everything(actor) or not _fair():
         campaign.card(card)
     elif card not in campaign.catalog.cards:
-        raise not_in(card, stack, UNSEEN_PLACE, doing)
+        raise not_in(card, stack, _(UNSEEN_PLACE), why)
 
 
-def controls_card(campaign: Campaign, actor: str, card: str, doing: str) -> None:
+def controls_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
     """RULES.md §3, §8: a hero moves, turns or tilts only cards they control: in their
     inventory, on their table, in their extra zone or their own stacks (and the cards
     attached to those). The discard pile is reached by trading, the depot and the
@@ -58,24 +60,26 @@ def controls_card(campaign: Campaign, actor: str, card: str, doing: str) -> None
         return
     zone = campaign.zone_of(card)
     if zone.owner != actor:
-        hint = "; the discard pile is reached by trading (ledger trade)" if zone.role == Role.DISCARD else ""
-        raise NotAllowed(
-            f"card {card} is in {zone.id}; {actor} may {doing} only cards they control (their "
-            f"inventory, table or extra zone){hint}; the master may {doing} any card"
-        )
+        text = (_("card {card} is in {zone}; {actor} may {doing} only cards they control (their inventory, table or "
+                  "extra zone); the discard pile is reached by trading (ledger trade); the master may {doing} any card")
+                if zone.role == Role.DISCARD else
+                _("card {card} is in {zone}; {actor} may {doing} only cards they control (their inventory, table or "
+                  "extra zone); the master may {doing} any card"))
+        raise NotAllowed(text.format(card=card, zone=zone.id, actor=actor, doing=doing(verb)))
 
 
-def sends_to_own_zone(actor: str, zone: ZoneSpec, doing: str, scenario_ok: bool = False) -> None:
+def sends_to_own_zone(actor: str, zone: ZoneSpec, verb: str, scenario_ok: bool = False) -> None:
     """RULES.md §1, §3: a hero puts cards only into their own zones (their inventory,
     table, extra zone or own stacks), and plays cards into the scenario; discard, bury
     and exile have commands of their own. The master may put cards anywhere."""
     if sees_everything(actor) or zone.owner == actor or (scenario_ok and zone.id == Zone.SCENARIO) or not _fair():
         return
-    where = "their own inventory, table or extra zone" + (" or the scenario" if scenario_ok else "")
-    raise NotAllowed(
-        f"{actor} may {doing} cards only to {where}, not to {zone.id}; discard, bury and exile have "
-        "commands of their own, and the master may put cards anywhere"
-    )
+    text = (_("{actor} may {doing} cards only to their own inventory, table or extra zone or the scenario, not to "
+              "{zone}; discard, bury and exile have commands of their own, and the master may put cards anywhere")
+            if scenario_ok else
+            _("{actor} may {doing} cards only to their own inventory, table or extra zone, not to {zone}; discard, "
+              "bury and exile have commands of their own, and the master may put cards anywhere"))
+    raise NotAllowed(text.format(actor=actor, doing=doing(verb), zone=zone.id))
 
 
 def seed_is_the_masters(actor: str, seed: int | None) -> None:
@@ -83,10 +87,8 @@ def seed_is_the_masters(actor: str, seed: int | None) -> None:
     every other shuffle, refill and reshuffle draws its seed from the system's secure
     random source, and the resulting order is recorded."""
     if seed is not None and not sees_everything(actor) and _fair():
-        raise NotAllowed(
-            f"only the master chooses a seed; {actor}'s shuffles, refills and reshuffles take "
-            "theirs from the system (leave out --seed)"
-        )
+        raise NotAllowed(_("only the master chooses a seed; {actor}'s shuffles, refills and reshuffles take theirs "
+                           "from the system (leave out --seed)").format(actor=actor))
 
 
 def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
@@ -97,14 +99,13 @@ def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
             campaign.card(by)
         return
     if by is None:
-        raise NotAllowed(
-            f"{actor} may search only by an effect that allows it: name the active card you "
-            "control with --by CARD (or ask the master)"
-        )
+        raise NotAllowed(_("{actor} may search only by an effect that allows it: name the active card you control "
+                           "with --by CARD (or ask the master)").format(actor=actor))
     knows_card(campaign, actor, by, "search by")
     controls_card(campaign, actor, by, "search by")
     if "active" not in card_states(campaign, by):
-        raise RuleBroken(f"card {by} is not active (its effects are not available); reveal it first")
+        raise RuleBroken(_("card {card} is not active (its effects are not available); reveal it first").format(
+            card=by))
 
 
 def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
@@ -115,22 +116,22 @@ def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
         return
     shown = [event.seq for event in events if event.identified]
     if shown:
-        raise NotAllowed(
-            f"seq {shown[0]} showed hidden cards to someone at the table, so only the master may "
-            "take it back (ask the master: the decks those cards return to are shuffled again)"
-        )
+        raise NotAllowed(_("seq {seq} showed hidden cards to someone at the table, so only the master may take it "
+                           "back (ask the master: the decks those cards return to are shuffled again)").format(
+            seq=shown[0]))
 
 
 def keeps_order_by_master(actor: str, keep_order: bool) -> None:
     """Fair play: keeping a seen deck's order after an undo is a referee decision."""
     if keep_order and not sees_everything(actor) and _fair():
-        raise NotAllowed(f"only the master may keep a deck's order after an undo (not {actor})")
+        raise NotAllowed(_("only the master may keep a deck's order after an undo (not {actor})").format(actor=actor))
 
 
 def redoes_own_undo(actor: str, undo: ActionUndone) -> None:
     """Fair play: a hero redoes only an undo they made themself."""
     if not sees_everything(actor) and undo.actor != actor and _fair():
-        raise NotAllowed(f"{actor} may redo only their own undo; seq {undo.seq} was {undo.actor}'s (ask the master)")
+        raise NotAllowed(_("{actor} may redo only their own undo; seq {seq} was {other}'s (ask the master)").format(
+            actor=actor, seq=undo.seq, other=undo.actor))
 
 
 def decks_to_reshuffle(campaign: Campaign, events: Sequence[ActionRecorded]) -> list[str]:
@@ -151,13 +152,13 @@ def master_sets_knowledge(actor: str, hero: str) -> None:
     """Fair play: only the master changes a hero's knowledge (under the first rules,
     a hero could change their own)."""
     if not _fair():
-        acts_for(actor, hero, f"change {hero}'s knowledge", hint=f"the master or {hero} may")
+        acts_for(actor, hero, N_("change {hero}'s knowledge"), hint=N_("the master or {hero} may"))
     else:
-        master_only(actor, "changes a hero's knowledge")
+        master_only(actor, N_("changes a hero's knowledge"))
 
 
 def master_discards_from_decks(actor: str) -> None:
     """Fair play: only the master discards from the top of a deck (a hero would see
     the cards go by, and choose when)."""
     if _fair():
-        master_only(actor, "discards from the top of a deck")
+        master_only(actor, N_("discards from the top of a deck"))

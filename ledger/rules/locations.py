@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..campaign import Campaign
 from ..changes import Location
 from ..errors import BadInput, RuleBroken, UnknownZone
+from ..i18n import _
 from ..states import card_states
 from ..vocabulary import Zone, check_location_id, check_suit
 
@@ -15,15 +16,16 @@ def known_location(campaign: Campaign, location: str) -> Location:
     check_location_id(location)
     found = campaign.table.locations.get(location)
     if found is None:
-        known = ", ".join(campaign.table.locations) or "none yet; add one with location add"
-        raise UnknownZone(f"no location {location!r} in this campaign (locations: {known})")
+        known = ", ".join(campaign.table.locations) or _("none yet; add one with location add")
+        raise UnknownZone(_("no location {location} in this campaign (locations: {known})").format(
+            location=repr(location), known=known))
     return found
 
 
 def new_location(campaign: Campaign, location: str) -> None:
     """A location is added once."""
     if location in campaign.table.locations:
-        raise RuleBroken(f"location {location} already exists")
+        raise RuleBroken(_("location {location} already exists").format(location=location))
 
 
 def access_levels(access: dict[str, int]) -> dict[str, int]:
@@ -32,7 +34,8 @@ def access_levels(access: dict[str, int]) -> dict[str, int]:
     levels = {}
     for suit, level in access.items():
         if not 0 <= level <= 3:
-            raise BadInput(f"access for {suit} is {level}; access levels go from 0 to 3")
+            raise BadInput(_("access for {suit} is {level}; access levels go from 0 to 3").format(
+                suit=suit, level=level))
         levels[str(check_suit(suit))] = level
     return levels
 
@@ -40,20 +43,21 @@ def access_levels(access: dict[str, int]) -> dict[str, int]:
 def not_already_at(campaign: Campaign, hero: str, location: str) -> None:
     """A hero travels only to a location they are not at."""
     if campaign.table.heroes[hero].location == location:
-        raise RuleBroken(f"{hero} is already at {location}")
+        raise RuleBroken(_("{hero} is already at {location}").format(hero=hero, location=location))
 
 
 def battle_toggles(campaign: Campaign, on: bool) -> None:
     """RULES.md §8: a battle starts only when none is on, and ends only when one is on."""
     if campaign.table.battle == on:
-        raise RuleBroken("a battle is already on; end it with battle end" if on
-                         else "no battle is on; start one with battle start")
+        raise RuleBroken(_("a battle is already on; end it with battle end") if on
+                         else _("no battle is on; start one with battle start"))
 
 
 def has_access_effect(place: Location, location: str, suit: str) -> None:
     """Only an effect on a location's access that is recorded can be cleared."""
     if suit not in place.effects:
-        raise RuleBroken(f"no effect changes the access for {suit} at {location}")
+        raise RuleBroken(_("no effect changes the access for {suit} at {location}").format(
+            suit=suit, location=location))
 
 
 def effect_source_active(campaign: Campaign, card: str) -> None:
@@ -61,10 +65,8 @@ def effect_source_active(campaign: Campaign, card: str) -> None:
     access level; such an effect comes from an active card (§7)."""
     campaign.card(card)
     if campaign.table.zone_of(card) == Zone.BOX or "active" not in card_states(campaign, card):
-        raise RuleBroken(
-            f"card {card} is not active (its effects are not available); an access effect comes "
-            "from an active card, such as a face-up event in the scenario"
-        )
+        raise RuleBroken(_("card {card} is not active (its effects are not available); an access effect comes from "
+                           "an active card, such as a face-up event in the scenario").format(card=card))
 
 
 def effective_access(campaign: Campaign, location: str, suit: str) -> tuple[int, str]:

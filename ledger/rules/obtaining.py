@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from ..campaign import Campaign
 from ..errors import BadInput, RuleBroken
+from ..i18n import _
+from ..terms import suit_name
 from ..vocabulary import Zone
 
 
@@ -16,8 +18,9 @@ def obtains_sheet_only(campaign: Campaign, card: str) -> None:
     are traded."""
     data = campaign.card(card)
     if not data.suit.is_sheet:
-        raise RuleBroken(f"{card} is an asset card ({data.suit}); progression and incorporation obtain sheet "
-                         "cards (house, class, entity); asset cards are traded (ledger trade)")
+        raise RuleBroken(_("{card} is an asset card ({suit}); progression and incorporation obtain sheet cards (house, "
+                           "class, entity); asset cards are traded (ledger trade)").format(
+            card=card, suit=suit_name(data.suit).lower()))
 
 
 def obtained_from(campaign: Campaign, hero: str, card: str) -> str:
@@ -25,9 +28,10 @@ def obtained_from(campaign: Campaign, hero: str, card: str) -> str:
     hero's zones (that hero's card) nor from this hero's own (obtained already)."""
     zone = campaign.zone_of(card)
     if zone.owner == hero:
-        raise RuleBroken(f"{card} is already in {zone.id}, {hero}'s own")
+        raise RuleBroken(_("{card} is already in {zone}, {hero}'s own").format(card=card, zone=zone.id, hero=hero))
     if zone.owner is not None:
-        raise RuleBroken(f"{card} is in {zone.id}, {zone.owner}'s; a hero obtains a card nobody holds")
+        raise RuleBroken(_("{card} is in {zone}, {owner}'s; a hero obtains a card nobody holds").format(
+            card=card, zone=zone.id, owner=zone.owner))
     return zone.id
 
 
@@ -37,6 +41,7 @@ def obtained_to(campaign: Campaign, hero: str, to: str | None) -> str:
     allowed = (Zone.table(hero), Zone.extra(hero))
     chosen = to or allowed[0]
     if chosen not in allowed:
-        raise BadInput(f"--to {chosen}: an obtained sheet card goes to {allowed[0]} or {allowed[1]}")
+        raise BadInput(_("--to {zone}: an obtained sheet card goes to {table} or {extra}").format(
+            zone=chosen, table=allowed[0], extra=allowed[1]))
     campaign.zone(chosen)
     return chosen

@@ -9,6 +9,7 @@ from ..campaign import Campaign
 from ..catalog import Card
 from ..errors import RuleBroken
 from ..formats import ZoneSpec
+from ..i18n import _, ngettext
 from ..vocabulary import Role, Zone
 
 # Where a sheet card may be (RULES.md §5), by the role a zone id names. The box and
@@ -76,10 +77,12 @@ def placement(campaign: Campaign, card_id: str, zone_id: str) -> tuple[str, str 
 def not_already_in(campaign: Campaign, card: str, zone_id: str) -> None:
     """A card is discarded or exiled only if it is not in that pile (or limbo) already."""
     if campaign.table.zone_of(card) == zone_id:
-        raise RuleBroken(f"card {card} is already in {zone_id}")
+        raise RuleBroken(_("card {card} is already in {zone}").format(card=card, zone=zone_id))
 
 
 def moves_something(changes: Sequence[object], cards: tuple[str, ...], to: str) -> None:
     """A send must move or turn at least one card; one that changes nothing is refused."""
     if not changes:
-        raise RuleBroken(f"nothing to do: {', '.join(cards)} already lie(s) that way in {to}")
+        raise RuleBroken(ngettext("nothing to do: {cards} already lies that way in {zone}",
+                                  "nothing to do: {cards} already lie that way in {zone}", len(cards)).format(
+            cards=", ".join(cards), zone=to))

@@ -8,8 +8,11 @@ from collections.abc import Collection
 from ..campaign import Campaign
 from ..errors import BadInput, CardNotThere, DeckEmpty, RuleBroken
 from ..formats import ZoneSpec
+from ..i18n import _, ngettext
+from ..terms import suit_name
 from ..visibility import where_for
 from ..vocabulary import Face, Zone
+from .words import doing
 
 
 # -- §3 stacks ----------------------------------------------------------------
@@ -18,86 +21,94 @@ def entry_face(zone: ZoneSpec, asked: Face | None) -> Face:
     gets there; elsewhere it lies as asked, or as the zone usually shows its cards."""
     if zone.is_stack:
         if asked is not None and asked != zone.entry_face:
-            raise RuleBroken(
-                f"{zone.id} is a face-{zone.entry_face} stack: a card entering it is "
-                f"face-{zone.entry_face}; send it without --face, then turn it with "
-                f"{'reveal' if asked == 'up' else 'hide'} if an effect says so"
-            )
+            text = (_("{zone} is a face-up stack: a card entering it is face-up; send it without --face, then "
+                      "turn it with hide if an effect says so") if zone.entry_face == "up" else
+                    _("{zone} is a face-down stack: a card entering it is face-down; send it without --face, then "
+                      "turn it with reveal if an effect says so"))
+            raise RuleBroken(text.format(zone=zone.id))
         return zone.entry_face
     return asked or zone.entry_face
 
 
-def must_be_in(campaign: Campaign, actor: str, card: str, zone_id: str, doing: str) -> None:
+def must_be_in(campaign: Campaign, actor: str, card: str, zone_id: str, why: str) -> None:
     """RULES.md §3: an action takes a card only from the stack it names; the message
-    says where the card is only if the actor may see it there."""
+    says where the card is only if the actor may see it there. ``why`` (an English
+    message id, marked ``N_``) says where the action takes its cards from."""
     if campaign.table.zone_of(card) != zone_id:
-        raise not_in(card, zone_id, where_for(campaign, actor, card), doing)
+        raise not_in(card, zone_id, where_for(campaign, actor, card), why)
 
 
-def not_in(card: str, zone_id: str, where: str, doing: str) -> CardNotThere:
-    """The refusal for a card that is not where an action takes it from."""
-    return CardNotThere(f"card {card} is not in {zone_id} ({where}); {doing}")
+def not_in(card: str, zone_id: str, where: str, why: str) -> CardNotThere:
+    """The refusal for a card that is not where an action takes it from (``where``: in
+    the language spoken; ``why``: an English message id, translated here)."""
+    return CardNotThere(_("card {card} is not in {zone} ({where}); {why}").format(
+        card=card, zone=zone_id, where=where, why=_(why)))
 
 
-def must_be_deck(zone: ZoneSpec, doing: str) -> None:
-    """RULES.md §3: drawing, discarding from the top and burying work on decks."""
+def must_be_deck(zone: ZoneSpec, command: str) -> None:
+    """RULES.md §3: drawing, discarding from the top and burying work on decks
+    (``command``: the command refused, named as typed: ``draw``, ``discard --from``)."""
     if not zone.is_deck:
-        hint = "take a card from it with search" if zone.kind == "pile" else "name a deck such as deck:item"
-        raise RuleBroken(f"{zone.id} is not a deck; {doing} works on decks ({hint})")
+        hint = _("take a card from it with search") if zone.kind == "pile" else _("name a deck such as deck:item")
+        # TRANSLATORS: {command} is the command as typed (draw, discard --from, bury): not translated.
+        raise RuleBroken(_("{zone} is not a deck; {command} works on decks ({hint})").format(
+            zone=zone.id, command=command, hint=hint))
 
 
-def must_be_stack(zone: ZoneSpec, doing: str) -> None:
+def must_be_stack(zone: ZoneSpec, command: str) -> None:
     """RULES.md §3: searching works on stacks (decks and piles)."""
     if not zone.is_stack:
-        raise RuleBroken(f"{zone.id} is not a stack; {doing} works on decks and piles")
+        # TRANSLATORS: {command} is the command as typed (search): not translated.
+        raise RuleBroken(_("{zone} is not a stack; {command} works on decks and piles").format(
+            zone=zone.id, command=command))
 
 
 def must_be_ordered(zone: ZoneSpec) -> None:
     """RULES.md §3: decks keep an order, so they are shuffled; a pile's order has no meaning."""
     if not zone.ordered:
-        raise RuleBroken(f"{zone.id} is unordered (its order has no meaning); shuffle works on decks")
+        raise RuleBroken(_("{zone} is unordered (its order has no meaning); shuffle works on decks").format(
+            zone=zone.id))
 
 
 def enough_to_shuffle(campaign: Campaign, zone: ZoneSpec) -> None:
     """A shuffle needs at least two cards to change anything."""
     held = len(campaign.table.cards_in(zone.id))
     if held < 2:
-        raise RuleBroken(f"{zone.id} holds {held} card(s); nothing to shuffle")
+        raise RuleBroken(ngettext("{zone} holds {n} card; nothing to shuffle",
+                                  "{zone} holds {n} cards; nothing to shuffle", held).format(zone=zone.id, n=held))
 
 
 def position_in_range(zone_id: str, position: int | str, others: int) -> None:
     """RULES.md §3: a card sent to a numbered position of an ordered stack goes between
     the cards already there (1 = top, one past the last = bottom)."""
     if isinstance(position, int) and not 1 <= position <= others + 1:
-        raise BadInput(
-            f"position {position} is outside {zone_id}, which holds {others} other card(s); "
-            f"use 1 (top) to {others + 1} (bottom), top or bottom"
-        )
+        raise BadInput(ngettext(
+            "position {position} is outside {zone}, which holds {n} other card; use 1 (top) to {last} (bottom), "
+            "top or bottom",
+            "position {position} is outside {zone}, which holds {n} other cards; use 1 (top) to {last} (bottom), "
+            "top or bottom", others).format(position=position, zone=zone_id, n=others, last=others + 1))
 
 
 # -- §4 campaign decks ------------------------------------------------------------
-def must_be_in_campaign(campaign: Campaign, actor: str, card: str, doing: str) -> None:
+def must_be_in_campaign(campaign: Campaign, actor: str, card: str, verb: str) -> None:
     """RULES.md §4: cards in the box are not (yet) in the campaign; ``add`` brings them in."""
     if campaign.table.zone_of(card) == Zone.BOX:
-        raise CardNotThere(
-            f"card {card} is in the box, not in the campaign; add it to a stack first "
-            f"(ledger add {card} --to {Zone.deck(campaign.card(card).suit)}) before you {doing} it"
-        )
+        raise CardNotThere(_("card {card} is in the box, not in the campaign; add it to a stack first (ledger add "
+                               "{card} --to {deck}) before you {doing} it").format(
+            card=card, deck=Zone.deck(campaign.card(card).suit), doing=doing(verb)))
 
 
 def must_be_in_box(campaign: Campaign, card: str) -> None:
     """RULES.md §4: ``add`` takes cards from the box into the campaign; cards in play move by send."""
     if campaign.table.zone_of(card) != Zone.BOX:
-        raise CardNotThere(
-            f"card {card} is already in the campaign, not in the box; add takes cards from "
-            "the box (use send to move a card in play)"
-        )
+        raise CardNotThere(_("card {card} is already in the campaign, not in the box; add takes cards from the "
+                               "box (use send to move a card in play)").format(card=card))
 
 
 def may_add_to(zone_id: str) -> None:
     """RULES.md §4: cards are added from the box to a zone of the campaign, not to the box."""
     if zone_id == Zone.BOX:
-        raise BadInput("add brings cards from the box into the campaign; name another zone with --to")
+        raise BadInput(_("add brings cards from the box into the campaign; name another zone with --to"))
 
 
 def refill_candidates(campaign: Campaign, deck: str, moved: Collection[str]) -> list[str]:
@@ -119,14 +130,21 @@ def deck_can_give(campaign: Campaign, deck: ZoneSpec, given: int = 0, asked: int
     if campaign.table.cards_in(deck.id):
         return
     if given and asked is not None:
-        raise DeckEmpty(
-            f"{deck.id} can give only {given} of the {asked} cards asked (the depot has no more "
-            f"{deck.suit} cards to refill it); draw at most {given}"
-        )
-    raise DeckEmpty(
-        f"{deck.id} is empty and the depot has no {deck.suit or 'matching'} cards to refill it; "
-        f"add cards to it first (ledger add CARD --to {deck.id})"
-    )
+        text = (_("{deck} can give only {given} of the {asked} cards asked (the depot has no more {suit} cards to "
+                  "refill it); draw at most {given}") if deck.suit else
+                _("{deck} can give only {given} of the {asked} cards asked (the depot has no more matching cards to "
+                  "refill it); draw at most {given}"))
+        raise DeckEmpty(text.format(deck=deck.id, given=given, asked=asked, suit=_suit(deck.suit)))
+    if deck.suit is None:
+        raise DeckEmpty(_("{deck} is empty and the depot has no matching cards to refill it; add cards to it first "
+                          "(ledger add CARD --to {deck})").format(deck=deck.id))
+    raise DeckEmpty(_("{deck} is empty and the depot has no {suit} cards to refill it; add cards to it first "
+                      "(ledger add CARD --to {deck})").format(deck=deck.id, suit=_suit(deck.suit)))
+
+
+def _suit(suit: str | None) -> str:
+    """A suit as running text names it: ``item`` (English: the id itself), ``habilidade``."""
+    return suit_name(suit).lower() if suit else ""
 
 
 def reshuffles_after_search(zone: ZoneSpec) -> bool:

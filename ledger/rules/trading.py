@@ -6,9 +6,12 @@ from __future__ import annotations
 from ..campaign import Campaign
 from ..errors import CardNotThere, RuleBroken
 from ..formats import VALUE_UNITS
+from ..i18n import _, ngettext, pgettext
+from ..terms import suit_name
 from ..visibility import can_identify, where_for
 from ..vocabulary import Suit, Zone
 from .locations import effective_access
+from .words import activity
 
 TRADE_PILE = Zone.DISCARD  # the campaign discard pile: trades take cards from it
 
@@ -17,7 +20,8 @@ def trades_assets_only(campaign: Campaign, cards: tuple[str, ...]) -> None:
     """RULES.md §8: a hero trades asset cards; sheet cards never trade."""
     for card in cards:
         if campaign.card(card).suit.is_sheet:
-            raise RuleBroken(f"{card} is a sheet card ({campaign.card(card).suit}); sheet cards never trade")
+            raise RuleBroken(_("{card} is a sheet card ({suit}); sheet cards never trade").format(
+                card=card, suit=_suit(campaign.card(card).suit)))
 
 
 def controlled_by(campaign: Campaign, hero: str, card: str) -> bool:
@@ -32,19 +36,20 @@ def gives_controlled(campaign: Campaign, actor: str, hero: str, cards: tuple[str
     (and can see)."""
     for card in cards:
         if not controlled_by(campaign, hero, card) or not can_identify(campaign, hero, card):
-            raise CardNotThere(
-                f"{hero} does not control card {card} ({where_for(campaign, actor, card)}); a hero gives "
-                "cards from their inventory, their table, or attached to their cards"
-            )
+            raise CardNotThere(_("{hero} does not control card {card} ({where}); a hero gives cards from their "
+                                 "inventory, their table, or attached to their cards").format(
+                hero=hero, card=card, where=where_for(campaign, actor, card)))
 
 
 def trading_location(campaign: Campaign, hero: str, doing: str = "trading") -> str:
     """RULES.md §8, seed 000: trading with a discard pile (and obtaining sheet cards by
     progression or incorporation) needs a location that allows it; returns the hero's
-    location."""
+    location. ``doing``: ``trading``, or the mechanic (``progression``, ``incorporation``)."""
     location = campaign.table.heroes[hero].location
     if location is None:
-        raise RuleBroken(f"{hero} is at no location; {doing} needs one that allows it (ledger travel {hero} LOCATION)")
+        # TRANSLATORS: {doing} is trading, progression or incorporation (translated as "activity").
+        raise RuleBroken(_("{hero} is at no location; {doing} needs one that allows it (ledger travel {hero} "
+                           "LOCATION)").format(hero=hero, doing=activity(doing)))
     return location
 
 
@@ -54,11 +59,16 @@ def access_admits(campaign: Campaign, location: str, card: str) -> None:
     data = campaign.card(card)
     level, why = effective_access(campaign, location, str(data.suit))
     if level == 0 or data.level > level:
-        reason = {"battle": " (a battle is on)", "location": ""}.get(why, f" ({why})")
-        raise RuleBroken(
-            f"{card} is level {data.level}; access for {data.suit} at {location} is {level}{reason}"
-            + ("; access 0 admits nothing" if level == 0 else "")
-        )
+        text = _("{card} is level {level}; access for {suit} at {location} is {access}")
+        text = text.format(card=card, level=data.level, suit=_suit(data.suit), location=location, access=level)
+        if why == "battle":
+            text += " " + _("(a battle is on)")
+        elif why != "location":  # an effect's: "effect of CARD", as events record it
+            text += " " + _("(effect of {card})").format(card=why.removeprefix("effect of "))
+        if level == 0:
+            # TRANSLATORS: added after "... access for item at village is 0".
+            text += _("; access 0 admits nothing")
+        raise RuleBroken(text)
 
 
 def settle_trade(campaign: Campaign, taken: tuple[str, ...], given: tuple[str, ...]) -> list[dict]:
@@ -82,18 +92,42 @@ def settle_trade(campaign: Campaign, taken: tuple[str, ...], given: tuple[str, .
     for entry in sums.values():
         if entry["type"] not in taken_types:
             payers = [c for c in given if vtype(c) == entry["type"]]
-            raise RuleBroken(
-                f"{', '.join(payers)} ({entry['type']}) pay(s) for nothing: no {'/'.join(entry['suits'])} "
-                "card is taken, and value types never mix"
-            )
+            raise RuleBroken(ngettext(
+                "{cards} ({type}) pays for nothing: no {suits} card is taken, and value types never mix",
+                "{cards} ({type}) pay for nothing: no {suits} card is taken, and value types never mix",
+                len(payers)).format(cards=", ".join(payers), type=_value_type(entry["type"]),
+                                    suits="/".join(map(_suit, entry["suits"]))))
     for entry in sums.values():
-        unit = VALUE_UNITS.get(entry["type"], entry["type"])
+        unit = _value_unit(entry["type"])
         if entry["give"] < entry["take"]:
-            raise RuleBroken(
-                f"{'/'.join(entry['suits'])}: give {entry['give']} {unit} < take {entry['take']} {unit}"
-                " (each value type is settled on its own)"
-            )
+            # TRANSLATORS: {suits} e.g. "item" or "companion/event"; {unit} e.g. "price" or "XP".
+            raise RuleBroken(_("{suits}: give {give} {unit} < take {take} {unit} (each value type is settled on its "
+                               "own)").format(suits="/".join(map(_suit, entry["suits"])), give=entry["give"],
+                                              take=entry["take"], unit=unit))
     return list(sums.values())
+
+
+def _suit(suit: str) -> str:
+    """A suit as running text names it: ``item`` (English: the id itself), ``habilidade``."""
+    return suit_name(suit).lower()
+
+
+def _value_type(value_type: str) -> str:
+    """A value type as a refusal names it (English: the id; a format's own type: as named)."""
+    words = {
+        "price": pgettext("value type", "price"),
+        "xp": pgettext("value type", "xp"),
+        "companion": pgettext("value type", "companion"),
+        "event": pgettext("value type", "event"),
+    }
+    return words.get(value_type, value_type)
+
+
+def _value_unit(value_type: str) -> str:
+    """What a value type's sums are counted in (``VALUE_UNITS``: price, XP; else the type)."""
+    words = {"price": pgettext("value unit", "price"), "XP": pgettext("value unit", "XP")}
+    unit = VALUE_UNITS.get(value_type)
+    return words.get(unit, unit) if unit else _value_type(value_type)
 
 
 def companion_takes(campaign: Campaign, hero: str, taken: str, companion: str, given: tuple[str, ...]) -> None:
@@ -101,12 +135,14 @@ def companion_takes(campaign: Campaign, hero: str, taken: str, companion: str, g
     companion card the hero controls, and that does not leave in this very trade."""
     campaign.card(companion)
     if campaign.card(companion).suit != Suit.COMPANION or not controlled_by(campaign, hero, companion):
-        raise RuleBroken(f"{companion} is not a companion card {hero} controls; taken cards attach to one")
+        raise RuleBroken(_("{companion} is not a companion card {hero} controls; taken cards attach to one").format(
+            companion=companion, hero=hero))
     leaving = set(given)
     for card in given:
         leaving.update(_attached_under(campaign, card))
     if companion in leaving:
-        raise RuleBroken(f"{companion} leaves with the cards given in this trade; attach {taken} elsewhere")
+        raise RuleBroken(_("{companion} leaves with the cards given in this trade; attach {taken} elsewhere").format(
+            companion=companion, taken=taken))
 
 
 def _attached_under(campaign: Campaign, host: str) -> list[str]:

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from ..campaign import Campaign
 from ..errors import NotAllowed, RuleBroken
 from ..events import ActionRecorded
+from ..i18n import _
 from ..visibility import sees_everything
+from .words import doing
 
 
 def something_to_undo(campaign: Campaign, to: int | None) -> int:
@@ -16,9 +18,10 @@ def something_to_undo(campaign: Campaign, to: int | None) -> int:
     returns the seq of the latest action in force."""
     head = campaign.live_head
     if head is None:
-        raise RuleBroken("nothing to undo: no action is in force since the campaign started")
+        raise RuleBroken(_("nothing to undo: no action is in force since the campaign started"))
     if to is not None and to >= head:
-        raise RuleBroken(f"nothing to undo after seq {to}: the latest action in force is seq {head}")
+        raise RuleBroken(_("nothing to undo after seq {to}: the latest action in force is seq {head}").format(
+            to=to, head=head))
     return head
 
 
@@ -26,10 +29,8 @@ def something_to_redo(campaign: Campaign) -> int:
     """Redo applies again what the latest undo took back, and only while no other action
     has been recorded after that undo; returns the seq of that undo."""
     if not campaign.redo_stack:
-        raise RuleBroken(
-            "nothing to redo: redo applies again what the latest undo took back, and only while "
-            "no other action has been recorded after that undo"
-        )
+        raise RuleBroken(_("nothing to redo: redo applies again what the latest undo took back, and only while no "
+                           "other action has been recorded after that undo"))
     return campaign.redo_stack[-1]
 
 
@@ -39,7 +40,6 @@ def may_take_back(actor: str, events: Sequence[ActionRecorded], verb: str) -> No
         return
     others = [ev.seq for ev in events if ev.actor != actor]
     if others:
-        raise NotAllowed(
-            f"{actor} may {verb} only their own actions; seq {others[0]} was made by "
-            f"{next(ev.actor for ev in events if ev.seq == others[0])} (ask the master)"
-        )
+        raise NotAllowed(_("{actor} may {doing} only their own actions; seq {seq} was made by {other} (ask the "
+                           "master)").format(actor=actor, doing=doing(verb), seq=others[0],
+                                             other=next(ev.actor for ev in events if ev.seq == others[0])))

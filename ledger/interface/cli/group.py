@@ -69,7 +69,9 @@ class LedgerGroup(TranslatedGroup):
         argv = list(args) if args is not None else sys.argv[1:]
         as_json = "--json" in argv
         try:
-            language = chosen_language(argv)
+            takes_value = {name for param in self.params if isinstance(param, click.Option) and not param.is_flag
+                           for name in param.opts}
+            language = chosen_language(argv, takes_value)
         except LedgerError as exc:  # a $LEDGER_LANG the ledger does not speak
             fail(str(exc), exc.code, as_json)
         speak_for_click()
@@ -82,15 +84,15 @@ class LedgerGroup(TranslatedGroup):
             result = super().main(args=argv, prog_name=prog_name or "ledger", complete_var=complete_var,
                                   standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:  # bare `ledger` or `ledger hero`: show help
-            click.echo(exc.ctx.get_help() if exc.ctx else "see ledger --help")
+            click.echo(exc.ctx.get_help() if exc.ctx else _("see ledger --help"))
             sys.exit(0)
         except click.Abort:
-            click.echo("error: aborted", err=True)
+            click.echo(error_line(_("aborted")), err=True)
             sys.exit(1)
         except click.UsageError as exc:
             usage_error(exc)
         except KeyboardInterrupt:
-            click.echo("error: interrupted; nothing half-recorded (each action is saved whole or not at all)",
+            click.echo(error_line(_("interrupted; nothing half-recorded (each action is saved whole or not at all)")),
                        err=True)
             sys.exit(1)
         except Exception as exc:  # never a traceback at the table
@@ -105,7 +107,8 @@ def usage_error(exc: click.UsageError) -> NoReturn:
     """A usage error: one line, with the help to read, and exit 2."""
     hint = ""
     if exc.ctx:
-        hint = f" (see ledger {exc.ctx.command_path.removeprefix('ledger').strip()} --help)".replace("  ", " ")
+        command = f"ledger {exc.ctx.command_path.removeprefix('ledger').strip()}".strip()
+        hint = " " + _("(see {command} --help)").format(command=command)
     click.echo(error_line(f"{exc.format_message()}{hint}"), err=True)
     sys.exit(2)
 
@@ -132,11 +135,13 @@ def refusal(exc: Exception) -> tuple[str, str]:
     if found is not None:
         return "store", str(found)
     if isinstance(exc, sqlite3.Error):
-        return "store", f"the campaign database cannot be used ({exc})"
+        return "store", _("the campaign database cannot be used ({reason})").format(reason=exc)
     if isinstance(exc, OSError) and exc.filename:
         advice = os_error_advice(exc)
-        return "file", f"cannot use {exc.filename}: {os_error_reason(exc)}" + (f" ({advice})" if advice else "")
-    return "internal", f"unexpected failure ({exc.__class__.__name__}: {str(exc)[:200]}); please report it"
+        return "file", _("cannot use {file}: {reason}").format(file=exc.filename, reason=os_error_reason(exc)) + (
+            f" ({advice})" if advice else "")
+    return "internal", _("unexpected failure ({kind}: {detail}); please report it").format(
+        kind=exc.__class__.__name__, detail=str(exc)[:200])
 
 
 def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from ...errors import BadInput
+from ...i18n import N_, _
 from .group import cli
 from .session import POSITION, Session, pairs, pass_session, record
 
@@ -126,10 +127,11 @@ def search(s: Session, stack: str, take: tuple[str, ...], to: str | None, seed: 
     record(s, Search(actor=s.actor, stack=stack, take=take, to=to, seed=seed, by=by))
 
 
-def _cards_command(name: str, command: str, text: str, example: str) -> None:
-    """A command that takes only cards: ``ledger NAME CARD...`` records ``commands.COMMAND``."""
+def _cards_command(name: str, command: str, text: str) -> None:
+    """A command that takes only cards: ``ledger NAME CARD...`` records ``commands.COMMAND``;
+    ``text``: its help, marked ``N_()`` (translated when the help is shown)."""
 
-    @cli.command(name, help=f"{text}\n\n\b\nExample: {example}")
+    @cli.command(name, help=text)
     @click.argument("cards", nargs=-1, required=True)
     @pass_session
     def run(s: Session, cards: tuple[str, ...]) -> None:
@@ -153,9 +155,10 @@ def reveal(s: Session, cards: tuple[str, ...], to: tuple[str, ...]) -> None:
     record(s, Reveal(actor=s.actor, cards=cards, to=to))
 
 
-_cards_command("hide", "Hide", "Turn cards face-down.", "ledger hide item-sword")
-_cards_command("exhaust", "Exhaust", "Turn cards sideways (on a table, extra zone or scenario).", "ledger exhaust item-sword")
-_cards_command("restore", "Restore", "Turn exhausted cards upright again.", "ledger restore item-sword")
+_cards_command("hide", "Hide", N_("Turn cards face-down.\n\n\b\nExample: ledger hide item-sword"))
+_cards_command("exhaust", "Exhaust", N_("Turn cards sideways (on a table, extra zone or scenario).\n\n\b\n"
+                                        "Example: ledger exhaust item-sword"))
+_cards_command("restore", "Restore", N_("Turn exhausted cards upright again.\n\n\b\nExample: ledger restore item-sword"))
 
 
 @cli.command()
@@ -241,7 +244,7 @@ def access(s: Session, location_id: str, suit: str, level: int | None, by: str |
     from ...commands import SetAccess
 
     if clear == (level is not None):
-        raise BadInput("give a LEVEL with --by CARD, or --clear (not both)")
+        raise BadInput(_("give a LEVEL with --by CARD, or --clear (not both)"))
     record(s, SetAccess(actor=s.actor, location=location_id, suit=suit, level=level, by=by))
 
 
@@ -253,9 +256,9 @@ def _trade_lists(tokens: tuple[str, ...]) -> tuple[list[str], list[str], list[st
         if token in lists:
             current = lists[token]
         elif token.startswith("-"):
-            raise click.UsageError(f"no such option: {token}")
+            raise click.UsageError(_("no such option: {option}").format(option=token))
         elif current is None:
-            raise click.UsageError(f"unexpected {token!r}: name cards after --take or --give")
+            raise click.UsageError(_("unexpected {word!r}: name cards after --take or --give").format(word=token))
         else:
             current.append(token)
     return lists["--take"], lists["--give"], lists["--attach"]
@@ -279,7 +282,7 @@ def trade(s: Session, hero_id: str, cards: tuple[str, ...]) -> None:
 
     take, give, attach = _trade_lists(cards)
     if not take:
-        raise click.UsageError("say which cards to take from the discard pile with --take CARD...")
+        raise click.UsageError(_("say which cards to take from the discard pile with --take CARD..."))
     record(s, Trade(actor=s.actor, hero=hero_id, take=tuple(take), give=tuple(give),
                     attach=pairs(tuple(attach), "--attach", number=False)))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from ...errors import BadInput
+from ...i18n import N_, _
 from .group import cli
 from .session import SEQ, Count, Session, pass_session
 
@@ -30,7 +31,7 @@ def zones(s: Session, at: int | None) -> None:
 @cli.command()
 @click.argument("card_id", metavar="CARD")
 @click.option("--at", "at", default=None, type=SEQ, help="Right after action SEQ (time travel).")
-@click.option("--limit", type=Count("a number of actions"), default=None,
+@click.option("--limit", type=Count(N_("a number of actions")), default=None,
               help="Only the latest N actions that touched it (default: all).")
 @pass_session
 def card(s: Session, card_id: str, at: int | None, limit: int | None) -> None:
@@ -54,7 +55,7 @@ def card(s: Session, card_id: str, at: int | None, limit: int | None) -> None:
 @click.option("--to", "end", type=SEQ, default=None, help="Up to action SEQ.")
 @click.option("--card", "card_id", default=None, help="Only actions that touched this card.")
 @click.option("--actor", "actor", default=None, help="Only actions by master or this hero.")
-@click.option("--limit", type=Count("a number of actions"), default=None, help="Only the latest N actions (default: all).")
+@click.option("--limit", type=Count(N_("a number of actions")), default=None, help="Only the latest N actions (default: all).")
 @pass_session
 def history(s: Session, start: int | None, end: int | None, card_id: str | None, actor: str | None,
             limit: int | None) -> None:
@@ -72,7 +73,7 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
     if card_id is not None:
         campaign.card(card_id)
     if limit is not None and limit < 1:
-        raise BadInput(f"--limit {limit}: give a number of actions, at least 1")
+        raise BadInput(_("--limit {limit}: give a number of actions, at least 1").format(limit=limit))
     rows = history_view(ledger, s.model(), cid, campaign.slug, s.viewing(campaign), start=start, end=end,
                         card=card_id, actor=actor, limit=limit)
     s.emit_view(rows, human=lambda out: render_history(out, rows, campaign, s.viewer))

@@ -7,8 +7,9 @@ from __future__ import annotations
 import click
 
 from ...errors import BadInput
+from ...i18n import _, ngettext, pgettext
 from .group import cli
-from .session import SEQ, Session, pass_session, record
+from .session import SEQ, Session, pass_session, record, with_message
 
 
 @cli.command()
@@ -54,9 +55,11 @@ def rebuild(s: Session) -> None:
     """
     model = s.model(catch_up=False)
     total = s.ledger().stored_event_count()
-    with s.progress("rebuilding", "events", total) as update:
+    with s.progress(_("rebuilding"), "events", total) as update:
         done = model.rebuild(progress=lambda n, _total: update(n))
-    s.emit({"rebuilt": done, "position": model.position()}, human=f"rebuilt the read models from {done} events")
+    line = ngettext("rebuilt the read models from {n} event", "rebuilt the read models from {n} events",
+                    done).format(n=done)
+    s.emit(with_message({"rebuilt": done, "position": model.position()}, line), human=line)
 
 
 @cli.command()
@@ -76,9 +79,9 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
     from ..simulate import simulate as play_randomly
 
     if count < 1:
-        raise BadInput(f"--actions {count}: give a number of actions, at least 1")
+        raise BadInput(_("--actions {count}: give a number of actions, at least 1").format(count=count))
     if not 1 <= heroes <= 12:
-        raise BadInput(f"--heroes {heroes}: between 1 and 12 heroes")
+        raise BadInput(_("--heroes {heroes}: between 1 and 12 heroes").format(heroes=heroes))
     ledger = s.ledger(create=True)
     if not ledger.campaigns():
         cid = start_simulation(ledger, heroes, seed)
@@ -88,18 +91,36 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
         if campaign.slug == SIMULATION_SLUG:
             finish_setup(ledger, cid, heroes, seed)  # a setup cut short (say, by a crash) is completed
         elif not campaign.table.heroes:
-            raise BadInput("simulate needs a campaign with heroes; add some with hero add, or use a new --db file")
-    with s.progress("simulating", "actions", count) as update:
+            raise BadInput(_("simulate needs a campaign with heroes; add some with hero add, or use a new --db file"))
+    with s.progress(_("simulating"), "actions", count) as update:
         stats = play_randomly(ledger, cid, count, seed, progress=update)
     s.model()
     seq = ledger.campaign(cid).seq
     rate = round(stats.refusal_rate, 4)
-    end = ", ".join(f"{kind} {n}" for kind, n in stats.zones.items())
-    s.emit({"recorded": stats.recorded, "refused": stats.refused, "refusal_rate": rate, "seq": seq,
-            "by_action": stats.by_action, "zones": stats.zones},
-           human=f"recorded {stats.recorded} random legal actions (and {stats.refused} refused choices, "
-                 f"{rate:.1%} of those tried, appended nothing); the campaign is at seq {seq}\n"
-                 f"cards at the end, by zone kind: {end}")
+    kinds = zone_kind_names()
+    end = ", ".join(f"{kinds.get(kind, kind)} {n}" for kind, n in stats.zones.items())
+    # TRANSLATORS: {rate} is a percentage, e.g. "1.5%".
+    line = (ngettext("recorded {recorded} random legal action", "recorded {recorded} random legal actions",
+                     stats.recorded)
+            + ngettext(" (and {refused} refused choice, {rate} of those tried, appended nothing)",
+                       " (and {refused} refused choices, {rate} of those tried, appended nothing)", stats.refused)
+            + _("; the campaign is at seq {seq}")).format(recorded=stats.recorded, refused=stats.refused,
+                                                         rate=f"{rate:.1%}", seq=seq)
+    line += "\n" + _("cards at the end, by zone kind: {counts}").format(counts=end)
+    s.emit(with_message({"recorded": stats.recorded, "refused": stats.refused, "refusal_rate": rate, "seq": seq,
+                         "by_action": stats.by_action, "zones": stats.zones}, line), human=line)
+
+
+def zone_kind_names() -> dict[str, str]:
+    """The kinds of zone ``simulate`` reports (``ledger.interface.simulate.ZONE_KINDS``),
+    in the language spoken; the ``--json`` keys stay the ids."""
+    return {
+        "box": pgettext("zone kind", "box"), "deck": pgettext("zone kind", "deck"),
+        "depot": pgettext("zone kind", "depot"), "discard": pgettext("zone kind", "discard"),
+        "limbo": pgettext("zone kind", "limbo"), "scenario": pgettext("zone kind", "scenario"),
+        "inventory": pgettext("zone kind", "inventory"), "table": pgettext("zone kind", "table"),
+        "extra": pgettext("zone kind", "extra"), "attached": pgettext("zone kind", "attached"),
+    }
 
 
 @cli.command()

@@ -19,6 +19,7 @@ from uuid import UUID
 import click
 
 from ...errors import BadInput, one_line
+from ...i18n import N_, _
 from ...vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
 
 if TYPE_CHECKING:
@@ -78,13 +79,15 @@ class Session:
         def shown(out: Console) -> None:
             human(out)
             if self.viewer != REFEREE:
-                out.print(f"[dim]checkpoint {checkpoint['seq']}:{checkpoint['head']}[/dim]", highlight=False)
+                line = _("checkpoint {seq}:{head}").format(seq=checkpoint["seq"], head=checkpoint["head"])
+                out.print(f"[dim]{line}[/dim]", highlight=False)
 
         self.emit(data, human=shown)
 
     @contextmanager
     def progress(self, label: str, unit: str, total: int) -> Iterator[Callable[[int], None]]:
-        """A transient progress bar on stderr (none with ``--json``); yields ``update(done)``."""
+        """A transient progress bar on stderr (none with ``--json``); yields ``update(done)``.
+        ``label``: the words shown, already in the language spoken; ``unit``: the task's id."""
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -126,8 +129,8 @@ class Session:
         if catch_up:
             self._model.safe_catch_up(recorded)
             if self._model.repaired:
-                click.echo(f"note: the read models did not follow the log ({one_line(self._model.repaired)}); "
-                           "rebuilt them from the log", err=True)
+                click.echo(note_line(_("the read models did not follow the log ({reason}); rebuilt them from the log")
+                                     .format(reason=one_line(self._model.repaired))), err=True)
         return self._model
 
     def cid(self) -> UUID:
@@ -173,8 +176,15 @@ pass_session = click.pass_obj
 
 
 def error_line(message: str) -> str:
-    """``error: MESSAGE`` kept to one line: line breaks inside it are written escaped."""
+    """``error: MESSAGE`` kept to one line: line breaks inside it are written escaped.
+    The ``error:`` prefix is the same in every language (scripts look for it)."""
     return f"error: {one_line(message)}"
+
+
+def note_line(message: str) -> str:
+    """``note: MESSAGE`` (stderr, a warning that does not stop the command); like
+    ``error:``, the prefix is the same in every language."""
+    return f"note: {message}"
 
 
 def fail(message: str, code: str = "refused", as_json: bool = False) -> NoReturn:
@@ -197,15 +207,24 @@ def action_data(s: Session, rec: Recorded) -> dict[str, Any]:
     return recorded_view(rec.event, rec.campaign, s.actor, checkpoint.as_dict())
 
 
+def with_message(data: dict[str, Any], message: str) -> dict[str, Any]:
+    """A ``--json`` result with ``message``: the line the command prints without
+    ``--json``, in the language spoken (no markup). Every other key is a code, an id or a
+    number, the same in every language; ``message`` is the one text meant for a person."""
+    return {**data, "message": message}
+
+
 def record(s: Session, command: Command) -> None:
-    """Run one command and print what was recorded."""
+    """Run one command and print what was recorded (``--json``: the action, its
+    ``message`` the line printed without ``--json``)."""
     rec = s.run(command)
     s.model(recorded=rec)  # every action leaves the read models caught up
     data = action_data(s, rec)
+    summary = data["events"][0]["summary"]
     if s.as_json:
-        s.emit(data)
+        s.emit(with_message(data, f"seq {rec.seq}  {summary}"))
     else:  # one line, bold seq on a terminal: click alone (rich would cost a command ~20 ms to import)
-        click.echo(f"{click.style(f'seq {rec.seq}', bold=True)}  {data['events'][0]['summary']}")
+        click.echo(f"{click.style(f'seq {rec.seq}', bold=True)}  {summary}")
 
 
 # -- argument types -------------------------------------------------------------------
@@ -228,9 +247,9 @@ class Position(click.ParamType):
         try:
             n = int(value)
         except ValueError:
-            self.fail(f"{value!r} is not top, bottom or a number (1 = top)", param, ctx)
+            self.fail(_("{value!r} is not top, bottom or a number (1 = top)").format(value=value), param, ctx)
         if n < 1:
-            self.fail(f"{n} is not a position; positions count from 1 (the top)", param, ctx)
+            self.fail(_("{n} is not a position; positions count from 1 (the top)").format(n=n), param, ctx)
         return n
 
 
@@ -244,7 +263,7 @@ class Count(click.ParamType):
     name = "N"
 
     def __init__(self, what: str):
-        self.what = what
+        self.what = what  # marked N_(), translated when a bad number is refused
 
     def convert(self, value: Any, param: Any, ctx: Any) -> int:
         if isinstance(value, int):
@@ -253,13 +272,15 @@ class Count(click.ParamType):
             try:
                 number = int(value)
             except ValueError:
-                raise BadInput(f"{value!r} is not {self.what}; it is a whole number from 1") from None
+                raise BadInput(_("{value!r} is not {what}; it is a whole number from 1").format(
+                    value=value, what=_(self.what))) from None
         if not 1 <= number <= 2**62:
-            raise BadInput(f"{number} is not {self.what}; it is a whole number from 1")
+            raise BadInput(_("{number} is not {what}; it is a whole number from 1").format(
+                number=number, what=_(self.what)))
         return number
 
 
-SEQ = Count("a seq (seqs count actions from 1, the init)")
+SEQ = Count(N_("a seq (seqs count actions from 1, the init)"))
 
 
 def pairs(values: tuple[str, ...], option: str, number: bool = True) -> dict[str, Any]:
@@ -268,12 +289,14 @@ def pairs(values: tuple[str, ...], option: str, number: bool = True) -> dict[str
     for value in values:
         key, sep, raw = value.partition("=")
         if not sep or not key or not raw:
-            raise BadInput(f"{option} {value!r}: write it as NAME=VALUE (e.g. {option} item=2)")
+            raise BadInput(_("{option} {value!r}: write it as NAME=VALUE (e.g. {option} item=2)").format(
+                option=option, value=value))
         if number:
             try:
                 out[key] = int(raw)
             except ValueError:
-                raise BadInput(f"{option} {value!r}: {raw!r} is not a whole number") from None
+                raise BadInput(_("{option} {value!r}: {raw!r} is not a whole number").format(
+                    option=option, value=value, raw=raw)) from None
         else:
             out[key] = raw
     return out

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ...i18n import ngettext
 from .group import cli
-from .session import POSITION, Session, action_data, pairs, pass_session, record
+from .session import POSITION, Session, action_data, pairs, pass_session, record, with_message
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,10 +41,11 @@ def init(s: Session, catalog_path: str, name: str | None, format_path: str | Non
 
     from ...postgres import shown
 
-    s.emit(action_data(s, rec), human=(
-        f"[bold]seq 1[/bold]  campaign [bold]{rec.campaign.slug}[/bold] started in {escape(shown(str(s.db)))}: "
-        f"{len(catalog)} cards in the box"
-    ))
+    started = ngettext("campaign {slug} started in {db}: {n} card in the box",
+                       "campaign {slug} started in {db}: {n} cards in the box", len(catalog))
+    line = started.format(slug=rec.campaign.slug, db=shown(str(s.db)), n=len(catalog))
+    s.emit(with_message(action_data(s, rec), f"seq 1  {line}"), human="[bold]seq 1[/bold]  " + started.format(
+        slug=f"[bold]{escape(rec.campaign.slug)}[/bold]", db=escape(shown(str(s.db))), n=len(catalog)))
 
 
 @cli.command()

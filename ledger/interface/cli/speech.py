@@ -7,8 +7,7 @@ own texts ("Usage:", "Missing argument"...) are looked up in the ledger's catalo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Collection, Sequence
 
 import click
 
@@ -37,6 +36,11 @@ CLICK_TEXTS = (
 )
 """click's own texts a user of ``ledger`` meets, translated in the ledger's catalog."""
 
+USAGE_PIECES = {"[OPTIONS]": N_("[OPTIONS]"), "COMMAND [ARGS]...": N_("COMMAND [ARGS]...")}
+"""The words of a usage line that click does not translate (``Usage: ledger [OPTIONS]
+COMMAND [ARGS]...``); the arguments' names (STACK, CARDS...) stay, as the help texts
+name them."""
+
 
 def speak_for_click() -> None:
     """Makes click look its texts up in the ledger's catalog (it calls ``gettext`` at the
@@ -55,17 +59,23 @@ def speak_for_click() -> None:
             module.ngettext = ngettext
 
 
-def chosen_language(argv: Sequence[str]) -> str:
+def chosen_language(argv: Sequence[str], takes_value: Collection[str] = ()) -> str:
     """The language of this run: ``--lang`` among the group's options (before the
-    command's name), else ``from_environment``. A ``--lang`` the ledger does not speak is
-    left to the option's own check (a usage error)."""
+    command's name), else ``from_environment``. ``takes_value``: the group's options that
+    take a value (``--db FILE``: FILE is not the command's name). A ``--lang`` the ledger
+    does not speak is left to the option's own check (a usage error)."""
+    skip = False
     for i, arg in enumerate(argv):
+        if skip:
+            skip = False
+            continue
         if not arg.startswith("-"):
             break  # the command: its own arguments are not the group's
         value = arg.partition("=")[2] if arg.startswith("--lang=") else (
             argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else None)
         if value is not None and parse_language(value):
             return parse_language(value)
+        skip = arg in takes_value  # "--db=FILE" holds its value; "--db FILE" does not
     return from_environment()
 
 
@@ -75,6 +85,10 @@ LANG_CHOICE = click.Choice(sorted(LANGUAGES))
 class TranslatedCommand(click.Command):
     """A command whose help (its text, short help and options' help) is translated as it
     is written."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [_(USAGE_PIECES[piece]) if piece in USAGE_PIECES else piece
+                for piece in super().collect_usage_pieces(ctx)]
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with _translated(self, "help", "short_help"):
@@ -116,6 +130,6 @@ class _translated:
         for name, text in self.saved.items():
             setattr(self.command, name, help_text(text))
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         for name, text in self.saved.items():
             setattr(self.command, name, text)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import click
 
 from ...errors import BadInput
+from ...i18n import _, ngettext
 from .group import cli
-from .session import Session, pass_session
+from .session import Session, note_line, pass_session
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -54,10 +55,12 @@ def seat_add(s: Session, who: tuple[str, ...], campaign: str | None, host: str, 
     for each in who:
         token = open_seat(ledger, cid, each)
         url = f"http://{host}:{port}/join/{token}"
+        # --json: {"who", "campaign", "url", "token"} as the help says, and no message (the link is the output)
         s.emit({"who": each, "campaign": slug, "url": url, "token": token},
-               human=f"seat for [bold]{each}[/bold] in {slug}: {url}")
+               human=_("seat for {who} in {campaign}: {url}").format(who=f"[bold]{each}[/bold]", campaign=slug,
+                                                                      url=url))
     if not s.as_json:
-        s.emit(None, human="[dim]give each link to that player only; it is not shown again[/dim]")
+        s.emit(None, human="[dim]" + _("give each link to that player only; it is not shown again") + "[/dim]")
 
 
 @seat.command("list")
@@ -78,8 +81,9 @@ def seat_list(s: Session, campaign: str | None) -> None:
         row = rows.setdefault(found.who, {"who": found.who, "links": 0, "since": found.opened.isoformat()})
         row["links"] = int(row["links"]) + 1  # type: ignore[call-overload]
     data = list(rows.values())
-    s.emit(data, human="\n".join(f"{r['who']}  {r['links']} link(s) since {r['since']}" for r in data)
-           or "no seats yet; add one with ledger seat add WHO")
+    lines = [f"{r['who']}  " + ngettext("{n} link since {since}", "{n} links since {since}", links).format(
+        n=links, since=r["since"]) for r in data for links in (int(r["links"]),)]  # type: ignore[call-overload]
+    s.emit(data, human="\n".join(lines) or _("no seats yet; add one with ledger seat add WHO"))
 
 
 @seat.command("revoke")
@@ -96,7 +100,10 @@ def seat_revoke(s: Session, who: str, campaign: str | None) -> None:
 
     _campaign(s, campaign)
     count = revoke_seat(s.ledger(), s.cid(), who)
-    s.emit({"who": who, "revoked": count}, human=f"revoked {count} link(s) of {who}'s seat")
+    # --json: {"who", "revoked"}, ids and a count only
+    s.emit({"who": who, "revoked": count}, human=ngettext("revoked {n} link of {who}'s seat",
+                                                          "revoked {n} links of {who}'s seat", count).format(
+        n=count, who=who))
 
 
 @cli.command()
@@ -117,8 +124,8 @@ def serve(s: Session, host: str, port: int, workers: int) -> None:
     s.close()
     _port_free(host, port)
     if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"note: serving on {host}: anyone who can reach it and holds a join link can use it; "
-                   "the links travel unencrypted over plain http", err=True)
+        click.echo(note_line(_("serving on {host}: anyone who can reach it and holds a join link can use it; "
+                               "the links travel unencrypted over plain http").format(host=host)), err=True)
     run(s.db, host=host, port=port, workers=workers)
 
 
@@ -130,12 +137,14 @@ def _port_free(host: str, port: int) -> None:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as exc:
-        raise BadInput(f"--host {host}: not an address of this machine ({exc.strerror or exc})") from None
+        raise BadInput(_("--host {host}: not an address of this machine ({reason})").format(
+            host=host, reason=exc.strerror or exc)) from None
     family, kind, proto, _name, address = infos[0]
     with socket.socket(family, kind, proto) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(address)
         except OSError as exc:
-            raise BadInput(f"cannot listen on {host}:{port} ({exc.strerror or exc}); "
-                           "another server may be using it: pick another with --port") from None
+            raise BadInput(_("cannot listen on {host}:{port} ({reason}); "
+                             "another server may be using it: pick another with --port").format(
+                host=host, port=port, reason=exc.strerror or exc)) from None

@@ -11,13 +11,14 @@ from typing import IO, Any, NoReturn
 import click
 
 from ...errors import BadInput, StoreError
+from ...i18n import N_, _, ngettext
 from ...vocabulary import REFEREE
 from .group import cli
-from .session import Session, error_line, pass_session
+from .session import Session, error_line, pass_session, with_message
 
-EXPECT_HELP = ("A checkpoint you kept (SEQ:HEAD, from a view or ledger checkpoint): the log must still hold "
-               "that head at that seq. Repeatable.")
-SIGNED_BY_HELP = "The master's public key (ledger keys show): the signatures must be made with it."
+EXPECT_HELP = N_("A checkpoint you kept (SEQ:HEAD, from a view or ledger checkpoint): the log must still hold "
+                 "that head at that seq. Repeatable.")
+SIGNED_BY_HELP = N_("The master's public key (ledger keys show): the signatures must be made with it.")
 
 
 def _expected(values: tuple[str, ...]) -> list[tuple[int, str]]:
@@ -53,24 +54,28 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
     model = s.model(catch_up=False)
     slug = next(e.slug for e in ledger.campaigns() if e.campaign_id == cid)  # not a load: the log may be bad
     witnessed = model.last_history_seq(slug)
-    with s.progress("verifying", "actions", ledger.last_seq(cid)) as update:
+    with s.progress(_("verifying"), "actions", ledger.last_seq(cid)) as update:
         report = verify_log(ledger, cid, progress=update, expect=expect, signed_by=key)
     if report.ok and witnessed is not None and witnessed > report.actions:
         _not_intact(s, report.as_dict() | {"bad_seq": report.actions + 1, "head": None},
-                    f"the log is not intact: it ends at seq {report.actions} but the read models once recorded "
-                    f"seq {witnessed}: actions are missing")
+                    _("the log is not intact: it ends at seq {seq} but the read models once recorded "
+                      "seq {witnessed}: actions are missing").format(seq=report.actions, witnessed=witnessed))
     if not report.ok:
-        _not_intact(s, report.as_dict(), f"the log is not intact: {report.reason}")
+        _not_intact(s, report.as_dict(), _("the log is not intact: {reason}").format(reason=report.reason))
     problem = _read_models_problem(s)
     if problem:
         _not_intact(s, report.as_dict() | {"read_models": problem},
-                    f"the log is intact, but the read-model tables did not match it: {problem} "
-                    "(they were changed; rebuilt them from the log)")
-    signed = f"; signed checkpoints hold up to seq {report.signed_to}" if report.signed_to else ""
-    s.emit(report.as_dict(), human=(
-        f"ok: {report.actions} actions of {report.campaign}: hash chain intact, every action replays under the "
-        f"rules, snapshots and checkpoints match{signed}; head {report.actions}:{report.head}"
-    ))
+                    _("the log is intact, but the read-model tables did not match it: {problem} "
+                      "(they were changed; rebuilt them from the log)").format(problem=problem))
+    signed = _("; signed checkpoints hold up to seq {seq}").format(seq=report.signed_to) if report.signed_to else ""
+    # "ok:" starts the line in every language (scripts may look for it, as for "error:").
+    line = "ok: " + ngettext(
+        "{n} action of {campaign}: hash chain intact, every action replays under the rules, snapshots and "
+        "checkpoints match{signed}; head {seq}:{head}",
+        "{n} actions of {campaign}: hash chain intact, every action replays under the rules, snapshots and "
+        "checkpoints match{signed}; head {seq}:{head}", report.actions).format(
+        n=report.actions, campaign=report.campaign, signed=signed, seq=report.actions, head=report.head)
+    s.emit(with_message(report.as_dict(), line), human=line)
 
 
 def _read_models_problem(s: Session) -> str | None:
@@ -86,11 +91,12 @@ def _read_models_problem(s: Session) -> str | None:
 
 
 def _not_intact(s: Session, data: dict[str, Any], message: str) -> NoReturn:
-    """Verify's failure: the report (``--json``) and one ``error:`` line, exit 1."""
-    data = data | {"ok": False, "reason": message}
+    """Verify's failure: the report (``--json``; ``reason`` and ``message``: the error
+    line's text, in the language spoken) and one ``error:`` line, exit 1."""
+    where = " " + _("(first bad seq: {seq})").format(seq=data["bad_seq"]) if data.get("bad_seq") else ""
+    data = data | {"ok": False, "reason": message, "message": f"{message}{where}"}
     if s.as_json:
         click.echo(json.dumps(data))
-    where = f" (first bad seq: {data['bad_seq']})" if data.get("bad_seq") else ""
     click.echo(error_line(f"{message}{where}"), err=True)
     sys.exit(1)
 
@@ -108,9 +114,11 @@ def checkpoint(s: Session) -> None:
     Example: ledger checkpoint
     """
     kept = s.ledger().keep_checkpoint(s.cid(), s.signer())
-    signed = f" (signed by {kept.key})" if kept.signature else ""
-    s.emit(kept.as_dict(), human=f"checkpoint {kept.text}{signed}\n"
-                                 f"keep it; check the record later with: ledger verify --expect {kept.text}")
+    signed = " " + _("(signed by {key})").format(key=kept.key) if kept.signature else ""
+    # --json: the checkpoint itself (seq, head, key, signature), without a message: players keep it as it is.
+    s.emit(kept.as_dict(), human=_("checkpoint {checkpoint}{signed}").format(checkpoint=kept.text, signed=signed)
+           + "\n" + _("keep it; check the record later with: ledger verify --expect {checkpoint}").format(
+               checkpoint=kept.text))
 
 
 @cli.group()
@@ -132,15 +140,21 @@ def keys_init(s: Session, file: str | None) -> None:
     \b
     Example: ledger keys init
     """
+    from rich.markup import escape
+
     from ...signing import KEY_ENV, create_key, key_path
 
     path = key_path(file)
     signer = create_key(path)
-    hint = "" if path == key_path() else f"; set {KEY_ENV}={path} for the ledger to use it"
-    s.emit({"key": str(path), "public": signer.public}, human=(
-        f"created the signing key {path} (keep it safe, away from the campaign's file{hint})\n"
-        f"public key: {signer.public}\n"
-        f"give it to the players; they check signatures with: ledger verify --signed-by {signer.public}"))
+    hint = "" if path == key_path() else _("; set {variable}={path} for the ledger to use it").format(
+        variable=KEY_ENV, path=path)
+    line = "\n".join((
+        _("created the signing key {path} (keep it safe, away from the campaign's file{hint})").format(
+            path=path, hint=hint),
+        _("public key: {key}").format(key=signer.public),
+        _("give it to the players; they check signatures with: ledger verify --signed-by {key}").format(
+            key=signer.public)))
+    s.emit(with_message({"key": str(path), "public": signer.public}, line), human=escape(line))
 
 
 @keys.command("show")
@@ -155,8 +169,9 @@ def keys_show(s: Session) -> None:
 
     signer = s.signer()
     if signer is None:
-        raise BadInput(f"no signing key at {key_path()}; create one with ledger keys init")
-    s.emit({"key": str(signer.path), "public": signer.public}, human=f"public key: {signer.public}")
+        raise BadInput(_("no signing key at {path}; create one with ledger keys init").format(path=key_path()))
+    line = _("public key: {key}").format(key=signer.public)
+    s.emit(with_message({"key": str(signer.path), "public": signer.public}, line), human=line)
 
 
 @cli.command()
@@ -189,10 +204,17 @@ def export(s: Session, file: str | None) -> None:
         partial.unlink(missing_ok=True)
         from ...storage_errors import os_error_reason
 
-        raise StoreError(f"cannot write the export to {target}: {os_error_reason(exc)}") from None
-    whose = "" if viewer == REFEREE else f" as {viewer} may know them"
-    s.emit({"exported": count, "file": str(target), "viewer": viewer},
-           human=f"exported {count} actions{whose} to {target}")
+        raise StoreError(_("cannot write the export to {file}: {reason}").format(
+            file=target, reason=os_error_reason(exc))) from None
+    from rich.markup import escape
+
+    if viewer == REFEREE:
+        line = ngettext("exported {n} action to {file}", "exported {n} actions to {file}", count)
+    else:
+        line = ngettext("exported {n} action as {viewer} may know it to {file}",
+                        "exported {n} actions as {viewer} may know them to {file}", count)
+    line = line.format(n=count, viewer=viewer, file=target)
+    s.emit(with_message({"exported": count, "file": str(target), "viewer": viewer}, line), human=escape(line))
 
 
 def _export_to(s: Session, viewer: str, out: IO[str]) -> int:
@@ -226,6 +248,8 @@ def import_(s: Session, file: str, target: str | None, expected: tuple[str, ...]
     \b
     Example: ledger import campaign.jsonl --db copy.db
     """
+    from rich.markup import escape
+
     from ...transfer import import_campaign
 
     destination = target or s.db
@@ -234,10 +258,11 @@ def import_(s: Session, file: str, target: str | None, expected: tuple[str, ...]
     s.close()
     s.db = destination
     s.model()
-    from rich.markup import escape
-
     from ...postgres import shown
 
-    s.emit({"imported": report.actions, "campaign": report.campaign, "db": shown(destination), "head": report.head},
-           human=escape(f"imported {report.actions} actions of {report.campaign} into {shown(destination)} "
-                        f"(verified; head {report.actions}:{report.head})"))
+    line = ngettext("imported {n} action of {campaign} into {db} (verified; head {seq}:{head})",
+                    "imported {n} actions of {campaign} into {db} (verified; head {seq}:{head})",
+                    report.actions).format(n=report.actions, campaign=report.campaign, db=shown(destination),
+                                           seq=report.actions, head=report.head)
+    s.emit(with_message({"imported": report.actions, "campaign": report.campaign, "db": shown(destination),
+                         "head": report.head}, line), human=escape(line))

@@ -9,6 +9,7 @@ nothing in the request can widen either.
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import os
 import re
@@ -23,6 +24,7 @@ from fastapi import Body, Depends, FastAPI, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.exceptions import HTTPException
 
+from ...i18n import N_, _
 from ...seats import Seat
 from ...vocabulary import REFEREE
 from . import errors, pages
@@ -31,6 +33,7 @@ from .clerk import Clerk
 from .errors import ErrorBody, Refused
 from .live import Follower
 from .seating import Doorman, seat_in
+from .speech import Speaking
 
 log = logging.getLogger("ledger.server")
 _JOIN = re.compile(r"/join/[^\s?\"]+")
@@ -42,7 +45,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (429, "too many failed token attempts"), (503, "the campaign file cannot be used now"))
 }
 MAX_BODY = 1_000_000  # bytes: an action's body is a few hundred; a larger one is refused before it is read whole
-TOO_LARGE = f"the body is too large for an action (at most {MAX_BODY} bytes)"
+TOO_LARGE = N_("the body is too large for an action (at most {limit} bytes)")
 UNSEEN = {"model": ErrorBody, "description": "no such card that this seat can see"}
 CAMPAIGN = Annotated[str, Path(description="The campaign's id (as ledger campaigns lists it).", max_length=64)]
 
@@ -75,6 +78,7 @@ def create_app(db: str) -> FastAPI:
                   docs_url=None, redoc_url=None)
     errors.install(app)
     app.add_middleware(BodyLimit)
+    app.add_middleware(Speaking)  # the outermost: every reply, a refused body's too, in the request's language
     app.include_router(api_routes())
     app.include_router(pages.routes())
     pages.mount_static(app)
@@ -94,7 +98,7 @@ class BodyLimit:
             return
         declared = dict(scope["headers"]).get(b"content-length", b"0")
         if not declared.isdigit() or int(declared) > MAX_BODY:
-            await errors.reply(413, "too-large", TOO_LARGE)(scope, receive, send)
+            await errors.reply(413, "too-large", too_large())(scope, receive, send)
             return
         received = 0
 
@@ -104,7 +108,7 @@ class BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > MAX_BODY:
-                    raise HTTPException(413, TOO_LARGE)  # replied by errors.install's handler
+                    raise HTTPException(413, too_large())  # replied by errors.install's handler
             return message
 
         await self.app(scope, counted, send)
@@ -204,7 +208,7 @@ def api_routes() -> Any:
     async def act(request: Request, seated: SEATED, body: Annotated[ActionBody, Body()]) -> dict[str, Any]:
         seat, cid = seated
         if seat.actor is None:
-            raise Refused(403, "read-only", "the public seat only reads; actions come from the master and heroes")
+            raise Refused(403, "read-only", _("the public seat only reads; actions come from the master and heroes"))
         command = body.command(seat.actor)
         clerk: Clerk = request.app.state.clerk
 
@@ -246,7 +250,8 @@ def api_routes() -> Any:
                     if parts:
                         yield "".join(parts)
                     if data is None:
-                        yield 'event: closed\ndata: {"reason": "this seat was revoked or fell behind"}\n\n'
+                        reason = _("this seat was revoked or fell behind")
+                        yield f"event: closed\ndata: {json.dumps({'reason': reason})}\n\n"
                         return
             finally:
                 follower.close(opened)
@@ -257,8 +262,12 @@ def api_routes() -> Any:
     return api
 
 
+def too_large() -> str:
+    return _(TOO_LARGE).format(limit=MAX_BODY)
+
+
 def _unseen(card: str) -> Refused:
-    return Refused(404, "unknown-card", f"no card {card} that this seat can see")
+    return Refused(404, "unknown-card", _("no card {card} that this seat can see").format(card=card))
 
 
 def app_from_env() -> FastAPI:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from ... import commands as c
+from ...i18n import _
 
 # action name (as in the history) -> the command, and the body's name for each field
 # the CLI names otherwise.
@@ -55,16 +56,18 @@ def _bounded(value: Any, where: str, longest: int, flags: bool) -> None:
     where no yes/no goes, a string too long or an empty key, anywhere in ``value``."""
     if isinstance(value, bool):
         if not flags:
-            raise ValueError(f"{where}: {str(value).lower()} is not a value this takes")
+            raise ValueError(_("{where}: {value} is not a value this takes").format(where=where, value=str(value).lower()))
     elif isinstance(value, int) and not -LARGEST <= value <= LARGEST:
         digits = str(value)
-        raise ValueError(f"{where}: {digits if len(digits) <= 20 else digits[:20] + '…'} is too large a number")
+        shown = digits if len(digits) <= 20 else digits[:20] + "…"
+        raise ValueError(_("{where}: {number} is too large a number").format(where=where, number=shown))
     elif isinstance(value, str) and len(value) > longest:
-        raise ValueError(f"{where}: a text of {len(value)} characters; at most {longest} here")
+        raise ValueError(_("{where}: a text of {length} characters; at most {longest} here").format(
+            where=where, length=len(value), longest=longest))
     elif isinstance(value, dict):
         for key, item in value.items():
             if isinstance(key, str) and not key:
-                raise ValueError(f"{where}: an empty name")
+                raise ValueError(_("{where}: an empty name").format(where=where))
             _bounded(key, where, longest, flags)
             _bounded(item, where, longest, flags)
     elif isinstance(value, list | tuple):
@@ -93,7 +96,7 @@ class Body(BaseModel):
     def _no_negative_energy(cls, value: Any) -> Any:
         for kind, amount in (value or {}).items():
             if amount < 0:
-                raise ValueError(f"{kind}={amount}: an energy paid is 0 or more")
+                raise ValueError(_("{kind}={amount}: an energy paid is 0 or more").format(kind=kind, amount=amount))
         return value
 
     def command(self, actor: str) -> c.Command:

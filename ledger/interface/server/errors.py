@@ -15,8 +15,10 @@ from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 
 from ...errors import BadInput, LedgerError, StoreError, UnknownCampaign, one_line
+from ...i18n import _, speaking
 
 log = logging.getLogger("ledger.server")
+EXAMPLE = '{"action": "draw", "stack": "deck:item"}'
 
 
 class ErrorDetail(BaseModel):
@@ -58,13 +60,14 @@ def first_problem(errors: Any) -> str:
         from .bodies import ACTIONS
 
         given = (err.get("ctx") or {}).get("tag", "?")
-        return f"unknown action {given!r}; actions are: {', '.join(ACTIONS)}"
+        return _("unknown action {given!r}; actions are: {actions}").format(given=given, actions=", ".join(ACTIONS))
     if err.get("type") == "union_tag_not_found":
-        return "say which action with \"action\": NAME (e.g. {\"action\": \"draw\", \"stack\": \"deck:item\"})"
+        return _("say which action with \"action\": NAME (e.g. {example})").format(example=EXAMPLE)
     if err.get("type") == "json_invalid":
-        return "the body is not valid JSON"
+        return _("the body is not valid JSON")
     if tuple(err.get("loc", ())) == ("body",) and err.get("type") in ("missing", "model_attributes_type", "dict_type"):
-        return "the body is a JSON object: {\"action\": NAME, ...} (e.g. {\"action\": \"draw\", \"stack\": \"deck:item\"})"
+        return _("the body is a JSON object: {shape} (e.g. {example})").format(shape='{"action": NAME, ...}',
+                                                                          example=EXAMPLE)
     where = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path")]
     # a tagged union puts the action's name first: "draw.count" reads as "count"
     from .bodies import ACTIONS
@@ -95,14 +98,20 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http(_request: Request, exc: HTTPException) -> JSONResponse:
         if exc.status_code == 400:  # a body FastAPI could not parse (e.g. a number of 5000 digits)
-            return reply(422, "bad-input", "the body is not valid JSON")
+            return reply(422, "bad-input", _("the body is not valid JSON"))
         if exc.status_code == 413:  # a body that grew too large as it came (app.BodyLimit)
             return reply(413, "too-large", str(exc.detail))
-        message = {404: "no such page or endpoint (see /openapi.json)",
-                   405: "that method is not allowed here (see /openapi.json)"}.get(exc.status_code, str(exc.detail))
+        message = {404: _("no such page or endpoint (see /openapi.json)"),
+                   405: _("that method is not allowed here (see /openapi.json)")}.get(exc.status_code, str(exc.detail))
         return reply(exc.status_code, "http", message)
 
     @app.exception_handler(Exception)
-    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # replied by Starlette's outermost middleware, outside the request's language: spoken again here
+        from .speech import language_of, tag
+
         log.exception("unexpected failure")
-        return reply(500, "internal", "unexpected failure; the server's log has the details")
+        code, _asked = language_of(request.scope)
+        with speaking(code):
+            return reply(500, "internal", _("unexpected failure; the server's log has the details"),
+                         headers={"Content-Language": tag(code)})

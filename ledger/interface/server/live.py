@@ -6,9 +6,10 @@ every ``POLL`` seconds, or at once when this process recorded an action, or, on
 PostgreSQL, when any process records one: LISTEN/NOTIFY, ``ledger.postgres``). When it
 moves, it reads the new actions of each campaign that has open streams, folds them
 into its own copy of the campaign (the one fold, ``Ledger.project``), and builds each
-action's view once per viewer (``projections.views.recorded_view``), encoded once as an
-event; each stream then gets what queued up for it in one write. Actions recorded by
-any process, the CLI's included, are found the same way. A stream whose seat was
+action's view once per viewer and language (``projections.views.recorded_view``: its
+summaries are read by a person), encoded once as an event; each stream then gets what
+queued up for it in one write. Actions recorded by any process, the CLI's included, are
+found the same way. A stream whose seat was
 revoked is told so and closed. Under load the follower looks at most every ``PACE``
 seconds, and the read models (history, card views) catch up at most every
 ``MODEL_EVERY`` seconds, at once when it quiets down, and whenever a view needs them.
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+from ...i18n import ENGLISH, language, speaking
 from ...seats import Seat
 from .clerk import Clerk
 
@@ -39,9 +41,11 @@ log = logging.getLogger("ledger.server")
 
 @dataclass(eq=False)
 class Stream:
-    """One open stream: its seat and the queue of what it is to be sent (None: closed)."""
+    """One open stream: its seat, the language it is spoken in (its request's), and the
+    queue of what it is to be sent (None: closed)."""
 
     seat: Seat
+    speaks: str = ENGLISH
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
 
 
@@ -91,7 +95,7 @@ class Follower:
 
     async def open(self, seat: Seat) -> Stream:
         """A stream of ``seat``'s campaign: every action recorded from now on is sent to it."""
-        stream = Stream(seat)
+        stream = Stream(seat, language())  # spoken as the request that opened it
         await self.clerk(self._follow, seat.campaign)
         self.streams.setdefault(seat.campaign, set()).add(stream)
         return stream
@@ -176,12 +180,13 @@ class Follower:
         for event in events:
             copy = self.clerk.ledger.project(copy, [event])
             checkpoint = self.clerk.checkpoint(cid, event.seq, event.hash)
-            views: dict[str, str] = {}
+            views: dict[tuple[str, str], str] = {}
             for stream in streams:
-                viewer = stream.seat.viewer
-                if viewer not in views:
-                    views[viewer] = sse(recorded_view(event, copy, viewer, checkpoint))
-                sends.append((stream, views[viewer]))
+                key = (stream.seat.viewer, stream.speaks)
+                if key not in views:
+                    with speaking(stream.speaks):
+                        views[key] = sse(recorded_view(event, copy, stream.seat.viewer, checkpoint))
+                sends.append((stream, views[key]))
         self._copies[cid] = copy
         return sends
 

@@ -2,24 +2,39 @@
 the seat sees it. The page is a template and plain JavaScript (``static/table.js``)
 that reads the same JSON API and stream as any other client; nothing is fetched from
 outside at run time.
+
+Each page is in its request's language (``speech``): the templates' texts through
+Jinja2's i18n extension and ``ledger.i18n``, and the script's texts (``_("...")`` in
+``static/table.js``, extracted from it once) translated here and embedded in the page
+as JSON, which the script reads. A switcher on every page links to ``?lang=pt|en``.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
+import jinja2
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from ...i18n import LANGUAGES, _, language, ngettext, pgettext, translations
 from .clerk import Clerk
 from .errors import Refused
 from .seating import COOKIE, seat_of
+from .speech import QUERY, tag
 
 HERE = Path(__file__).parent
-templates = Jinja2Templates(directory=HERE / "templates")
+SCRIPT = HERE / "static" / "table.js"
+_environment = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
+                                  autoescape=jinja2.select_autoescape(), extensions=["jinja2.ext.i18n"])
+_environment.install_gettext_callables(_, ngettext, newstyle=True)  # type: ignore[attr-defined]
+_environment.policies["ext.i18n.trimmed"] = True  # as the texts are extracted (ledger.locale.catalogs.OPTIONS)
+templates = Jinja2Templates(env=_environment)
 SESSION_DAYS = 30
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
@@ -38,7 +53,7 @@ def routes() -> APIRouter:
         try:
             seat = await seat_of(request, token)
         except Refused as refused:
-            return _page(request, "message.html", {"title": "Not a seat", "message": refused.message},
+            return _page(request, "message.html", {"title": _("Not a seat"), "message": refused.message},
                          status=refused.status)
         clerk: Clerk = request.app.state.clerk
         slug = await clerk(clerk.slug, seat.campaign)
@@ -55,7 +70,7 @@ def routes() -> APIRouter:
         try:
             seat = await seat_of(request)
         except Refused as refused:
-            return _page(request, "message.html", {"title": "Join the table", "message": refused.message},
+            return _page(request, "message.html", {"title": _("Join the table"), "message": refused.message},
                          status=refused.status)
         clerk: Clerk = request.app.state.clerk
 
@@ -65,7 +80,7 @@ def routes() -> APIRouter:
                     "zones": list(campaign.zones())}
 
         context = await clerk(about)
-        context.update(who=seat.who, viewer=seat.viewer, actor=seat.actor or "")
+        context.update(who=seat.who, viewer=seat.viewer, actor=seat.actor or "", texts=script_texts())
         return _page(request, "table.html", context)
 
     @router.get("/leave")
@@ -81,7 +96,52 @@ def mount_static(app: Any) -> None:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
 
+@cache
+def script_messages() -> tuple[tuple[str | tuple[str, ...], str | None], ...]:
+    """The texts of ``static/table.js`` (its ``_``, ``ngettext``, ``pgettext``, ``npgettext``), as
+    ``python -m ledger.locale`` extracts them for the catalog: (message, context)."""
+    from babel.messages.extract import extract
+
+    from ...locale.catalogs import KEYWORDS
+
+    with SCRIPT.open("rb") as source:
+        return tuple((message, context) for _line, message, _comments, context
+                     in extract("javascript", source, keywords=KEYWORDS))
+
+
+def script_texts() -> dict[str, Any]:
+    """The script's texts in the language being spoken, for the page to embed: each text
+    by its English id (a ``pgettext``'s as its context, U+0004 and its id), a plural as
+    its forms for 0, 1 and 2 or more (each language the ledger speaks has one form for
+    every n ≥ 2)."""
+    texts: dict[str, Any] = {}
+    for message, context in script_messages():
+        if isinstance(message, tuple):
+            singular, plural = message[0], message[1]
+            if context:
+                spoken = translations(language())
+                texts[f"{context}\x04{singular}"] = [spoken.npgettext(context, singular, plural, n) for n in (0, 1, 2)]
+            else:
+                texts[singular] = [ngettext(singular, plural, n) for n in (0, 1, 2)]
+        elif context:
+            texts[f"{context}\x04{message}"] = pgettext(context, message)
+        else:
+            texts[message] = _(message)
+    return {"lang": tag(language()), "texts": texts}
+
+
 def _page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+    spoken = language()
+    context = {**context, "lang": tag(spoken),
+               "languages": [{"code": code, "name": name, "tag": tag(code), "href": _switch(request, code),
+                              "current": code == spoken} for code, name in LANGUAGES.items()]}
     response = templates.TemplateResponse(request, name, context, status_code=status)
     response.headers.update(SECURITY_HEADERS)
     return response
+
+
+def _switch(request: Request, code: str) -> str:
+    """This page in another language: ``?lang=`` (the other parameters kept), relative, so
+    that a join page does not write its token into itself."""
+    query = [(k, v) for k, v in request.query_params.multi_items() if k != QUERY] + [(QUERY, code)]
+    return "?" + urlencode(query)

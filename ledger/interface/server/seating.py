@@ -13,6 +13,7 @@ from uuid import UUID
 
 from fastapi import Request
 
+from ...i18n import _
 from ...seats import Seat
 from .clerk import Clerk
 from .errors import Refused
@@ -45,7 +46,7 @@ class Doorman:
         if len(failures) >= self.limit:
             wait = int(self.window - (time.monotonic() - failures[0])) + 1
             raise Refused(429, "too-many-attempts",
-                          f"too many failed attempts from this address; try again in {wait} s",
+                          _("too many failed attempts from this address; try again in {wait} s").format(wait=wait),
                           headers={"Retry-After": str(wait)})
 
     def failed(self, address: str) -> None:
@@ -58,7 +59,7 @@ class Doorman:
 def token_of(request: Request) -> str | None:
     header = request.headers.get("authorization")
     if header is not None:
-        scheme, _, token = header.partition(" ")
+        scheme, _sep, token = header.partition(" ")
         return token.strip() if scheme.lower() == "bearer" and token.strip() else ""
     return request.cookies.get(COOKIE)
 
@@ -71,12 +72,13 @@ async def seat_of(request: Request, token: str | None = None) -> Seat:
     doorman.check(address)
     token = token if token is not None else token_of(request)
     if not token:
-        raise Refused(401, "no-seat", "no seat: open the join link the master gave you, "
-                                      "or send Authorization: Bearer TOKEN")
+        raise Refused(401, "no-seat", _("no seat: open the join link the master gave you, "
+                                        "or send Authorization: Bearer TOKEN"))
     seat = await clerk(clerk.seats.find, token) if len(token) <= 200 else None
     if seat is None:
         doorman.failed(address)
-        raise Refused(401, "no-seat", "this link or token is not (or no longer) a seat; ask the master for a new one")
+        raise Refused(401, "no-seat",
+                      _("this link or token is not (or no longer) a seat; ask the master for a new one"))
     return seat
 
 
@@ -86,5 +88,6 @@ async def seat_in(request: Request, campaign: str) -> tuple[Seat, UUID]:
     clerk: Clerk = request.app.state.clerk
     slug = await clerk(clerk.slug, seat.campaign)
     if campaign != slug:
-        raise Refused(403, "other-campaign", f"this seat is for campaign {slug!r}, not {campaign!r}")
+        raise Refused(403, "other-campaign",
+                      _("this seat is for campaign {slug!r}, not {campaign!r}").format(slug=slug, campaign=campaign))
     return seat, seat.campaign

@@ -6,12 +6,68 @@
  * (card names, summaries, messages) goes into the page as text (textContent or text
  * nodes), never as HTML. A card the seat may not identify arrives as {"id": null} and
  * is drawn as a card back: nothing about it is put in the page.
+ *
+ * Its texts are in the page's language: each is written in English inside _("..."),
+ * ngettext(...) or pgettext(...) with {named} placeholders filled in by fmt() after
+ * translation, as in the server's Python; `python -m ledger.locale` extracts them into
+ * the catalog, and the server embeds their translations in the page (pages.script_texts).
  */
 "use strict";
 
 (() => {
   const root = document.getElementById("table");
   if (!root) return;
+
+  // -- the page's language -----------------------------------------------------------
+  // The server embeds this script's texts in the request's language (#ledger-texts): each
+  // by its English id, a pgettext one as "context\u0004id", a plural as its forms for 0,
+  // 1 and 2 or more. A text it lacks is shown in English.
+  const SPEECH = embedded("ledger-texts");
+  const TEXTS = SPEECH.texts || {};
+  const LANG = SPEECH.lang || document.documentElement.lang || "en";
+
+  function embedded(id) {
+    const node = document.getElementById(id);
+    try {
+      return (node && JSON.parse(node.textContent)) || {};
+    } catch {
+      return {};
+    }
+  }
+
+  /** A text in the page's language. */
+  function _(text) {
+    const found = TEXTS[text];
+    return typeof found === "string" && found ? found : text;
+  }
+
+  /** A short text in the sense `context` names (a zone's kind, a position). */
+  function pgettext(context, text) {
+    const found = TEXTS[context + "\u0004" + text];
+    return typeof found === "string" && found ? found : text;
+  }
+
+  /** The form of a text for the count `n`, as the page's language counts. */
+  function ngettext(singular, plural, n) {
+    return form(TEXTS[singular], singular, plural, n);
+  }
+
+  /** ngettext, for a text in the sense `context` names. */
+  function npgettext(context, singular, plural, n) {
+    return form(TEXTS[context + "\u0004" + singular], singular, plural, n);
+  }
+
+  function form(forms, singular, plural, n) {
+    const index = Math.min(Math.max(Math.trunc(Number(n)) || 0, 0), 2);
+    if (Array.isArray(forms) && typeof forms[index] === "string" && forms[index]) return forms[index];
+    return n === 1 ? singular : plural;
+  }
+
+  /** A text with its {placeholders} filled in (after translation). */
+  function fmt(text, values) {
+    return text.replace(/\{(\w+)\}/g, (whole, name) =>
+      (Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole));
+  }
 
   const D = root.dataset;
   const CAMPAIGN = D.campaign;
@@ -22,9 +78,16 @@
   const CAN_ACT = ACTOR !== "";
   const HISTORY_PAGE = 30;
   const SUITS = ["house", "class", "entity", "item", "skill", "companion", "event"];
+  // a zone's kind in words, as a part of its name ("ana’s inventory", "Your item deck")
   const KIND_NAMES = {
-    table: "table", inventory: "inventory", extra: "extra zone", deck: "deck", discard: "discard pile",
-    depot: "depot", scenario: "scenario", limbo: "limbo", box: "box",
+    table: pgettext("zone", "table"), inventory: pgettext("zone", "inventory"), extra: pgettext("zone", "extra zone"),
+    deck: pgettext("zone", "deck"), discard: pgettext("zone", "discard pile"), depot: pgettext("zone", "depot"),
+    scenario: pgettext("zone", "scenario"), limbo: pgettext("zone", "limbo"), box: pgettext("zone", "box"),
+  };
+  // the suits' names (ledger.terms's words)
+  const SUIT_NAMES = {
+    house: _("House"), class: _("Class"), entity: _("Entity"), item: _("Item"), skill: _("Skill"),
+    companion: _("Companion"), event: _("Event"),
   };
   // Every action the API takes (bodies.py), for the master's "any action" form, with a
   // starting set of parameters for each.
@@ -109,6 +172,11 @@
     return SUITS.includes(suit) ? suit : "other";
   }
 
+  /** A suit in words (lower case, as a part of a text: "item 2"), or the id itself. */
+  function suitWord(suit) {
+    return SUIT_NAMES[suit] ? SUIT_NAMES[suit].toLowerCase() : suit;
+  }
+
   function cap(text) {
     return text ? text.charAt(0).toUpperCase() + text.slice(1) : text;
   }
@@ -135,15 +203,17 @@
     const kind = parts[0];
     const owner = ownerOf(zone, heroes);
     const kindName = KIND_NAMES[kind] || kind;
-    if (owner && owner === ACTOR) {
-      const rest = parts.slice(1, -1).join(" ");
-      return "Your " + (rest ? rest + " " : "") + kindName;
-    }
+    const middle = (rest) => (rest.length === 1 ? suitWord(rest[0]) : rest.join(" "));
     if (owner) {
-      const rest = parts.slice(1, -1).join(" ");
-      return owner + "’s " + (rest ? rest + " " : "") + kindName;
+      const rest = parts.slice(1, -1);
+      // TRANSLATORS: a hero's zone of a suit, as a part of a text: "item deck" (of a format giving heroes decks)
+      const what = rest.length ? fmt(pgettext("zone", "{what} {kind}"), {what: middle(rest), kind: kindName}) : kindName;
+      // TRANSLATORS: a zone of the hero this page is for: "Your inventory"
+      const label = owner === ACTOR ? _("Your {zone}") : _("{owner}’s {zone}");
+      const text = fmt(label, {zone: what, owner});
+      return label.startsWith("{owner}") ? text : cap(text);
     }
-    if (kind === "deck" && parts.length > 1) return cap(parts.slice(1).join(" ")) + " deck";
+    if (kind === "deck" && parts.length > 1) return fmt(_("{suit} deck"), {suit: cap(middle(parts.slice(1)))});
     return cap(kindName) + (parts.length > 1 ? " " + parts.slice(1).join(" ") : "");
   }
 
@@ -168,15 +238,15 @@
   async function bodyOf(res) {
     try {
       return await res.json();
-    } catch (_) {
+    } catch {
       return null;
     }
   }
 
   function errorText(status, data) {
     if (data && data.error && data.error.message) return data.error.message;
-    if (status === 401) return "this device holds no seat: open your join link again";
-    return "the server answered " + status;
+    if (status === 401) return _("this device holds no seat: open your join link again");
+    return fmt(_("the server answered {status}"), {status});
   }
 
   function say(text, kind) {
@@ -204,12 +274,12 @@
       clearSelection();
       closePanel();
       const summaries = (data.events || []).map((e) => e.summary).filter(Boolean);
-      say("seq " + data.seq + " · " + (summaries.join("; ") || data.action), "ok");
+      say(fmt(_("seq {seq} · {what}"), {seq: data.seq, what: summaries.join("; ") || data.action}), "ok");
       noteSeq(data.seq, data.checkpoint);
       refresh();
       return true;
     } catch (err) {
-      say("the table server cannot be reached (" + err.message + ")", "error");
+      say(fmt(_("the table server cannot be reached ({reason})"), {reason: err.message}), "error");
       return false;
     } finally {
       state.busy = false;
@@ -225,7 +295,7 @@
       ui.timeline.max = String(seq);
       if (state.replay === null) {
         ui.timeline.value = String(seq);
-        ui.timelineValue.textContent = "live · seq " + seq;
+        ui.timelineValue.textContent = fmt(_("live · seq {seq}"), {seq});
       }
     }
     if (checkpoint && (!state.checkpoint || checkpoint.seq >= state.checkpoint.seq)) {
@@ -246,7 +316,7 @@
         await navigator.clipboard.writeText(text);
         done = true;
       }
-    } catch (_) {
+    } catch {
       done = false;
     }
     if (!done) {
@@ -256,20 +326,20 @@
       area.select();
       try {
         done = document.execCommand("copy");
-      } catch (_) {
+      } catch {
         done = false;
       }
       area.remove();
     }
-    ui.copy.textContent = done ? "copied" : "select & copy";
+    ui.copy.textContent = done ? _("copied") : _("select & copy");
     if (!done) window.getSelection().selectAllChildren(ui.checkpoint);
-    setTimeout(() => { ui.copy.textContent = "copy"; }, 1500);
+    setTimeout(() => { ui.copy.textContent = _("copy"); }, 1500);
   });
 
   let replayTimer = null;
   ui.timeline.addEventListener("input", () => {
     const seq = Number(ui.timeline.value);
-    ui.timelineValue.textContent = seq >= state.seq ? "live · seq " + state.seq : "seq " + seq;
+    ui.timelineValue.textContent = seq >= state.seq ? fmt(_("live · seq {seq}"), {seq: state.seq}) : fmt(_("seq {seq}"), {seq});
     clearTimeout(replayTimer);
     replayTimer = setTimeout(() => replayTo(seq), 120);
   });
@@ -288,7 +358,7 @@
     const ticket = ++state.replayTicket;
     state.replay = seq;
     ui.timeline.value = String(seq);
-    ui.timelineValue.textContent = "seq " + seq;
+    ui.timelineValue.textContent = fmt(_("seq {seq}"), {seq});
     ui.replaySeq.textContent = String(seq);
     ui.banner.hidden = false;
     root.classList.add("replaying");
@@ -312,7 +382,7 @@
     ui.banner.hidden = true;
     root.classList.remove("replaying");
     ui.timeline.value = String(state.seq);
-    ui.timelineValue.textContent = "live · seq " + state.seq;
+    ui.timelineValue.textContent = fmt(_("live · seq {seq}"), {seq: state.seq});
     setActionsEnabled();
     if (wasReplaying && state.live) {
       state.shown = state.live;
@@ -360,7 +430,7 @@
       renderHistory();
     } catch (err) {
       say(err.message, "error");
-      if (err.status === 401 || err.status === 403) setLive("closed", "no seat");
+      if (err.status === 401 || err.status === 403) setLive("closed", _("no seat"));
     }
   }
 
@@ -374,10 +444,10 @@
 
   function connect() {
     if (stream) stream.close();
-    setLive("connecting", "connecting…");
+    setLive("connecting", _("connecting…"));
     stream = new EventSource(API + "stream");
     stream.onopen = () => {
-      setLive("live", "live");
+      setLive("live", _("live"));
       if (missed) {
         missed = false;
         refresh(); // catch up on what happened while the stream was down
@@ -387,17 +457,17 @@
       missed = true;
       if (stream.readyState === EventSource.CLOSED) {
         // the server refused the stream (no seat?) or is gone: try again in a while
-        setLive("reconnecting", "reconnecting…");
+        setLive("reconnecting", _("reconnecting…"));
         setTimeout(connect, 3000);
       } else {
-        setLive("reconnecting", "reconnecting…");
+        setLive("reconnecting", _("reconnecting…"));
       }
     };
     stream.addEventListener("action", (event) => {
       let data = null;
       try {
         data = JSON.parse(event.data);
-      } catch (_) {
+      } catch {
         return;
       }
       noteSeq(data.seq, data.checkpoint);
@@ -405,12 +475,12 @@
     });
     stream.addEventListener("closed", (event) => {
       stream.close();
-      let reason = "the stream was closed";
+      let reason = _("the stream was closed");
       try {
         reason = JSON.parse(event.data).reason || reason;
-      } catch (_) { /* keep the default */ }
-      setLive("closed", "closed");
-      say(reason + "; reloading…", "error");
+      } catch { /* keep the default */ }
+      setLive("closed", _("closed"));
+      say(fmt(_("{reason}; reloading…"), {reason}), "error");
       setTimeout(() => window.location.reload(), 3000);
     });
   }
@@ -442,15 +512,15 @@
     const front = shared.filter((z) => (sharedRank[z.split(":")[0]] ?? 5) < 2);
     const back = shared.filter((z) => (sharedRank[z.split(":")[0]] ?? 5) >= 2);
     const groups = [];
-    if (mine.length) groups.push({title: "Your hero · " + ACTOR + heroFacts(ACTOR), zones: mine, kind: "mine"});
-    const battle = state.shown && state.shown.battle ? " · battle on: trading closed unless an effect opens it" : "";
-    groups.push({title: "Shared" + battle, zones: [...front, ...decks, ...back], kind: "shared"});
+    if (mine.length) groups.push({title: fmt(_("Your hero · {hero}"), {hero: ACTOR}) + heroFacts(ACTOR), zones: mine, kind: "mine"});
+    const battle = state.shown && state.shown.battle ? " · " + _("battle on: trading closed unless an effect opens it") : "";
+    groups.push({title: _("Shared") + battle, zones: [...front, ...decks, ...back], kind: "shared"});
     const otherHeroes = [...others.keys()].sort((a, b) => heroes.indexOf(a) - heroes.indexOf(b));
     for (const hero of otherHeroes) {
-      groups.push({title: (hero === ACTOR ? "You" : "Hero · " + hero) + heroFacts(hero),
+      groups.push({title: (hero === ACTOR ? _("You") : fmt(_("Hero · {hero}"), {hero})) + heroFacts(hero),
                    zones: others.get(hero).sort(byKind), kind: "hero"});
     }
-    if (box) groups.push({title: "Not in play", zones: [box], kind: "box"});
+    if (box) groups.push({title: _("Not in play"), zones: [box], kind: "box"});
     return {groups, heroes};
   }
 
@@ -464,10 +534,10 @@
       const place = (view.locations || {})[facts.location];
       const levels = place ? Object.entries(Object.assign({}, place.access,
         Object.fromEntries(Object.entries(place.effects || {}).map(([suit, e]) => [suit, e.level]))))
-        .filter(([, level]) => level > 0).map(([suit, level]) => suit + " " + level) : [];
-      text += " · at " + facts.location + (levels.length ? " (" + levels.join(", ") + ")" : "");
+        .filter(([, level]) => level > 0).map(([suit, level]) => suitWord(suit) + " " + level) : [];
+      text += " · " + fmt(_("at {place}"), {place: facts.location}) + (levels.length ? " (" + levels.join(", ") + ")" : "");
     }
-    return text + " · knowledge " + facts.knowledge;
+    return text + " · " + fmt(_("knowledge {level}"), {level: facts.knowledge});
   }
 
   function renderZones() {
@@ -510,7 +580,7 @@
     const head = el("header", {class: "zone-head"},
       el("h3", {class: "zone-name", text: zoneLabel(zone, heroes)}),
       el("span", {class: "zone-id", text: zone}),
-      el("span", {class: "count", title: "cards", text: String(entries.length)}));
+      el("span", {class: "count", title: _("cards"), text: String(entries.length)}));
     section.append(head);
     if (!entries.length && !isDeck) return section;
 
@@ -527,7 +597,9 @@
         const open = state.opened.has(zone) ? state.opened.get(zone) : !isBox;
         const details = el("details", {class: "contents", open});
         details.addEventListener("toggle", () => state.opened.set(zone, details.open));
-        details.append(el("summary", {text: isBox ? "show the " + entries.length + " cards" : (entries.length === 1 ? "1 card" : entries.length + " cards, top first")}));
+        const n = entries.length;
+        details.append(el("summary", {text: isBox ? fmt(npgettext("zone contents", "show the {n} card", "show the {n} cards", n), {n})
+          : fmt(npgettext("zone contents", "{n} card", "{n} cards, top first", n), {n})}));
         const inner = el("div", {class: "cards"});
         entries.forEach((entry, index) => inner.append(cardGroup(entry, zone, index)));
         details.append(inner);
@@ -554,11 +626,11 @@
       attrs["aria-pressed"] = selected ? "true" : "false";
       attrs.onclick = () => toggleStack(zone);
     }
-    if (!entries.length) return el(tag, attrs, el("span", {class: "pile-hint", text: selected ? "selected" : "empty · pick"}));
+    if (!entries.length) return el(tag, attrs, el("span", {class: "pile-hint", text: selected ? _("selected") : _("empty · pick")}));
     return el(tag, attrs,
       el("span", {class: "card back", "aria-hidden": "true"}),
       el("span", {class: "pile-count", text: "×" + entries.length}),
-      CAN_ACT ? el("span", {class: "pile-hint", text: selected ? "selected" : "tap to pick"}) : null);
+      CAN_ACT ? el("span", {class: "pile-hint", text: selected ? _("selected") : _("tap to pick")}) : null);
   }
 
   function cardGroup(entry, zone, index) {
@@ -576,7 +648,7 @@
     const id = entry.id;
     if (!id) {
       // a card this seat may not identify: a back, and nothing else
-      return el("div", {class: "card back", role: "img", "aria-label": "a face-down card"});
+      return el("div", {class: "card back", role: "img", "aria-label": _("a face-down card")});
     }
     const info = (state.shown.cards && state.shown.cards[id]) || {};
     const suit = suitClass(info.suit);
@@ -593,28 +665,29 @@
       attrs.onclick = () => toggleCard(id, zone, host);
     }
     const marks = entry.face === "down" || entry.exhausted ? el("span", {class: "marks"},
-      entry.face === "down" ? el("span", {class: "mark mark-down", text: "face down"}) : null,
-      entry.exhausted ? el("span", {class: "mark mark-exhausted", text: "exhausted"}) : null) : null;
+      entry.face === "down" ? el("span", {class: "mark mark-down", text: _("face down")}) : null,
+      entry.exhausted ? el("span", {class: "mark mark-exhausted", text: _("exhausted")}) : null) : null;
     const hasValue = info.value !== null && info.value !== undefined;
     return el(tag, attrs,
       el("span", {class: "card-top"},
-        el("span", {class: "card-suit", text: info.suit || "?"}),
-        info.level !== null && info.level !== undefined ? el("span", {class: "card-level", title: "level", text: "L" + info.level}) : null),
+        el("span", {class: "card-suit", text: info.suit ? SUIT_NAMES[info.suit] || info.suit : "?"}),
+        // TRANSLATORS: a card's level, short: "L2"
+        info.level !== null && info.level !== undefined ? el("span", {class: "card-level", title: _("level"), text: fmt(_("L{level}"), {level: info.level})}) : null),
       el("span", {class: "card-name", text: info.name || id}),
       el("span", {class: "card-id", text: id}),
       marks,
       el("span", {class: "card-foot"},
-        hasValue ? el("span", {class: "card-value", title: "value", text: "◆ " + info.value}) : null));
+        hasValue ? el("span", {class: "card-value", title: _("value"), text: "◆ " + info.value}) : null));
   }
 
   function attachedTile(id, zone, hostId) {
-    if (!id) return el("div", {class: "card back attached", role: "img", "aria-label": "a hidden attached card"});
+    if (!id) return el("div", {class: "card back attached", role: "img", "aria-label": _("a hidden attached card")});
     const info = (state.shown.cards && state.shown.cards[id]) || {};
     const selected = state.selected.has(id);
     const tag = CAN_ACT ? "button" : "div";
     const attrs = {
       class: "card face attached suit-" + suitClass(info.suit) + (selected ? " selected" : ""),
-      "data-card": id, "data-host": hostId, title: id + " (attached to " + hostId + ")",
+      "data-card": id, "data-host": hostId, title: fmt(_("{card} (attached to {host})"), {card: id, host: hostId}),
     };
     if (CAN_ACT) {
       attrs.type = "button";
@@ -622,7 +695,7 @@
       attrs.onclick = () => toggleCard(id, zone, hostId);
     }
     return el(tag, attrs,
-      el("span", {class: "card-suit", text: info.suit || "?"}),
+      el("span", {class: "card-suit", text: info.suit ? SUIT_NAMES[info.suit] || info.suit : "?"}),
       el("span", {class: "card-name", text: info.name || id}),
       info.value !== null && info.value !== undefined ? el("span", {class: "card-value", text: "◆ " + info.value}) : null);
   }
@@ -677,9 +750,9 @@
     if (state.stack) parts.push(zoneLabel(state.stack, heroesIn(state.shown.zones)));
     for (const s of sel) parts.push(cardName(s.id));
     if (state.replay !== null) {
-      ui.selection.textContent = "Replaying: actions are off until you go back to live.";
+      ui.selection.textContent = _("Replaying: actions are off until you go back to live.");
     } else {
-      ui.selection.textContent = parts.length ? "Selected: " + parts.join(", ") : "Tap cards or a deck to act.";
+      ui.selection.textContent = parts.length ? fmt(_("Selected: {things}"), {things: parts.join(", ")}) : _("Tap cards or a deck to act.");
     }
     ui.clearSelection.hidden = !parts.length;
     updateButtons();
@@ -701,39 +774,39 @@
     const sel = () => selectionList();
     const notBox = (s) => s.length > 0 && s.every((c) => c.zone !== "box");
 
-    add("draw", "Draw", () => !!state.stack, () => {
+    add("draw", _("Draw"), () => !!state.stack, () => {
       if (MASTER) openDrawPanel();
       else act({action: "draw", stack: state.stack, count: 1});
     }, "primary");
-    add("shuffle", "Shuffle", () => !!state.stack, () => act({action: "shuffle", stack: state.stack}));
-    add("search", "Search…", () => !!state.stack && sel().length > 0 && sel().every((c) => c.zone === state.stack),
+    add("shuffle", _("Shuffle"), () => !!state.stack, () => act({action: "shuffle", stack: state.stack}));
+    add("search", _("Search…"), () => !!state.stack && sel().length > 0 && sel().every((c) => c.zone === state.stack),
       () => openSearchPanel());
-    add("send", "Send to…", () => notBox(sel()), () => openSendPanel());
-    add("discard", "Discard", () => notBox(sel()) && sel().some((c) => c.zone !== "discard"),
+    add("send", _("Send to…"), () => notBox(sel()), () => openSendPanel());
+    add("discard", _("Discard"), () => notBox(sel()) && sel().some((c) => c.zone !== "discard"),
       () => act({action: "discard", cards: cards()}));
-    add("bury", "Bury", () => notBox(sel()), () => act({action: "bury", cards: cards()}));
-    add("exile", "Exile", () => notBox(sel()), () => act({action: "exile", cards: cards()}));
-    add("reveal", "Reveal", () => notBox(sel()), () => act({action: "reveal", cards: cards()}));
-    add("show", "Show to…", () => notBox(sel()) && HEROES.some((h) => h !== ACTOR), () => openShowPanel());
-    add("hide", "Hide", () => notBox(sel()), () => act({action: "hide", cards: cards()}));
-    add("exhaust", "Exhaust", () => notBox(sel()), () => act({action: "exhaust", cards: cards()}));
-    add("restore", "Restore", () => notBox(sel()), () => act({action: "restore", cards: cards()}));
-    add("attach", "Attach to…", () => sel().length === 1 && notBox(sel()), () => openAttachPanel());
-    add("detach", "Detach", () => sel().length === 1 && !!sel()[0].host,
+    add("bury", _("Bury"), () => notBox(sel()), () => act({action: "bury", cards: cards()}));
+    add("exile", _("Exile"), () => notBox(sel()), () => act({action: "exile", cards: cards()}));
+    add("reveal", _("Reveal"), () => notBox(sel()), () => act({action: "reveal", cards: cards()}));
+    add("show", _("Show to…"), () => notBox(sel()) && HEROES.some((h) => h !== ACTOR), () => openShowPanel());
+    add("hide", _("Hide"), () => notBox(sel()), () => act({action: "hide", cards: cards()}));
+    add("exhaust", _("Exhaust"), () => notBox(sel()), () => act({action: "exhaust", cards: cards()}));
+    add("restore", _("Restore"), () => notBox(sel()), () => act({action: "restore", cards: cards()}));
+    add("attach", _("Attach to…"), () => sel().length === 1 && notBox(sel()), () => openAttachPanel());
+    add("detach", _("Detach"), () => sel().length === 1 && !!sel()[0].host,
       () => act({action: "detach", card: sel()[0].id}));
-    add("activate", "Activate…", () => sel().length === 1 && notBox(sel()), () => openActivatePanel());
-    add("trade", "Trade", () => sel().some((c) => c.zone === "discard"), () => {
+    add("activate", _("Activate…"), () => sel().length === 1 && notBox(sel()), () => openActivatePanel());
+    add("trade", _("Trade"), () => sel().some((c) => c.zone === "discard"), () => {
       const take = sel().filter((c) => c.zone === "discard").map((c) => c.id);
       const give = sel().filter((c) => c.zone !== "discard").map((c) => c.id);
       if (MASTER) openTradePanel(take, give);
       else act({action: "trade", hero: ACTOR, take, give});
     });
     if (MASTER) {
-      add("add", "Add from box…", () => sel().length > 0 && sel().every((c) => c.zone === "box"), () => openAddPanel());
+      add("add", _("Add from box…"), () => sel().length > 0 && sel().every((c) => c.zone === "box"), () => openAddPanel());
     }
-    add("undo", "Undo", () => true, () => act({action: "undo"}), "quiet");
-    add("redo", "Redo", () => true, () => act({action: "redo"}), "quiet");
-    if (MASTER) add("any", "Any action…", () => true, () => openAnyPanel(), "quiet");
+    add("undo", _("Undo"), () => true, () => act({action: "undo"}), "quiet");
+    add("redo", _("Redo"), () => true, () => act({action: "redo"}), "quiet");
+    if (MASTER) add("any", _("Any action…"), () => true, () => openAnyPanel(), "quiet");
     ui.clearSelection.addEventListener("click", () => {
       closePanel();
       clearSelection();
@@ -745,7 +818,7 @@
       let fits = false;
       try {
         fits = !!when();
-      } catch (_) {
+      } catch {
         fits = false;
       }
       button.hidden = !fits;
@@ -771,8 +844,8 @@
     form.append(el("h3", {class: "panel-title", text: title}));
     for (const field of fields) form.append(field);
     form.append(el("div", {class: "panel-buttons"},
-      el("button", {type: "submit", class: "primary", "data-confirm": name, text: "Do it"}),
-      el("button", {type: "button", class: "quiet", text: "Cancel", onclick: () => closePanel()})));
+      el("button", {type: "submit", class: "primary", "data-confirm": name, text: _("Do it")}),
+      el("button", {type: "button", class: "quiet", text: _("Cancel"), onclick: () => closePanel()})));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       let body;
@@ -820,8 +893,10 @@
     return zones.map((z) => [z, zoneLabel(z, heroes)]);
   }
 
+  const POSITIONS = [["top", pgettext("position", "top")], ["bottom", pgettext("position", "bottom")]];
+
   function positionField() {
-    return field("Position", select("position", [["", "where the zone puts it"], ["top", "top"], ["bottom", "bottom"]], ""));
+    return field(_("Position"), select("position", [["", _("where the zone puts it")], ...POSITIONS], ""));
   }
 
   function valueOf(form, name) {
@@ -831,10 +906,10 @@
 
   function openSendPanel() {
     const cards = selectionList().map((s) => s.id);
-    openPanel("send", "Send " + cards.map(cardName).join(", ") + " to…", [
-      field("Zone", select("to", zoneOptions(destinationZones()))),
+    openPanel("send", fmt(_("Send {cards} to…"), {cards: cards.map(cardName).join(", ")}), [
+      field(_("Zone"), select("to", zoneOptions(destinationZones()))),
       positionField(),
-      field("Face", select("face", [["", "as the zone decides"], ["up", "face up"], ["down", "face down"]], "")),
+      field(_("Face"), select("face", [["", _("as the zone decides")], ["up", _("face up")], ["down", _("face down")]], "")),
     ], (form) => {
       const body = {action: "send", cards, to: valueOf(form, "to")};
       const position = valueOf(form, "position");
@@ -848,9 +923,9 @@
   function openDrawPanel() {
     const heroes = heroesIn(state.live.zones);
     const targets = allZones().filter((z) => z !== "box" && z !== state.stack);
-    openPanel("draw", "Draw from " + state.stack, [
-      field("Count", el("input", {type: "number", name: "count", min: 1, value: 1, inputmode: "numeric"})),
-      field("To", select("to", zoneOptions(targets), heroes.length ? "inventory:" + heroes[0] : undefined)),
+    openPanel("draw", fmt(_("Draw from {zone}"), {zone: state.stack}), [
+      field(_("Count"), el("input", {type: "number", name: "count", min: 1, value: 1, inputmode: "numeric"})),
+      field(_("To"), select("to", zoneOptions(targets), heroes.length ? "inventory:" + heroes[0] : undefined)),
     ], (form) => ({action: "draw", stack: state.stack, count: Number(valueOf(form, "count") || 1), to: valueOf(form, "to")}));
   }
 
@@ -858,9 +933,9 @@
     const take = selectionList().map((s) => s.id);
     const heroes = heroesIn(state.live.zones);
     const targets = MASTER ? allZones().filter((z) => z !== "box" && z !== state.stack) : destinationZones();
-    openPanel("search", "Search " + state.stack + " for " + take.map(cardName).join(", "), [
-      field("To", select("to", [["", "the actor's inventory"], ...zoneOptions(targets)], MASTER && heroes.length ? "inventory:" + heroes[0] : "")),
-      field("By (the card whose effect allows it)", el("input", {type: "text", name: "by", placeholder: "card id, optional"})),
+    openPanel("search", fmt(_("Search {zone} for {cards}"), {zone: state.stack, cards: take.map(cardName).join(", ")}), [
+      field(_("To"), select("to", [["", _("the actor's inventory")], ...zoneOptions(targets)], MASTER && heroes.length ? "inventory:" + heroes[0] : "")),
+      field(_("By (the card whose effect allows it)"), el("input", {type: "text", name: "by", placeholder: _("card id, optional")})),
     ], (form) => {
       const body = {action: "search", stack: state.stack, take};
       if (valueOf(form, "to")) body.to = valueOf(form, "to");
@@ -886,10 +961,10 @@
     const card = selectionList()[0].id;
     const hosts = hostOptions(card);
     if (!hosts.length) {
-      say("no card to attach " + cardName(card) + " to", "error");
+      say(fmt(_("no card to attach {card} to"), {card: cardName(card)}), "error");
       return;
     }
-    openPanel("attach", "Attach " + cardName(card) + " to…", [field("Host", select("to", hosts))],
+    openPanel("attach", fmt(_("Attach {card} to…"), {card: cardName(card)}), [field(_("Host"), select("to", hosts))],
       (form) => ({action: "attach", card, to: valueOf(form, "to")}));
   }
 
@@ -897,19 +972,20 @@
   function openShowPanel() {
     const cards = selectionList().map((s) => s.id);
     const heroes = HEROES.filter((h) => h !== ACTOR);
-    openPanel("show", "Show " + cards.map(cardName).join(", ") + " to one hero only", [field("Hero", select("to", heroes))],
+    openPanel("show", fmt(_("Show {cards} to one hero only"), {cards: cards.map(cardName).join(", ")}),
+      [field(_("Hero"), select("to", heroes))],
       (form) => ({action: "reveal", cards, to: [valueOf(form, "to")]}));
   }
 
   function openActivatePanel() {
     const card = selectionList()[0].id;
     const fields = [
-      field("Effect (number, optional)", el("input", {type: "number", name: "effect", min: 1, inputmode: "numeric"})),
-      field("Target (optional)", el("input", {type: "text", name: "target", maxlength: 500})),
-      field("Note (optional)", el("input", {type: "text", name: "note", maxlength: 2000})),
+      field(_("Effect (number, optional)"), el("input", {type: "number", name: "effect", min: 1, inputmode: "numeric"})),
+      field(_("Target (optional)"), el("input", {type: "text", name: "target", maxlength: 500})),
+      field(_("Note (optional)"), el("input", {type: "text", name: "note", maxlength: 2000})),
     ];
-    if (MASTER) fields.unshift(field("Hero (who activates)", select("hero", [["", "—"], ...heroesIn(state.live.zones)], "")));
-    openPanel("activate", "Activate " + cardName(card), fields, (form) => {
+    if (MASTER) fields.unshift(field(_("Hero (who activates)"), select("hero", [["", "—"], ...heroesIn(state.live.zones)], "")));
+    openPanel("activate", fmt(_("Activate {card}"), {card: cardName(card)}), fields, (form) => {
       const body = {action: "activate", card};
       if (valueOf(form, "effect")) body.effect = Number(valueOf(form, "effect"));
       if (valueOf(form, "target")) body.target = valueOf(form, "target");
@@ -921,16 +997,17 @@
 
   function openTradePanel(take, give) {
     const heroes = heroesIn(state.live.zones);
-    openPanel("trade", "Trade: take " + take.map(cardName).join(", ") + (give.length ? ", give " + give.map(cardName).join(", ") : ""),
-      [field("For hero", select("hero", heroes))],
+    const names = {take: take.map(cardName).join(", "), give: give.map(cardName).join(", ")};
+    openPanel("trade", fmt(give.length ? _("Trade: take {take}, give {give}") : _("Trade: take {take}"), names),
+      [field(_("For hero"), select("hero", heroes))],
       (form) => ({action: "trade", hero: valueOf(form, "hero"), take, give}));
   }
 
   function openAddPanel() {
     const cards = selectionList().map((s) => s.id);
-    openPanel("add", "Add " + cards.map(cardName).join(", ") + " from the box to…", [
-      field("Zone", select("to", zoneOptions(allZones().filter((z) => z !== "box")))),
-      field("Position", select("position", ["top", "bottom"], "top")),
+    openPanel("add", fmt(_("Add {cards} from the box to…"), {cards: cards.map(cardName).join(", ")}), [
+      field(_("Zone"), select("to", zoneOptions(allZones().filter((z) => z !== "box")))),
+      field(_("Position"), select("position", POSITIONS, "top")),
     ], (form) => ({action: "add", cards, to: valueOf(form, "to"), position: valueOf(form, "position")}));
   }
 
@@ -949,7 +1026,7 @@
     };
     params.value = template(chooser.value);
     chooser.addEventListener("change", () => { params.value = template(chooser.value); });
-    openPanel("any", "Any action (the API's parameters, as JSON)", [field("Action", chooser), field("Parameters", params)],
+    openPanel("any", _("Any action (the API's parameters, as JSON)"), [field(_("Action"), chooser), field(_("Parameters"), params)],
       (form) => {
         let extra = {};
         const text = valueOf(form, "params");
@@ -957,10 +1034,10 @@
           try {
             extra = JSON.parse(text);
           } catch (err) {
-            throw new Error("the parameters are not valid JSON: " + err.message);
+            throw new Error(fmt(_("the parameters are not valid JSON: {reason}"), {reason: err.message}));
           }
         }
-        if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new Error("the parameters must be a JSON object");
+        if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new Error(_("the parameters must be a JSON object"));
         return Object.assign({}, extra, {action: valueOf(form, "action")});
       });
   }
@@ -991,8 +1068,8 @@
         el("span", {class: "entry-meta"},
           el("span", {class: "entry-actor", text: entry.actor}),
           el("span", {class: "entry-action", text: entry.action}),
-          when && !isNaN(when) ? el("time", {datetime: entry.time, text: when.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"})}) : null,
-          entry.undone_by ? el("span", {class: "entry-undone", text: "undone by " + entry.undone_by}) : null),
+          when && !isNaN(when) ? el("time", {datetime: entry.time, text: when.toLocaleTimeString(LANG, {hour: "2-digit", minute: "2-digit"})}) : null,
+          entry.undone_by ? el("span", {class: "entry-undone", text: fmt(_("undone by {seq}"), {seq: entry.undone_by})}) : null),
         el("span", {class: "entry-summary", text: entry.summary})));
     head.addEventListener("click", () => toggleExplain(entry.seq));
     li.append(head);
@@ -1037,12 +1114,12 @@
       }
       box.append(list);
     } else {
-      box.append(el("p", {class: "muted", text: "no rule checks recorded for this action"}));
+      box.append(el("p", {class: "muted", text: _("no rule checks recorded for this action")}));
     }
     const buttons = el("div", {class: "explain-buttons"},
-      el("button", {type: "button", class: "small", text: "Show the table at seq " + seq, onclick: () => replayTo(seq)}));
+      el("button", {type: "button", class: "small", text: fmt(_("Show the table at seq {seq}"), {seq}), onclick: () => replayTo(seq)}));
     if (CAN_ACT && seq < state.seq && state.replay === null) {
-      buttons.append(el("button", {type: "button", class: "small", "data-action": "undo-to", text: "Undo everything after seq " + seq,
+      buttons.append(el("button", {type: "button", class: "small", "data-action": "undo-to", text: fmt(_("Undo everything after seq {seq}"), {seq}),
         onclick: () => act({action: "undo", to: seq})}));
     }
     box.append(buttons);

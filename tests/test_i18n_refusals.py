@@ -1,0 +1,201 @@
+"""The write side's refusals in Brazilian Portuguese (issue 16): what the rules say when
+they refuse an action (``ledger.rules``, ``ledger.actions``, the ids of
+``ledger.vocabulary``, the zones and heroes of ``ledger.campaign``), read through the
+real command in both languages.
+
+The same refusal reads the same in English as before; in Portuguese it is one
+``error:`` line in Portuguese, with the ids, zone ids and command names as typed; with
+``--json`` both carry the same ``code`` and the message in their language; and a refusal
+appends nothing whatever the language. Counts read right in both (``1 effect`` /
+``2 effects``, ``1 efeito`` / ``2 efeitos``).
+
+Through ``run_ledger`` (the code path of ``python -m ledger``, in this process) and once
+``run_ledger_process`` (``$LEDGER_LANG`` read by a fresh interpreter), on a real SQLite
+file. The suite pins ``LEDGER_LANG=en`` (tests/conftest.py); these tests choose the
+language themselves."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from ledger import actions
+from ledger.catalog import sample_catalog_path
+from ledger.i18n import speaking
+from ledger.rulebook import REFILL_LIMIT, rule_text
+from ledger.rules import fair_play, words
+
+from .conftest import json_error, one_error_line, run_ledger, run_ledger_process, stored_events, succeeded
+
+SAMPLE = str(sample_catalog_path())
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> Path:
+    """Heroes ana and bo; deck:item holds item-sword then item-bow (top first), ana's
+    inventory item-axe (one effect) and item-rope (two), bo's item-shield (face-up) and
+    item-helm (face-down); deck:skill and the depot are empty. The tests only refuse."""
+    db = tmp_path_factory.mktemp("refusals") / "campaign.db"
+    for args in (["init", "--catalog", SAMPLE, "--name", "Recusas"], ["hero", "add", "ana"], ["hero", "add", "bo"],
+                 ["add", "item-sword", "item-bow", "--to", "deck:item"],
+                 ["add", "item-axe", "item-rope", "--to", "inventory:ana"],
+                 ["add", "item-shield", "item-helm", "--to", "inventory:bo"], ["reveal", "item-shield"]):
+        succeeded(run_ledger(*args, db=db))
+    return db
+
+
+# Each refusal: its arguments, its code, the English line (as it read before the
+# translation) and the Portuguese one.
+REFUSALS = {
+    "drawing from an empty deck the depot cannot refill": (
+        ["--actor", "ana", "draw", "deck:skill"], "deck-empty",
+        ("deck:skill is empty and the depot has no skill cards to refill it; add cards to it first "
+         "(ledger add CARD --to deck:skill)"),
+        ("deck:skill está vazio e o entreposto não tem cartas de habilidade para reabastecê-lo; adicione cartas a "
+         "ele primeiro (ledger add CARD --to deck:skill)")),
+    "drawing from a pile": (
+        ["--actor", "ana", "draw", "discard"], "rule",
+        "discard is not a deck; draw works on decks (take a card from it with search)",
+        "discard não é um baralho; draw funciona com baralhos (pegue uma carta dela com search)"),
+    "taking a card that is not in the discard pile": (
+        ["trade", "ana", "--take", "item-sword", "--give", "item-axe"], "card-not-there",
+        "card item-sword is not in discard (it is in deck:item); trade takes cards from the discard pile",
+        "a carta item-sword não está em discard (ela está em deck:item); trade pega cartas da pilha de descarte"),
+    "a hero discarding a card of another hero's zone": (
+        ["--actor", "ana", "discard", "item-shield"], "not-allowed",
+        "inventory:bo belongs to bo; ana may not discard cards from it (act as --actor bo or --actor master)",
+        ("inventory:bo pertence a bo; ana não pode descartar cartas de inventory:bo (aja como --actor bo ou "
+         "--actor master)")),
+    "a hero naming a card they cannot see": (
+        ["--actor", "ana", "exile", "item-helm"], "not-allowed",
+        "ana cannot see card item-helm; a hero exiles only cards they can see",
+        "ana não pode ver a carta item-helm; um herói só bane cartas que pode ver"),
+    "a hero sending a card to another hero's table": (
+        ["--actor", "ana", "send", "item-axe", "--to", "table:bo"], "not-allowed",
+        ("ana may send cards only to their own inventory, table or extra zone or the scenario, not to table:bo; "
+         "discard, bury and exile have commands of their own, and the master may put cards anywhere"),
+        ("ana só pode enviar cartas para o próprio inventário, mesa ou zona extra ou para o cenário, não para "
+         "table:bo; descartar, enterrar e banir têm comandos próprios, e o mestre pode pôr cartas em qualquer "
+         "lugar")),
+    "a hero acting for another": (
+        ["--actor", "bo", "travel", "ana", "village"], "not-allowed",
+        "bo may not move ana (act as --actor ana or --actor master)",
+        "bo não pode fazer ana viajar (aja como --actor ana ou --actor master)"),
+    "what only the master does": (
+        ["--actor", "ana", "hero", "knowledge", "ana", "2"], "not-allowed",
+        "only the master changes a hero's knowledge (not ana)",
+        "só o mestre muda o conhecimento de um herói (não ana)"),
+    "an actor who is no hero of the campaign": (
+        ["--actor", "zed", "draw", "deck:item"], "unknown-hero",
+        "no hero 'zed' in this campaign (heroes: ana, bo)",
+        "não há herói 'zed' nesta campanha (heróis: ana, bo)"),
+    "a bad hero id": (
+        ["hero", "add", "Bad"], "bad-input",
+        "'Bad' is not a hero id; use lower-case letters, digits, '-' or '_' (e.g. ana)",
+        "'Bad' não é um id de herói; use letras minúsculas, dígitos, '-' ou '_' (por exemplo ana)"),
+    "a zone of a hero the campaign does not have": (
+        ["send", "item-axe", "--to", "table:zed"], "unknown-hero",
+        "table:zed is not a zone: there is no hero 'zed' (heroes: ana, bo)",
+        "table:zed não é uma zona: não há herói 'zed' (heróis: ana, bo)"),
+}
+
+
+@pytest.mark.parametrize("refusal", list(REFUSALS))
+def test_a_refusal_reads_in_portuguese_with_lang_pt_and_as_before_in_english(table, refusal):
+    args, _code, english, portuguese = REFUSALS[refusal]
+    before = stored_events(table)
+    assert one_error_line(run_ledger(*args, db=table), what=args) == f"error: {english}"
+    assert one_error_line(run_ledger("--lang", "pt", *args, db=table), what=args) == f"error: {portuguese}"
+    assert one_error_line(run_ledger(*args, db=table, env={"LEDGER_LANG": "pt"}), what=args) == f"error: {portuguese}"
+    assert stored_events(table) == before, "a refused action appended events"
+
+
+@pytest.mark.parametrize("refusal", list(REFUSALS))
+def test_json_gives_the_same_code_in_both_languages_and_the_message_in_each(table, refusal):
+    args, code, english, portuguese = REFUSALS[refusal]
+    before = stored_events(table)
+    in_english = json_error(run_ledger("--json", *args, db=table))
+    in_portuguese = json_error(run_ledger("--lang", "pt", "--json", *args, db=table))
+    assert in_english["code"] == in_portuguese["code"] == code
+    assert (in_english["message"], in_portuguese["message"]) == (english, portuguese)
+    assert set(in_english) == set(in_portuguese)
+    assert stored_events(table) == before
+
+
+def test_ledger_lang_pt_in_a_fresh_process_refuses_in_portuguese_and_appends_nothing(table):
+    args, _code, _english, portuguese = REFUSALS["taking a card that is not in the discard pile"]
+    before = stored_events(table)
+    result = run_ledger_process(*args, db=table, env={"LEDGER_LANG": "pt"})
+    assert one_error_line(result) == f"error: {portuguese}"
+    assert stored_events(table) == before
+
+
+@pytest.mark.parametrize(("args", "english", "portuguese"), [
+    (["activate", "item-axe", "--effect", "3"],
+     "card item-axe has 1 effect; --effect 3 is not one of them",
+     "a carta item-axe tem 1 efeito; --effect 3 não é um deles"),
+    (["activate", "item-rope", "--effect", "3"],
+     "card item-rope has 2 effects; --effect 3 is not one of them",
+     "a carta item-rope tem 2 efeitos; --effect 3 não é um deles"),
+    (["send", "item-sword", "--to", "deck:item"],
+     "nothing to do: item-sword already lies that way in deck:item",
+     "nada a fazer: item-sword já está assim em deck:item"),
+    (["send", "item-sword", "item-bow", "--to", "deck:item"],
+     "nothing to do: item-sword, item-bow already lie that way in deck:item",
+     "nada a fazer: item-sword, item-bow já estão assim em deck:item"),
+], ids=["one effect", "two effects", "one card", "two cards"])
+def test_a_count_reads_singular_for_one_and_plural_for_two_in_both_languages(table, args, english, portuguese):
+    before = stored_events(table)
+    assert one_error_line(run_ledger(*args, db=table)) == f"error: {english}"
+    assert one_error_line(run_ledger("--lang", "pt", *args, db=table)) == f"error: {portuguese}"
+    assert stored_events(table) == before
+
+
+# -- the verbs the handlers name to the rules ---------------------------------------------------------
+VERB_TAKERS = {"_known", "_theirs", "_turn", "_tilt", "may_name", "knows_card", "controls_card", "may_use_stack",
+               "hand_for", "sends_to_own_zone", "may_take_back"}
+"""The functions whose last argument is a verb a refusal shows (``ledger.rules.words``)."""
+NAMING = {"_known", "_turn", "_tilt", "may_name", "knows_card"}
+"""Those that may refuse with "a hero ___ only cards they can see" (``words.does``)."""
+
+
+def _verbs_named(*modules) -> dict[str, set[str]]:
+    """Every verb given (as a string) to a ``VERB_TAKERS`` function, with the names of the
+    functions it was given to."""
+    found: dict[str, set[str]] = {}
+    for module in modules:
+        for node in ast.walk(ast.parse(Path(module.__file__).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and node.args:
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+                last = node.args[-1]
+                if name in VERB_TAKERS and isinstance(last, ast.Constant) and isinstance(last.value, str):
+                    found.setdefault(last.value, set()).add(name)
+    return found
+
+
+def test_every_verb_a_handler_names_to_a_rule_is_translated():
+    named = _verbs_named(actions, fair_play)
+    assert {"send", "draw from", "attach to", "search by", "take the cards", "undo"} <= set(named)
+    naming = sorted(v for v, takers in named.items() if takers & NAMING)
+    with speaking("en"):  # English: the verb as named, "sends", "send cards from"
+        assert [words.doing(v) for v in named] == list(named)
+        english = [words.does(v) for v in naming]
+        assert words.does("attach to") == "attaches to" and words.does("bury") == "buries"
+        assert words.doing_cards_from("send") == "send cards from"
+    with speaking("pt"):
+        untranslated = sorted(v for v in named if words.doing(v) == v)
+        unconjugated = [v for v, said in zip(naming, english) if words.does(v) == said]
+        assert words.doing_cards_from("send") == "enviar cartas de"
+        assert words.does("attach to") == "anexa a"
+    assert (untranslated, unconjugated) == ([], [])
+
+
+def test_the_refill_rule_names_the_refill_limit_it_states():
+    """The rulebook's texts are plain message ids, so the limit is written out in one."""
+    assert f"up to {REFILL_LIMIT} cards" in rule_text("refill-candidates")
+    with speaking("pt"):
+        from ledger.i18n import _
+
+        assert f"até {REFILL_LIMIT} cartas" in _(rule_text("refill-candidates"))
