@@ -69,3 +69,30 @@ def test_the_postgresql_commands_run_as_written():
                 assert done.returncode == 0, f"{part!r} failed: {done.stderr}"
                 ran += 1
         assert ran >= 9
+
+
+def test_the_portuguese_commands_run_as_written_and_speak_portuguese(tmp_path: Path):
+    """"Em português": the demo narrated in Portuguese, then every command with
+    ``LEDGER_LANG=pt`` as the block exports it, each succeeding and reading in Portuguese."""
+    lines = _block_after("## Em português")
+    env: dict[str, str] = {}
+    heard = []
+    for line in lines:
+        command = line.split("#", 1)[0].strip()
+        if command.startswith("export "):
+            name, value = command.removeprefix("export ").split("=", 1)
+            env[name] = value
+            continue
+        argv = shlex.split(command)
+        assert argv[0] == ".venv/bin/ledger", line
+        done = run_ledger(*argv[1:], cwd=tmp_path, env={"COLUMNS": "200", **env})
+        assert done.returncode == 0, f"{command!r} failed: {done.stderr}"
+        heard.append(done.stdout)
+    assert env == {"LEDGER_LANG": "pt"}
+    demo, zones, history, explain, card, help_page = heard
+    assert "Jogue à mesa" in demo
+    assert "Baralho de Item (deck:item)" in zones and "Pilha de Descarte (discard)" in zones
+    assert "o que aconteceu" in history
+    assert "Ação Total" in explain
+    assert "Escudo de Madeira" in card and "Oculta" in card
+    assert help_page.startswith("Uso: ledger draw")
