@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import inspect
 import io
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -233,11 +234,13 @@ def compiled_catalog(source: Path, target: Path | None = None) -> io.BytesIO:
     """A ``.po`` compiled to ``.mo`` bytes, also written to ``target`` when it can be."""
     buffer = io.BytesIO()
     write_mo(buffer, read(source), use_fuzzy=False)
-    if target is not None:
+    if target is not None:  # whole or not at all: other processes may be reading it at once
+        scratch = target.with_name(f".{target.name}.{os.getpid()}.partial")
         try:
-            target.write_bytes(buffer.getvalue())
+            scratch.write_bytes(buffer.getvalue())
+            os.replace(scratch, target)
         except OSError:  # an installed package may be read-only: use it from memory
-            pass
+            scratch.unlink(missing_ok=True)
     buffer.seek(0)
     return buffer
 
