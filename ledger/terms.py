@@ -12,6 +12,11 @@ from __future__ import annotations
 from .i18n import N_, _, pgettext
 from .vocabulary import Role, Suit
 
+def pgettext_noop(context: str, message: str) -> tuple[str, str]:
+    """Marks a word with its context for translation (``pgettext`` translates it where shown)."""
+    return context, message
+
+
 SUITS = {
     Suit.HOUSE: N_("House"), Suit.CLASS: N_("Class"), Suit.ENTITY: N_("Entity"), Suit.ITEM: N_("Item"),
     Suit.SKILL: N_("Skill"), Suit.COMPANION: N_("Companion"), Suit.EVENT: N_("Event"),
@@ -33,16 +38,63 @@ STATES = {
 }
 """Faces and card states (Revelada/Oculta, Exaurida/Restaurada, Ativa/Inativa, Anexada, Banida)."""
 
-OTHER = {
-    "full-action": N_("Full Action"), "token": N_("Token"), "resource": N_("Resource"),
-    "knowledge": N_("Knowledge"), "master": N_("Master"), "hero": N_("Hero"), "card": N_("Card"),
+GROUPS = {"sheet": N_("Sheet"), "asset": N_("Asset")}
+"""The two groups of suits: sheet cards (white: Ficha) and asset cards (black: Recurso)."""
+
+VALUE_TYPES = {
+    "price": pgettext_noop("value type", "price"), "xp": pgettext_noop("value type", "xp"),
+    "companion": pgettext_noop("value type", "companion"), "event": pgettext_noop("value type", "event"),
 }
-"""Other words of the game (Ação Total, Ficha, Recurso, Conhecimento, Mestre, Herói, Carta)."""
+"""The value types of the standard format (a card's ``value``: an item's price, a skill's
+XP...), as running text names them (preço, xp, companheiro, evento)."""
+
+VALUE_UNITS = {"price": pgettext_noop("value unit", "price"), "XP": pgettext_noop("value unit", "XP")}
+"""What a value type's sums are counted in (``ledger.formats.VALUE_UNITS``)."""
+
+EFFECT_KINDS = {"activate": pgettext_noop("effect kind", "activate"), "auto": pgettext_noop("effect kind", "auto")}
+"""A card effect's kind: one activated by a hero, or one that works by itself."""
+
+OTHER = {"full-action": N_("Full Action"), "knowledge": N_("Knowledge"), "master": N_("Master"), "hero": N_("Hero")}
+"""Other words of the game (Ação Total, Conhecimento, Mestre, Herói)."""
+
+
+def _said(words: dict, key: str | None) -> str | None:
+    entry = words.get(key)
+    if entry is None:
+        return None
+    return pgettext(*entry) if isinstance(entry, tuple) else _(entry)
 
 
 def suit_name(suit: str) -> str:
     """A suit as a person reads it (the id itself when it is not a suit)."""
     return _(SUITS[suit]) if suit in SUITS else suit
+
+
+def suit_word(suit: str | None) -> str:
+    """A suit inside a sentence: lower case (``item``, ``habilidade``); "" for none."""
+    return suit_name(suit).lower() if suit else ""
+
+
+def group_name(group: str) -> str:
+    """``sheet`` or ``asset`` in words (Ficha, Recurso)."""
+    return _said(GROUPS, group) or group
+
+
+def value_type_name(value_type: str) -> str:
+    """A value type in running text (a format's own type: as the format names it)."""
+    return _said(VALUE_TYPES, value_type) or value_type
+
+
+def value_unit_name(value_type: str) -> str:
+    """What a value type's sums are counted in (price, XP; else the type itself)."""
+    from .formats import VALUE_UNITS as UNITS
+
+    unit = UNITS.get(value_type)
+    return (_said(VALUE_UNITS, unit) or unit) if unit else value_type_name(value_type)
+
+
+def effect_kind_name(kind: str) -> str:
+    return _said(EFFECT_KINDS, kind) or kind
 
 
 def role_name(role: str) -> str:
@@ -55,8 +107,8 @@ def state_name(state: str) -> str:
 
 
 def term(key: str) -> str:
-    """Another word of the game (``full-action``, ``token``...) in words."""
-    return _(OTHER[key]) if key in OTHER else key
+    """Another word of the game (``full-action``, ``knowledge``...) in words."""
+    return _said(OTHER, key) or key
 
 
 def zone_name(zone: str) -> str:

@@ -5,7 +5,7 @@ What is extracted (``extract``): every ``_``, ``N_``, ``ngettext``, ``pgettext``
 of click commands (the CLI's help, as ``inspect.cleandoc`` gives them); the ``{% trans %}``
 blocks and ``_()`` calls of the server's Jinja2 templates. ``python -m ledger.locale
 update`` writes ``ledger.pot`` and merges it into each ``.po``; ``check`` lists what is
-missing, fuzzy or broken (tests/test_translations.py fails on any); ``compile`` writes
+missing, fuzzy or broken (tests/test_i18n.py fails on any); ``compile`` writes
 the ``.mo`` files (the build does it too: setup.py).
 """
 
@@ -38,8 +38,9 @@ METHODS = [
 OPTIONS = {"**/templates/**.html": {"extensions": "jinja2.ext.i18n", "trimmed": "true"}}
 HELP_CALLS = {"option", "argument", "command", "group", "Option", "Argument", "password_option"}
 """Calls whose ``help=`` (and ``short_help=``) is a help text: click's decorators."""
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_plural": (1, 2)}
-"""gettext's functions, and ``N_plural`` (a singular/plural pair translated later)."""
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_plural": (1, 2), "pgettext_noop": ((1, "c"), 2)}
+"""gettext's functions, ``N_plural`` (a singular/plural pair translated later) and
+``pgettext_noop`` (a word with its context, translated later)."""
 
 
 def po_path(locale: str) -> Path:
