@@ -8,14 +8,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
 from eventsourcing.utils import get_topic, resolve_topic
 from pydantic import BaseModel
 
+from .integrity import stored_state
+
 
 class JSONTranscoder(Transcoder):
     def encode(self, obj: Any) -> bytes:
-        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        """Compact UTF-8 JSON (msgspec: the bytes ``json.dumps`` would write, faster)."""
+        try:
+            return msgspec.json.encode(obj)
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
     def decode(self, data: bytes) -> Any:
         return json.loads(data)
@@ -24,7 +32,11 @@ class JSONTranscoder(Transcoder):
 class PydanticMapper(Mapper):
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         assert isinstance(domain_event, BaseModel)
-        state = domain_event.model_dump(mode="json", exclude={"originator_id", "originator_version"})
+        dumped = stored_state(domain_event)  # the dump its hash was computed over, if just sealed
+        if dumped is not None:
+            state = {k: v for k, v in dumped.items() if k not in ("originator_id", "originator_version")}
+        else:
+            state = domain_event.model_dump(mode="json", exclude={"originator_id", "originator_version"})
         stored = self.transcoder.encode(state)
         if self.compressor:
             stored = self.compressor.compress(stored)
