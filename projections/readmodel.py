@@ -45,7 +45,7 @@ import msgspec
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
-from ledger.i18n import _
+from ledger.i18n import ENGLISH, _, speaking
 from ledger.states import card_states
 from ledger.vocabulary import PUBLIC, host_of
 from ledger.witness import witnessed
@@ -309,8 +309,11 @@ class ReadModel:
 
         Tables that do not follow the log (``position_problem``, or a history row
         already there for an action about to be written) are dropped and the whole
-        log applied again; ``repaired`` then says why (else it is None)."""
-        self.repaired = self.position_problem()
+        log applied again; ``repaired`` then says why (else it is None), in English
+        whatever the language spoken: it is a line for the logs of whoever keeps the file
+        (``verify`` reports the same problems in the reader's language)."""
+        with speaking(ENGLISH):
+            self.repaired = self.position_problem()
         if self.repaired is None:
             try:
                 return self._follow(progress, batch, recorded)
@@ -351,7 +354,8 @@ class ReadModel:
         whose event and campaign the write path already holds, so they are not read
         again. ``repaired`` says why the tables were rebuilt, or is None."""
         done, repaired = self._catch_up_retrying(recorded)
-        problem = None if repaired else self.fold_problem(recorded)
+        with speaking(ENGLISH):  # a reason for ``repaired``
+            problem = None if repaired else self.fold_problem(recorded)
         if problem is not None:
             self._reset()
             done, _repaired = self._catch_up_retrying(recorded)
@@ -582,8 +586,10 @@ def _refuse_rows_ahead(db: Writer, history: list[dict[str, Any]], position: int)
         found = db.execute("SELECT seq FROM history WHERE campaign = ? AND seq >= ? ORDER BY seq LIMIT 1",
                            [slug, seq]).fetchone()
         if found is not None:
-            raise _Astray(_("history row seq {seq} of campaign {campaign} is past position {position}").format(
-                seq=found[0], campaign=slug, position=position))
+            with speaking(ENGLISH):  # a reason for ``repaired``
+                reason = _("history row seq {seq} of campaign {campaign} is past position {position}").format(
+                    seq=found[0], campaign=slug, position=position)
+            raise _Astray(reason)
 
 
 def _marks_disagree(position: int, mark: str, last_action: str | None) -> str | None:

@@ -303,3 +303,53 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
     for seat in (*seats, phone):
         assert not seat.problems, seat.problems
         seat.context.close()
+
+
+def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(browser: Any, game: tuple[Table, str]
+                                                                         ) -> None:
+    """Issue 16: ``?lang=pt`` gives the page in Portuguese — its labels, the game's words
+    (ledger.terms: the zones' and suits' names, the seat's own zones as whole texts), the
+    rules' labels in explain — with every id as it was; the switcher brings English back,
+    and the device remembers the choice."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    page = ana.page
+    page.goto(f"{base}/?lang=pt")
+    page.wait_for_selector("#table[data-ready=yes]")
+    expect(page.locator("html")).to_have_attribute("lang", "pt-BR")
+    expect(page.locator('label[for="timeline"]')).to_have_text("Linha do tempo")
+    names = {"inventory:ana": "Seu Inventário", "table:ana": "Sua Mesa", "extra:ana": "Sua Zona Extra",
+             "inventory:bo": "Inventário de bo", "deck:item": "Baralho de Item", "discard": "Pilha de Descarte"}
+    for zone, name in names.items():
+        expect(ana.zone(zone).locator(".zone-name")).to_have_text(name)
+        expect(ana.zone(zone).locator(".zone-id")).to_have_text(zone)  # ids stay ids
+    expect(ana.card("inventory:ana", "skill-first-aid").locator(".card-suit")).to_have_text("Habilidade")
+    ana.zone("deck:item").locator(".pile").click()
+    expect(page.locator('button[data-action="draw"]')).to_have_text("Comprar")
+    expect(page.locator("#selection")).to_contain_text("Baralho de Item")
+    page.click("#clear-selection")
+    # explain: each rule's label in the page's language (its stable English name when the reply has none)
+    history = page.evaluate("async () => (await fetch('/api/campaigns/demo/history')).json()")
+    draw = max(entry["seq"] for entry in history if entry["action"] == "draw")
+    checks = page.evaluate(f"async () => (await (await fetch('/api/campaigns/demo/explain/{draw}')).json()).checks")
+    assert checks, "a draw is checked against the rules"
+    page.click(f'#history li[data-seq="{draw}"] .entry-head')
+    labels = page.locator(f'#history li[data-seq="{draw}"] .explain dl.checks dt')
+    expect(labels).to_have_text([check.get("label") or check["rule"] for check in checks])
+
+    page.click('nav.languages a[data-lang="en"]')
+    page.wait_for_selector("#table[data-ready=yes]")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    english = {"inventory:ana": "Your Inventory", "table:ana": "Your Table", "extra:ana": "Your Extra Zone",
+               "inventory:bo": "bo's Inventory", "deck:item": "Item Deck", "discard": "Discard Pile"}
+    for zone, name in english.items():
+        expect(ana.zone(zone).locator(".zone-name")).to_have_text(name)
+    expect(ana.card("inventory:ana", "skill-first-aid").locator(".card-suit")).to_have_text("Skill")
+    page.goto(f"{base}/")  # the device remembers English
+    page.wait_for_selector("#table[data-ready=yes]")
+    expect(page.locator('label[for="timeline"]')).to_have_text("Timeline")
+    expect(ana.zone("inventory:ana").locator(".zone-name")).to_have_text("Your Inventory")
+    assert not ana.problems, ana.problems
+    ana.context.close()

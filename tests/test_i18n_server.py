@@ -9,7 +9,9 @@ see stays unseen in Portuguese too.
 from __future__ import annotations
 
 import json
+import logging
 import re
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -71,7 +73,8 @@ def test_accept_language_pt_gives_a_portuguese_page_and_no_header_an_english_one
     seated, client = demo
     pt = client.get("/", headers=as_(seated, "bo", PT))
     assert pt.status_code == 200
-    assert pt.headers["content-language"] == "pt-BR" and "accept-language" in pt.headers["vary"].lower()
+    vary = {part.strip().lower() for part in pt.headers["vary"].split(",")}
+    assert pt.headers["content-language"] == "pt-BR" and {"accept-language", "cookie"} <= vary  # the cookie beats it
     assert '<html lang="pt-BR">' in pt.text
     for text in ("Linha do tempo", "Histórico", "você é <strong id=\"who\">bo</strong>", "Toque em cartas ou num baralho"):
         assert text in pt.text, text
@@ -109,8 +112,6 @@ def test_the_page_embeds_the_scripts_texts_translated_for_its_language(demo):
     texts = pt["texts"]
     assert texts["Draw"] == "Comprar" and texts["Undo"] == "Desfazer"
     assert texts["face down"] == "face para baixo" and texts["exhausted"] == "exaurida"
-    assert texts["zone\x04discard pile"] == "Pilha de Descarte" and texts["zone\x04depot"] == "Entreposto"
-    assert texts["Skill"] == "Habilidade"  # the suits: ledger.terms's words
     assert texts["zone contents\x04{n} card"] == [
         "{n} cartas, do topo para baixo", "{n} carta", "{n} cartas, do topo para baixo"]  # 0, 1, 2+
     assert texts["live · seq {seq}"] == "ao vivo · seq {seq}"
@@ -121,6 +122,44 @@ def test_the_page_embeds_the_scripts_texts_translated_for_its_language(demo):
     for key, text in en["texts"].items():
         if isinstance(text, str):
             assert text == key.split("\x04")[-1], key  # English: the ids themselves
+
+
+def test_the_games_words_on_the_page_are_ledger_terms_and_the_script_has_none_of_its_own(demo):
+    seated, client = demo
+    pt = embedded_texts(client.get("/", headers=as_(seated, "ana", PT)).text)["words"]
+    assert pt["suits"] == {"house": "Casa", "class": "Classe", "entity": "Entidade", "item": "Item",
+                           "skill": "Habilidade", "companion": "Companheiro", "event": "Evento"}
+    assert pt["suit_words"]["skill"] == "habilidade" and pt["suit_words"]["item"] == "item"
+    # the seat's own zones: whole texts, each with its gender
+    assert pt["own_zones"] == {"table": "Sua Mesa", "inventory": "Seu Inventário", "extra": "Sua Zona Extra"}
+    en = embedded_texts(client.get("/", headers=as_(seated, "ana", EN)).text)["words"]
+    assert en["suits"]["skill"] == "Skill" and en["suit_words"]["skill"] == "skill"
+    assert en["own_zones"] == {"table": "Your Table", "inventory": "Your Inventory", "extra": "Your Extra Zone"}
+    # the script names no suit and no kind of zone itself: those live in ledger.terms, once
+    from ledger.terms import ROLES, SUITS
+
+    script = {m.id if isinstance(m.id, str) else m.id[0] for m in extract_files([SCRIPT]) if m.id}
+    words = {word.lower() for word in (*SUITS.values(), *ROLES.values())}
+    assert not {text for text in script if text.lower() in words or "{zone}" in text and "’s" in text}
+    source = SCRIPT.read_text(encoding="utf-8")
+    assert "KIND_NAMES" not in source and "startsWith(\"{owner}\")" not in source
+
+
+def test_the_zones_reply_names_each_zone_in_the_requests_language_and_keeps_its_ids(demo):
+    seated, client = demo
+    english = client.get(f"{API}/zones", headers=as_(seated, "bo", EN)).json()
+    portuguese = client.get(f"{API}/zones", headers=as_(seated, "bo", PT)).json()
+    assert portuguese["zones"] == english["zones"]  # ids, the same in both
+    assert set(portuguese["zone_names"]) == set(english["zone_names"]) == set(english["zones"])
+    assert {zone: portuguese["zone_names"][zone] for zone in ("deck:item", "inventory:bo", "table:ana", "discard",
+                                                              "depot", "box")} == {
+        "deck:item": "Baralho de Item", "inventory:bo": "Inventário de bo", "table:ana": "Mesa de ana",
+        "discard": "Pilha de Descarte", "depot": "Entreposto", "box": "Caixa"}
+    assert {zone: english["zone_names"][zone] for zone in ("deck:item", "inventory:bo", "discard")} == {
+        "deck:item": "Item Deck", "inventory:bo": "bo's Inventory", "discard": "Discard Pile"}
+    # a replayed seq too
+    earlier = client.get(f"{API}/zones?at=3", headers=as_(seated, "bo", PT)).json()
+    assert earlier["zone_names"] == {zone: portuguese["zone_names"].get(zone) or zone for zone in earlier["zones"]}
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -285,3 +324,19 @@ def test_two_open_streams_of_one_seat_hear_the_same_action_each_in_its_language(
         finally:
             for stream in streams.values():
                 stream.close()
+
+
+# -- the server's log ----------------------------------------------------------------------------
+def test_the_servers_log_is_english_when_a_portuguese_request_finds_the_read_models_astray(tmp_path, caplog):
+    seated = table(tmp_path)
+    with sqlite3.connect(str(seated.db)) as con:  # a position that is no place in the log
+        con.execute("UPDATE projection_position SET position = 'abc'")
+    con.close()
+    with TestClient(create_app(str(seated.db))) as client, caplog.at_level(logging.WARNING, logger="ledger.server"):
+        reply = client.get(f"{API}/history", headers=as_(seated, "bo", PT))
+        assert reply.status_code == 200 and reply.headers["content-language"] == "pt-BR"
+        assert [entry["seq"] for entry in reply.json()][-1] == client.get(
+            f"{API}/checkpoint", headers=seated.headers("bo")).json()["seq"]  # rebuilt: the whole history
+    logged = [record.getMessage() for record in caplog.records if record.name == "ledger.server"]
+    # the reason is the read model's, which keeps it English (projections.readmodel)
+    assert logged == ["the read models did not follow the log (position 'abc' is not a place in the log); rebuilt them"]

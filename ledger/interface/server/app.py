@@ -26,6 +26,7 @@ from starlette.exceptions import HTTPException
 
 from ...i18n import N_, _
 from ...seats import Seat
+from ...terms import zone_name
 from ...vocabulary import REFEREE
 from . import errors, pages
 from .bodies import ActionBody
@@ -130,6 +131,7 @@ def api_routes() -> Any:
             found = clerk.ledger.campaign(cid, at=at)
             data = zones_view(found, seat.viewer)
             data["cards"] = card_faces(found, data)
+            data["zone_names"] = {zone: zone_name(zone) for zone in data["zones"]}  # to read, as the cards' names
             data.update(table_facts(found, seat.viewer))
             data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data

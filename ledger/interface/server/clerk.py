@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from ...errors import LedgerError
+from ...i18n import ENGLISH, speaking
 
 T = TypeVar("T")
 log = logging.getLogger("ledger.server")
@@ -65,7 +66,10 @@ class Clerk:
             self._model = ReadModel(self.ledger, self.db)
         self._model.safe_catch_up(recorded)
         if self._model.repaired:
-            log.warning("the read models did not follow the log (%s); rebuilt them", self._model.repaired)
+            # the server's log is English whatever the request speaks (the reason is the read
+            # model's, which keeps it English); formatted here, inside that language
+            with speaking(ENGLISH):
+                log.warning("the read models did not follow the log (%s); rebuilt them", self._model.repaired)
         return self._model
 
     def signer(self) -> Any:

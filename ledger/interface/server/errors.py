@@ -114,4 +114,4 @@ def install(app: FastAPI) -> None:
         code, _asked = language_of(request.scope)
         with speaking(code):
             return reply(500, "internal", _("unexpected failure; the server's log has the details"),
-                         headers={"Content-Language": tag(code)})
+                         headers={"Content-Language": tag(code), "Vary": "Accept-Language, Cookie"})

@@ -6,7 +6,10 @@ outside at run time.
 Each page is in its request's language (``speech``): the templates' texts through
 Jinja2's i18n extension and ``ledger.i18n``, and the script's texts (``_("...")`` in
 ``static/table.js``, extracted from it once) translated here and embedded in the page
-as JSON, which the script reads. A switcher on every page links to ``?lang=pt|en``.
+as JSON, which the script reads, with the game's words it shows (``page_words``: the
+suits' names from ``ledger.terms``, and the seat's own zones); the other zones' names
+come with each zones reply (``zone_names``). A switcher on every page links to
+``?lang=pt|en``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from ...i18n import LANGUAGES, _, language, ngettext, pgettext, translations
+from ...terms import pgettext_noop, suit_name, suit_word
+from ...vocabulary import Role, Suit
 from .clerk import Clerk
 from .errors import Refused
 from .seating import COOKIE, seat_of
@@ -43,6 +48,13 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
+OWN_ZONES = {
+    # TRANSLATORS: the zones of the hero a page is for, each a whole text (its gender right): "Sua Mesa"
+    Role.TABLE: pgettext_noop("own zone", "Your Table"),
+    Role.INVENTORY: pgettext_noop("own zone", "Your Inventory"),
+    Role.EXTRA: pgettext_noop("own zone", "Your Extra Zone"),
+}
+"""The name of each zone a hero brings to the table, on that hero's own page."""
 
 
 def routes() -> APIRouter:
@@ -127,7 +139,16 @@ def script_texts() -> dict[str, Any]:
             texts[f"{context}\x04{message}"] = pgettext(context, message)
         else:
             texts[message] = _(message)
-    return {"lang": tag(language()), "texts": texts}
+    return {"lang": tag(language()), "texts": texts, "words": page_words()}
+
+
+def page_words() -> dict[str, dict[str, str]]:
+    """The game's words the script shows, in the language being spoken (``ledger.terms``,
+    where they live): each suit's name ("Habilidade") and as a part of a text
+    ("habilidade 2"), and the seat's own zones by role ("Seu Inventário")."""
+    return {"suits": {str(suit): suit_name(suit) for suit in Suit},
+            "suit_words": {str(suit): suit_word(suit) for suit in Suit},
+            "own_zones": {str(role): pgettext(*text) for role, text in OWN_ZONES.items()}}
 
 
 def _page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:

@@ -8,7 +8,8 @@ else English.
 request runs inside ``ledger.i18n.speaking(code)`` in the same task, so the language's
 ``ContextVar`` reaches the endpoints, the exception handlers, a response's stream and
 whatever they hand to a thread (each copies the context); requests served at once each
-keep their own. Every reply says its language in ``Content-Language``. Who the request
+keep their own. Every reply says its language in ``Content-Language``, and that it
+varies with ``Accept-Language`` and ``Cookie`` (which a cache must key it on). Who the request
 is (its seat) is none of this module's business: a language widens nothing.
 """
 
@@ -69,6 +70,7 @@ class Speaking:
                 headers = MutableHeaders(scope=message)
                 headers.setdefault("Content-Language", tag(code))
                 headers.add_vary_header("Accept-Language")
+                headers.add_vary_header("Cookie")  # the ledger_lang cookie beats Accept-Language
                 if asked:
                     headers.append("Set-Cookie", choice_cookie(asked, scope.get("scheme") == "https"))
             await send(message)

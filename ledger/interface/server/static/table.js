@@ -11,6 +11,9 @@
  * ngettext(...) or pgettext(...) with {named} placeholders filled in by fmt() after
  * translation, as in the server's Python; `python -m ledger.locale` extracts them into
  * the catalog, and the server embeds their translations in the page (pages.script_texts).
+ * The game's words are not the script's: the server gives the suits' names and the seat's
+ * own zones with the texts (pages.page_words, from ledger.terms), and every zone's name
+ * with each zones reply (zone_names); a zone id stays an id, in the API and in data-zone.
  */
 "use strict";
 
@@ -24,6 +27,7 @@
   // 1 and 2 or more. A text it lacks is shown in English.
   const SPEECH = embedded("ledger-texts");
   const TEXTS = SPEECH.texts || {};
+  const WORDS = SPEECH.words || {};
   const LANG = SPEECH.lang || document.documentElement.lang || "en";
 
   function embedded(id) {
@@ -78,17 +82,11 @@
   const CAN_ACT = ACTOR !== "";
   const HISTORY_PAGE = 30;
   const SUITS = ["house", "class", "entity", "item", "skill", "companion", "event"];
-  // a zone's kind in words, as a part of its name ("ana’s inventory", "Your item deck")
-  const KIND_NAMES = {
-    table: pgettext("zone", "table"), inventory: pgettext("zone", "inventory"), extra: pgettext("zone", "extra zone"),
-    deck: pgettext("zone", "deck"), discard: pgettext("zone", "discard pile"), depot: pgettext("zone", "depot"),
-    scenario: pgettext("zone", "scenario"), limbo: pgettext("zone", "limbo"), box: pgettext("zone", "box"),
-  };
-  // the suits' names (ledger.terms's words)
-  const SUIT_NAMES = {
-    house: _("House"), class: _("Class"), entity: _("Entity"), item: _("Item"), skill: _("Skill"),
-    companion: _("Companion"), event: _("Event"),
-  };
+  // the game's words, from the server (ledger.terms): a suit's name ("Skill"), a suit inside
+  // a text ("skill 2"), and the names of this hero's own zones ("Your Inventory")
+  const SUIT_NAMES = WORDS.suits || {};
+  const SUIT_WORDS = WORDS.suit_words || {};
+  const OWN_ZONES = WORDS.own_zones || {};
   // Every action the API takes (bodies.py), for the master's "any action" form, with a
   // starting set of parameters for each.
   const ANY_ACTIONS = {
@@ -172,13 +170,14 @@
     return SUITS.includes(suit) ? suit : "other";
   }
 
-  /** A suit in words (lower case, as a part of a text: "item 2"), or the id itself. */
+  /** A suit in words, as a part of a text ("item 2"), or the id itself. */
   function suitWord(suit) {
-    return SUIT_NAMES[suit] ? SUIT_NAMES[suit].toLowerCase() : suit;
+    return SUIT_WORDS[suit] || suit;
   }
 
-  function cap(text) {
-    return text ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+  /** A suit's name ("Skill"), or the id itself. */
+  function suitName(suit) {
+    return SUIT_NAMES[suit] || suit;
   }
 
   function heroesIn(zones) {
@@ -198,23 +197,16 @@
     return heroes.includes(last) ? last : null;
   }
 
-  function zoneLabel(zone, heroes) {
-    const parts = zone.split(":");
-    const kind = parts[0];
-    const owner = ownerOf(zone, heroes);
-    const kindName = KIND_NAMES[kind] || kind;
-    const middle = (rest) => (rest.length === 1 ? suitWord(rest[0]) : rest.join(" "));
-    if (owner) {
-      const rest = parts.slice(1, -1);
-      // TRANSLATORS: a hero's zone of a suit, as a part of a text: "item deck" (of a format giving heroes decks)
-      const what = rest.length ? fmt(pgettext("zone", "{what} {kind}"), {what: middle(rest), kind: kindName}) : kindName;
-      // TRANSLATORS: a zone of the hero this page is for: "Your inventory"
-      const label = owner === ACTOR ? _("Your {zone}") : _("{owner}’s {zone}");
-      const text = fmt(label, {zone: what, owner});
-      return label.startsWith("{owner}") ? text : cap(text);
+  /** A zone's name: this hero's own zones as the page names them ("Your Inventory"), any
+   * other as the zones reply names it ("bo's Inventory", "Item Deck"), else its id. */
+  function zoneLabel(zone) {
+    const role = zone.split(":")[0];
+    if (ACTOR && zone === role + ":" + ACTOR && OWN_ZONES[role]) return OWN_ZONES[role];
+    for (const view of [state.shown, state.live]) {
+      const name = view && view.zone_names && view.zone_names[zone];
+      if (name) return name;
     }
-    if (kind === "deck" && parts.length > 1) return fmt(_("{suit} deck"), {suit: cap(middle(parts.slice(1)))});
-    return cap(kindName) + (parts.length > 1 ? " " + parts.slice(1).join(" ") : "");
+    return zone;
   }
 
   function cardName(id) {
@@ -578,7 +570,7 @@
     if (ownerOf(zone, heroes) === ACTOR && ACTOR) classes.push("mine");
     const section = el("section", {class: classes.join(" "), "data-zone": zone, "data-count": entries.length});
     const head = el("header", {class: "zone-head"},
-      el("h3", {class: "zone-name", text: zoneLabel(zone, heroes)}),
+      el("h3", {class: "zone-name", text: zoneLabel(zone)}),
       el("span", {class: "zone-id", text: zone}),
       el("span", {class: "count", title: _("cards"), text: String(entries.length)}));
     section.append(head);
@@ -670,7 +662,7 @@
     const hasValue = info.value !== null && info.value !== undefined;
     return el(tag, attrs,
       el("span", {class: "card-top"},
-        el("span", {class: "card-suit", text: info.suit ? SUIT_NAMES[info.suit] || info.suit : "?"}),
+        el("span", {class: "card-suit", text: info.suit ? suitName(info.suit) : "?"}),
         // TRANSLATORS: a card's level, short: "L2"
         info.level !== null && info.level !== undefined ? el("span", {class: "card-level", title: _("level"), text: fmt(_("L{level}"), {level: info.level})}) : null),
       el("span", {class: "card-name", text: info.name || id}),
@@ -695,7 +687,7 @@
       attrs.onclick = () => toggleCard(id, zone, hostId);
     }
     return el(tag, attrs,
-      el("span", {class: "card-suit", text: info.suit ? SUIT_NAMES[info.suit] || info.suit : "?"}),
+      el("span", {class: "card-suit", text: info.suit ? suitName(info.suit) : "?"}),
       el("span", {class: "card-name", text: info.name || id}),
       info.value !== null && info.value !== undefined ? el("span", {class: "card-value", text: "◆ " + info.value}) : null);
   }
@@ -747,7 +739,7 @@
     if (!CAN_ACT) return;
     const sel = selectionList();
     const parts = [];
-    if (state.stack) parts.push(zoneLabel(state.stack, heroesIn(state.shown.zones)));
+    if (state.stack) parts.push(zoneLabel(state.stack));
     for (const s of sel) parts.push(cardName(s.id));
     if (state.replay !== null) {
       ui.selection.textContent = _("Replaying: actions are off until you go back to live.");
@@ -889,8 +881,7 @@
   }
 
   function zoneOptions(zones) {
-    const heroes = heroesIn((state.live || state.shown).zones);
-    return zones.map((z) => [z, zoneLabel(z, heroes)]);
+    return zones.map((z) => [z, zoneLabel(z)]);
   }
 
   const POSITIONS = [["top", pgettext("position", "top")], ["bottom", pgettext("position", "bottom")]];
@@ -951,7 +942,7 @@
       if (zone === "box" || zone.startsWith("deck:")) continue;
       if (!MASTER && zone !== "scenario" && ownerOf(zone, heroes) !== ACTOR) continue; // a hero's hosts: their own cards
       for (const entry of entries) {
-        if (entry.id && entry.id !== except) out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone, heroes)]);
+        if (entry.id && entry.id !== except) out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone)]);
       }
     }
     return out;
@@ -1110,7 +1101,8 @@
     if (checks.length) {
       const list = el("dl", {class: "checks"});
       for (const check of checks) {
-        list.append(el("dt", {text: check.rule}), el("dd", {text: check.detail}));
+        // the rule's label in the page's language; its stable English name when the reply has none
+        list.append(el("dt", {text: check.label || check.rule}), el("dd", {text: check.detail}));
       }
       box.append(list);
     } else {
