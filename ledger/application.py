@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog
+from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.utils import get_topic
 
@@ -102,6 +102,18 @@ class Ledger(Application):
         self.campaign_log: EventSourcedLog[CampaignRegistered] = EventSourcedLog(
             self.events, CAMPAIGNS_LOG_ID, CampaignRegistered
         )
+
+    def save(self, *events: Any, **kwargs: Any) -> list[Any]:
+        """eventsourcing's ``save`` for what the ledger saves: domain events, never
+        aggregates (campaigns are folds of their events, snapshotted by ``snapshot``).
+        The same steps, without sorting each object by two runtime protocol checks
+        (``isinstance`` against a ``Protocol`` costs more than the rest of the step)."""
+        processing = ProcessingEvent()
+        processing.events.extend(event for event in events if event is not None)
+        processing.saved_kwargs.update(kwargs)
+        recordings = self._record(processing)
+        self._notify(recordings)
+        return recordings
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = False) -> Ledger:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from functools import cache
+from typing import Any
 
 import msgspec
 
@@ -25,9 +27,8 @@ def _canonical_bytes(event: ActionRecorded, data: dict) -> bytes:
     """The hashed content of ``event`` from its ``model_dump(mode="json")``: every field
     but the hash, sorted, without the facts added later when at their default."""
     data = {key: value for key, value in data.items() if key != "hash"}
-    fields = type(event).model_fields
-    for name in event.later:  # facts added later, left out at their default (older hashes hold)
-        if getattr(event, name) == fields[name].get_default():
+    for name, default in _later_defaults(type(event)):  # facts added later, left out at their default
+        if getattr(event, name) == default:                # (older hashes hold)
             data.pop(name, None)
     return sorted_json(data)
 
@@ -42,6 +43,12 @@ def sorted_json(data: dict) -> bytes:
         return msgspec.json.encode(data, order="sorted")
     except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+@cache
+def _later_defaults(event_class: type[ActionRecorded]) -> tuple[tuple[str, Any], ...]:
+    fields = event_class.model_fields
+    return tuple((name, fields[name].get_default()) for name in event_class.later)
 
 
 def chain_hash(previous: str, event: ActionRecorded, data: dict | None = None) -> str:
