@@ -5,7 +5,10 @@ one ``error:`` line and exits 1. ``code`` is the machine-readable name in ``--js
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .i18n import N_, N_plural, _, ngettext, pgettext
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -82,14 +85,96 @@ class StoreError(LedgerError):
     code = "store"
 
 
+# What pydantic finds wrong with a field, by its error ``type``, in pydantic's own English
+# words (so that English reads exactly as pydantic writes it: tests/test_i18n_refusals.py
+# checks each against pydantic), with the figures of the error's ``ctx`` as placeholders.
+# A count reads in the singular or plural: (the figure counted, the two forms).
+PROBLEMS: dict[str, str | tuple[str, tuple[str, str]]] = {
+    "missing": N_("Field required"),
+    "extra_forbidden": N_("Extra inputs are not permitted"),
+    "greater_than_equal": N_("Input should be greater than or equal to {ge}"),
+    "less_than_equal": N_("Input should be less than or equal to {le}"),
+    "greater_than": N_("Input should be greater than {gt}"),
+    "less_than": N_("Input should be less than {lt}"),
+    "int_parsing": N_("Input should be a valid integer, unable to parse string as an integer"),
+    "int_type": N_("Input should be a valid integer"),
+    "int_from_float": N_("Input should be a valid integer, got a number with a fractional part"),
+    "float_parsing": N_("Input should be a valid number, unable to parse string as a number"),
+    "string_type": N_("Input should be a valid string"),
+    "string_too_long": ("max_length", N_plural("String should have at most {max_length} character",
+                                               "String should have at most {max_length} characters")),
+    "string_too_short": ("min_length", N_plural("String should have at least {min_length} character",
+                                                "String should have at least {min_length} characters")),
+    # TRANSLATORS: {expected} lists the values a field accepts: "'deck' or 'pile'".
+    "literal_error": N_("Input should be {expected}"),
+    "enum": N_("Input should be {expected}"),
+    "bool_parsing": N_("Input should be a valid boolean, unable to interpret input"),
+    # TRANSLATORS: {field_type} is "List", "Tuple"... (translated on its own); counts of items.
+    "too_long": ("max_length", N_plural("{field_type} should have at most {max_length} item after validation, "
+                                        "not {actual_length}",
+                                        "{field_type} should have at most {max_length} items after validation, "
+                                        "not {actual_length}")),
+    "too_short": ("min_length", N_plural("{field_type} should have at least {min_length} item after validation, "
+                                         "not {actual_length}",
+                                         "{field_type} should have at least {min_length} items after validation, "
+                                         "not {actual_length}")),
+    "list_type": N_("Input should be a valid list"),
+    "tuple_type": N_("Input should be a valid tuple"),
+    "dict_type": N_("Input should be a valid dictionary"),
+    "model_type": N_("Input should be a valid dictionary or instance of {class_name}"),
+    # TRANSLATORS: {error} is the JSON parser's own (English) words.
+    "json_invalid": N_("Invalid JSON: {error}"),
+}
+
+FIELD_TYPES = {
+    # TRANSLATORS: kinds of value a field holds, only as the subject of "List should have at most 3 items".
+    "List": N_("List"), "Tuple": N_("Tuple"), "Set": N_("Set"), "Dictionary": N_("Dictionary"),
+}
+
+
+def problem(err: Mapping[str, Any]) -> str:
+    """What is wrong with one field of a pydantic validation error (an item of
+    ``ValidationError.errors()``), in the language being spoken: pydantic's words for
+    its ``type`` (``PROBLEMS``) with the figures of its ``ctx``; our own validators'
+    ``ValueError`` text (translated when raised) without pydantic's "Value error, "; any
+    other type in pydantic's words."""
+    msg = str(err.get("msg", "")).removeprefix("Value error, ")
+    said = PROBLEMS.get(str(err.get("type")))
+    if said is None:
+        return msg
+    figures = dict(err.get("ctx") or {})
+    try:
+        if isinstance(said, tuple):
+            counted, (singular, plural) = said
+            text = ngettext(singular, plural, int(figures[counted]))
+        else:
+            text = _(said)
+        if "field_type" in figures:
+            kind = FIELD_TYPES.get(str(figures["field_type"]))
+            figures["field_type"] = _(kind) if kind else figures["field_type"]
+        if "expected" in figures:
+            figures["expected"] = _choices(str(figures["expected"]))
+        return text.format(**figures)
+    except (KeyError, IndexError, ValueError, TypeError):  # figures this pydantic does not give: its words
+        return msg
+
+
+def _choices(expected: str) -> str:
+    """pydantic's list of the values a field accepts (``'a', 'b' or 'c'``), its last "or"
+    in the language being spoken."""
+    head, sep, last = expected.rpartition(" or ")
+    quoted = ("'", '"', *"0123456789")
+    if not sep or not head.endswith(quoted) or not last.startswith(quoted):
+        return expected
+    return f"{head} {pgettext('between choices', 'or')} {last}"
+
+
 def first_problem(exc: ValidationError) -> str:
     """One line from a pydantic validation error: ``field: what is wrong``."""
-    from .i18n import _  # not at the top: ledger.i18n imports this module
-
     err = exc.errors()[0]
     field = ".".join(str(p) for p in err["loc"])
-    msg = err["msg"].removeprefix("Value error, ")  # pydantic's words, or ours (translated when raised)
+    msg = problem(err)
     if field and not msg.startswith(f"{field}:"):
-        # TRANSLATORS: a field of a command or file and what is wrong with it (pydantic's words).
+        # TRANSLATORS: a field of a command or file and what is wrong with it.
         return _("{field}: {problem}").format(field=field, problem=msg)
     return msg

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from .errors import BadCatalog
+from .errors import BadCatalog, problem
 from .i18n import _
 from .vocabulary import Affected, Face, Suit, Use, Visibility, Zone, ZoneKind
 
@@ -162,7 +162,7 @@ def _parse(text: str, source: str) -> Format:
                 # TRANSLATORS: where in a format file a problem is: a stack by its id, then the field.
                 loc = _("stack {stack} {field}").format(stack=repr(stacks[i].get("id")),
                                                         field=".".join(str(p) for p in err["loc"][2:]))
-        raise BadCatalog(f"{source}: {loc}: {err['msg'].removeprefix('Value error, ')}") from None
+        raise BadCatalog(f"{source}: {loc}: {problem(err)}") from None
 
 
 @lru_cache(maxsize=1)
@@ -179,8 +179,8 @@ def load_format(path: str | Path) -> Format:
     except FileNotFoundError:
         raise BadCatalog(_("{file}: no such format file").format(file=path)) from None
     except (OSError, UnicodeDecodeError) as exc:
-        problem = exc.__class__.__name__
-        raise BadCatalog(_("{file}: cannot read it ({problem})").format(file=path, problem=problem)) from None
+        reason = exc.__class__.__name__
+        raise BadCatalog(_("{file}: cannot read it ({problem})").format(file=path, problem=reason)) from None
     try:
         return standard_format().extended_by(_parse(text, str(path)))
     except BadCatalog as exc:

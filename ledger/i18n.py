@@ -32,8 +32,6 @@ from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
-from .errors import BadInput
-
 ENGLISH = "en"
 PORTUGUESE = "pt"
 LANGUAGES = {ENGLISH: "English", PORTUGUESE: "Português (Brasil)"}
@@ -64,6 +62,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> str:
     if chosen:
         code = parse_language(chosen)
         if code is None:
+            from .errors import BadInput  # here only: ledger.errors speaks through this module
+
             raise BadInput(f"LEDGER_LANG={chosen!r} is not a language the ledger speaks; use "
                            + " or ".join(LANGUAGES))
         return code
@@ -96,11 +96,6 @@ def negotiate(accept_language: str | None) -> str | None:
 def language() -> str:
     """The language being spoken now (this request's, this command's)."""
     return _language.get()
-
-
-def set_language(code: str) -> None:
-    """Speak ``code`` from now on in this context (a command's whole run)."""
-    _language.set(code if code in LANGUAGES else ENGLISH)
 
 
 @contextmanager
@@ -153,6 +148,11 @@ def pgettext(context: str, message: str) -> str:
 def N_(message: str) -> str:
     """Marks a text for translation where it is defined; ``_()`` translates it where shown."""
     return message
+
+
+def N_plural(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a singular/plural pair for translation; ``ngettext`` translates it where shown."""
+    return singular, plural
 
 
 def help_text(text: str | None) -> str | None:

@@ -1,7 +1,9 @@
 """Every rule the ledger enforces, named once: its name, its section of RULES.md and
 one line of text. Pure data, so that the read side (``projections/explain.py``) can
 cite a rule by name without importing the rules themselves. The texts (and ``HERO_MAY``'s)
-are English message ids, marked ``N_``: whoever shows one translates it with ``_()``.
+are English message ids, marked ``N_``: whoever shows one translates it with ``_()``. A
+text names the rulebook's figures by placeholder (``{limit}``, ``REFILL_LIMIT``): ``stated``
+translates a rule's text and fills them in.
 
 A rule's name is the name of the function in ``ledger.rules`` that decides it, in
 kebab case (``acts_for`` is ``acts-for``); placement rules' names are also stored in
@@ -10,6 +12,7 @@ events (``Redirect.rule``), so they never change.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 
@@ -62,8 +65,7 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("must-be-in-campaign", "§4", N_("cards in the box are not in the campaign until they are added")),
     Rule("must-be-in-box", "§4", N_("add brings cards from the box into the campaign")),
     Rule("may-add-to", "§4", N_("cards are added from the box to a zone of the campaign, not to the box")),
-    # the 100 of REFILL_LIMIT, written out: a message id is a plain string (tests/test_i18n_refusals.py)
-    Rule("refill-candidates", "§4", N_("an empty deck is refilled with up to 100 cards of its "
+    Rule("refill-candidates", "§4", N_("an empty deck is refilled with up to {limit} cards of its "
          "suit from the depot, shuffled face-down")),
     Rule("deck-can-give", "§4", N_("a deck the depot cannot refill stays empty and cannot be used "
          "until cards are added")),
@@ -150,8 +152,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("redoes-own-undo", "§9", N_("a hero redoes only their own undo")),
     Rule("master-sets-knowledge", "§1", N_("only the master changes a hero's knowledge")),
     Rule("master-discards-from-decks", "§4", N_("only the master discards from the top of a deck")),
-    Rule("decks-to-reshuffle", "§9", "an undo shuffles again every face-down deck a card it returns was seen "
-         "going out of"),
+    Rule("decks-to-reshuffle", "§9", N_("an undo shuffles again every face-down deck a card it returns was "
+         "seen going out of")),
 )
 
 # What a hero may do with each action (the master may do anything): fair play, once.
@@ -196,8 +198,21 @@ def rule(name: str) -> Rule:
 
 
 def rule_text(name: str) -> str:
-    """The one line that states the rule named ``name``."""
+    """The one line that states the rule named ``name``: its message id, figures as
+    placeholders (``{limit}``); ``stated`` gives it as a person reads it."""
     return BY_NAME[name].text
+
+
+FIGURES = {"limit": REFILL_LIMIT}
+"""The figures a rule's text names by placeholder, filled in after translation."""
+
+
+def stated(name: str, translate: Callable[[str], str] = str) -> str:
+    """The rule named ``name`` as a person reads it: its text translated by ``translate``
+    (``ledger.i18n._``, the language being spoken; without it, English), then its
+    figures filled in ("... refilled with up to 100 cards of its suit ...").
+    """
+    return translate(BY_NAME[name].text).format(**FIGURES)
 
 
 def rule_section(name: str) -> str:

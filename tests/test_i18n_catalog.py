@@ -12,6 +12,7 @@ import pytest
 
 from ledger.catalog import Card, load_catalog, parse_csv, parse_toml, sample_catalog_path
 from ledger.errors import BadCatalog, UnknownCard
+from ledger.formats import load_format
 from ledger.i18n import speaking
 
 from .conftest import run_ledger
@@ -263,11 +264,11 @@ def test_cli_init_with_lang_pt_and_json_gives_the_portuguese_message_under_messa
 # (file name, text, what the Portuguese message says, what the English one says)
 IN_PORTUGUESE = [
     ("asset-without-value", "c.csv", f"{HEADER}\nitem-a,item,A,1,,0,,\n",
-     "c.csv linha 2 (item-a): value: obrigatório numa Carta de Recurso (item)",
+     "c.csv linha 2 (item-a): value: obrigatório numa carta de recurso (item)",
      "c.csv row 2 (item-a): value: required for an asset card (item)"),
     ("sheet-with-knowledge", "c.toml",
      '[[cards]]\nid = "house-a"\nsuit = "house"\nname = "A"\nlevel = 1\nknowledge = 2\n',
-     "c.toml carta 'house-a': knowledge: uma Carta de Ficha (house) não exige conhecimento",
+     "c.toml carta 'house-a': knowledge: uma carta de ficha (house) não exige conhecimento",
      "c.toml card 'house-a': knowledge: a sheet card (house) has no knowledge requirement"),
     ("fractional-level", "c.toml", ('[[cards]]\nid = "item-a"\nsuit = "item"\nname = "A"\nlevel = 1.5\nvalue = 1\n'
                                     'knowledge = 0\n'),
@@ -304,6 +305,21 @@ IN_PORTUGUESE = [
      ("c.csv: missing column(s) name; the header must be id,suit,name,level,value,knowledge,task,effects "
      "(a name_en or name_pt column may stand for name)")),
     ("header-only", "c.csv", f"{HEADER}\n", "c.csv: o catálogo não tem cartas", "c.csv: the catalog has no cards"),
+    # pydantic's own words: English as pydantic writes them, Portuguese from ledger.errors.PROBLEMS
+    ("level-too-high", "c.toml", ('[[cards]]\nid = "item-a"\nsuit = "item"\nname = "A"\nlevel = 5\nvalue = 1\n'
+                                  'knowledge = 0\n'),
+     "c.toml carta 'item-a': level: deve ser menor ou igual a 3",
+     "c.toml card 'item-a': level: Input should be less than or equal to 3"),
+    ("no-suit", "c.toml", '[[cards]]\nid = "item-a"\nname = "A"\nlevel = 1\nvalue = 1\nknowledge = 0\n',
+     "c.toml carta 'item-a': suit: campo obrigatório", "c.toml card 'item-a': suit: Field required"),
+    ("unknown-effect-kind", "c.toml", ('[[cards]]\nid = "item-a"\nsuit = "item"\nname = "A"\nlevel = 1\n'
+                                       'value = 1\nknowledge = 0\neffects = ["zap"]\n'),
+     "c.toml carta 'item-a': effects.kind: deve ser 'activate' ou 'auto'",
+     "c.toml card 'item-a': effects.kind: Input should be 'activate' or 'auto'"),
+    ("unknown-key", "c.toml", ('[[cards]]\nid = "item-a"\nsuit = "item"\nname = "A"\nlevel = 1\nvalue = 1\n'
+                               'knowledge = 0\ncolour = "red"\n'),
+     "c.toml carta 'item-a': colour: campo extra não permitido",
+     "c.toml card 'item-a': colour: Extra inputs are not permitted"),
 ]
 
 
@@ -315,6 +331,29 @@ def test_the_loaders_refusals_are_in_the_language_spoken(filename, text, portugu
         with speaking(language), pytest.raises(BadCatalog) as info:
             parse(text, filename)
         assert str(info.value) == expected
+
+
+# A format file's problems in pydantic's words: (file text, Portuguese, English)
+FORMAT_PROBLEMS = {
+    "a stack without its kind": ('[[stacks]]\nid = "shelf"\nvisibility = "face-up"\n',
+                                 "monte 'shelf' kind: campo obrigatório", "stack 'shelf' kind: Field required"),
+    "a stack of no kind there is": (
+        '[[stacks]]\nid = "shelf"\nkind = "heap"\nvisibility = "face-up"\n',
+        "monte 'shelf' kind: deve ser 'deck', 'pile', 'hand', 'area', 'limbo' ou 'box'",
+        "stack 'shelf' kind: Input should be 'deck', 'pile', 'hand', 'area', 'limbo' or 'box'"),
+    "stacks that are no list": ("stacks = 3\n", "stacks: deve ser uma tupla (lista) válida",
+                                "stacks: Input should be a valid tuple"),
+}
+
+
+@pytest.mark.parametrize("case", list(FORMAT_PROBLEMS))
+def test_a_format_files_problems_are_in_the_language_spoken(tmp_path, case):
+    text, portuguese, english = FORMAT_PROBLEMS[case]
+    path = write(tmp_path, "format.toml", text)
+    for language, expected in (("pt", portuguese), ("en", english)):
+        with speaking(language), pytest.raises(BadCatalog) as info:
+            load_format(path)
+        assert str(info.value) == f"{path}: {expected}"
 
 
 def test_unreadable_catalog_files_are_refused_in_portuguese(tmp_path):

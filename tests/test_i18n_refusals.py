@@ -17,14 +17,18 @@ language themselves."""
 from __future__ import annotations
 
 import ast
+import enum
 from pathlib import Path
+from typing import Literal
 
 import pytest
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger import actions
 from ledger.catalog import sample_catalog_path
-from ledger.i18n import speaking
-from ledger.rulebook import REFILL_LIMIT, rule_text
+from ledger.errors import PROBLEMS, first_problem, problem
+from ledger.i18n import _, speaking
+from ledger.rulebook import REFILL_LIMIT, RULEBOOK, rule_text, stated
 from ledger.rules import fair_play, words
 
 from .conftest import json_error, one_error_line, run_ledger, run_ledger_process, stored_events, succeeded
@@ -58,7 +62,7 @@ REFUSALS = {
     "drawing from a pile": (
         ["--actor", "ana", "draw", "discard"], "rule",
         "discard is not a deck; draw works on decks (take a card from it with search)",
-        "discard não é um baralho; draw funciona com baralhos (pegue uma carta dela com search)"),
+        "discard não é um baralho; draw funciona com baralhos (leve uma carta dela com search)"),
     "taking a card that is not in the discard pile": (
         ["trade", "ana", "--take", "item-sword", "--give", "item-axe"], "card-not-there",
         "card item-sword is not in discard (it is in deck:item); trade takes cards from the discard pile",
@@ -87,6 +91,10 @@ REFUSALS = {
         ["--actor", "ana", "hero", "knowledge", "ana", "2"], "not-allowed",
         "only the master changes a hero's knowledge (not ana)",
         "só o mestre muda o conhecimento de um herói (não ana)"),
+    "a count below the least a command takes (pydantic's words)": (
+        ["--actor", "ana", "draw", "deck:item", "--count", "0"], "bad-input",
+        "count: Input should be greater than or equal to 1",
+        "count: deve ser maior ou igual a 1"),
     "an actor who is no hero of the campaign": (
         ["--actor", "zed", "draw", "deck:item"], "unknown-hero",
         "no hero 'zed' in this campaign (heroes: ana, bo)",
@@ -130,6 +138,21 @@ def test_ledger_lang_pt_in_a_fresh_process_refuses_in_portuguese_and_appends_not
     result = run_ledger_process(*args, db=table, env={"LEDGER_LANG": "pt"})
     assert one_error_line(result) == f"error: {portuguese}"
     assert stored_events(table) == before
+
+
+def test_a_trade_that_gives_too_little_says_what_is_given_and_what_is_taken_leva(tmp_path):
+    db = tmp_path / "campaign.db"
+    for args in (["init", "--catalog", SAMPLE], ["hero", "add", "ana"],
+                 ["add", "item-shield", "--to", "discard"], ["add", "item-axe", "--to", "inventory:ana"],
+                 ["location", "add", "village", "--access", "item=2"], ["travel", "ana", "village"]):
+        succeeded(run_ledger(*args, db=db))
+    args = ["trade", "ana", "--take", "item-shield", "--give", "item-axe"]
+    before = stored_events(db)
+    assert one_error_line(run_ledger(*args, db=db)) == (
+        "error: item: give 4 price < take 6 price (each value type is settled on its own)")
+    assert one_error_line(run_ledger("--lang", "pt", *args, db=db)) == (
+        "error: item: dá 4 de preço < leva 6 de preço (cada tipo de valor é acertado à parte)")
+    assert stored_events(db) == before
 
 
 @pytest.mark.parametrize(("args", "english", "portuguese"), [
@@ -179,6 +202,8 @@ def test_every_verb_a_handler_names_to_a_rule_is_translated():
     named = _verbs_named(actions, fair_play)
     assert {"send", "draw from", "attach to", "search by", "take the cards", "undo"} <= set(named)
     naming = sorted(v for v, takers in named.items() if takers & NAMING)
+    assert set(named) - set(words.DOING) == set(), "verbs a refusal would show untranslated"
+    assert set(naming) - set(words.DOES) == set(), "verbs a refusal would show unconjugated"
     with speaking("en"):  # English: the verb as named, "sends", "send cards from"
         assert [words.doing(v) for v in named] == list(named)
         english = [words.does(v) for v in naming]
@@ -189,13 +214,139 @@ def test_every_verb_a_handler_names_to_a_rule_is_translated():
         unconjugated = [v for v, said in zip(naming, english) if words.does(v) == said]
         assert words.doing_cards_from("send") == "enviar cartas de"
         assert words.does("attach to") == "anexa a"
+        assert words.doing("take") == "levar"
     assert (untranslated, unconjugated) == ([], [])
 
 
-def test_the_refill_rule_names_the_refill_limit_it_states():
-    """The rulebook's texts are plain message ids, so the limit is written out in one."""
-    assert f"up to {REFILL_LIMIT} cards" in rule_text("refill-candidates")
+def test_the_refill_rule_states_the_refill_limit_in_both_languages():
+    """The rule's text names the limit by placeholder; ``stated`` fills it in after translating."""
+    assert "{limit}" in rule_text("refill-candidates")
+    assert f"up to {REFILL_LIMIT} cards of its suit" in stated("refill-candidates")
     with speaking("pt"):
-        from ledger.i18n import _
+        assert f"até {REFILL_LIMIT} cartas do seu naipe" in stated("refill-candidates", _)
 
-        assert f"até {REFILL_LIMIT} cartas" in _(rule_text("refill-candidates"))
+
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_every_rule_reads_with_its_figures_filled_in(language):
+    with speaking(language):
+        unfilled = [rule.name for rule in RULEBOOK if "{" in stated(rule.name, _) or "}" in stated(rule.name, _)]
+    assert unfilled == []
+
+
+def test_the_language_module_imports_no_other_module_of_the_ledger_at_its_top():
+    """``ledger.errors`` speaks through ``ledger.i18n``; ``i18n`` imports ``errors`` only
+    where it refuses a ``$LEDGER_LANG``, so neither waits on the other."""
+    import ledger.i18n
+
+    tree = ast.parse(Path(ledger.i18n.__file__).read_text(encoding="utf-8"))
+    at_top = [node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.level]
+    assert at_top == []
+
+
+# -- pydantic's own words ----------------------------------------------------------------------------
+class Choice(enum.Enum):
+    ONE = "one"
+    TWO = "two"
+
+
+class Inner(BaseModel):
+    x: int = 0
+
+
+class Probe(BaseModel):
+    """One field for each kind of problem ``ledger.errors.PROBLEMS`` puts in words."""
+
+    model_config = ConfigDict(extra="forbid")
+    at_least: int = Field(1, ge=1)
+    at_most: int = Field(3, le=3)
+    above: int = Field(1, gt=0)
+    below: int = Field(0, lt=1)
+    whole: int = 0
+    number: float = 0.0
+    word: str = ""
+    short: str = Field("", max_length=1)
+    shorter: str = Field("", max_length=2)
+    long: str = Field("x", min_length=1)
+    longer: str = Field("xy", min_length=2)
+    kind: Literal["deck", "pile"] = "deck"
+    only: Literal["deck"] = "deck"
+    choice: Choice = Choice.ONE
+    flag: bool = False
+    few: list[int] = Field([], max_length=1)
+    fewer: tuple[int, ...] = Field((), max_length=2)
+    many: list[int] = Field([0], min_length=1)
+    items: list[int] = []
+    pair: tuple[int, ...] = ()
+    table: dict[str, int] = {}
+    inner: Inner = Inner()
+
+
+# Each kind of problem: the fields given, and the error type they give.
+WRONG = [
+    ({"at_least": 0}, "greater_than_equal"), ({"at_most": 5}, "less_than_equal"), ({"above": 0}, "greater_than"),
+    ({"below": 2}, "less_than"), ({"whole": "x"}, "int_parsing"),
+    ({"whole": [1]}, "int_type"), ({"whole": 1.5}, "int_from_float"), ({"number": "x"}, "float_parsing"),
+    ({"word": 5}, "string_type"), ({"short": "ab"}, "string_too_long"), ({"shorter": "abc"}, "string_too_long"),
+    ({"long": ""}, "string_too_short"), ({"longer": "a"}, "string_too_short"), ({"kind": "heap"}, "literal_error"),
+    ({"only": "heap"}, "literal_error"), ({"choice": "three"}, "enum"), ({"flag": "maybe"}, "bool_parsing"),
+    ({"colour": "red"}, "extra_forbidden"), ({"few": [1, 2]}, "too_long"), ({"fewer": (1, 2, 3)}, "too_long"),
+    ({"many": []}, "too_short"), ({"items": 1}, "list_type"), ({"pair": 1}, "tuple_type"),
+    ({"table": 1}, "dict_type"), ({"inner": 1}, "model_type"),
+]
+
+
+class Required(BaseModel):
+    stack: str
+
+
+def _errors() -> list[dict]:
+    """A real pydantic error of every type ``PROBLEMS`` words."""
+    found = []
+    for given, kind in WRONG:
+        with pytest.raises(ValidationError) as info:
+            Probe.model_validate(given)
+        found.append(info.value.errors()[0])
+        assert found[-1]["type"] == kind, (given, found[-1])
+    for wrong in (lambda: Required.model_validate({}), lambda: Probe.model_validate_json("{")):
+        with pytest.raises(ValidationError) as info:
+            wrong()
+        found.append(info.value.errors()[0])
+    return found
+
+
+def test_pydantics_words_read_in_english_exactly_as_pydantic_writes_them():
+    errors = _errors()
+    assert {err["type"] for err in errors} == set(PROBLEMS), "a kind of problem without a case here"
+    with speaking("en"):
+        assert [problem(err) for err in errors] == [err["msg"] for err in errors]
+
+
+def test_pydantics_words_read_in_portuguese():
+    errors = _errors()
+    with speaking("pt"):
+        said = {err["msg"]: problem(err) for err in errors}
+    assert [msg for msg, text in said.items() if text == msg] == [], "read in English inside Portuguese"
+    assert said["Field required"] == "campo obrigatório"
+    assert said["Input should be less than or equal to 3"] == "deve ser menor ou igual a 3"
+    assert said["Input should be 'deck' or 'pile'"] == "deve ser 'deck' ou 'pile'"
+    assert said["Input should be 'deck'"] == "deve ser 'deck'"
+    assert said["String should have at most 1 character"] == "deve ter no máximo 1 caractere"
+    assert said["String should have at most 2 characters"] == "deve ter no máximo 2 caracteres"
+    assert said["Tuple should have at most 2 items after validation, not 3"] == (
+        "a tupla deve ter no máximo 2 itens após a validação, não 3")
+    assert said["Invalid JSON: EOF while parsing an object at line 1 column 1"] == (
+        "JSON inválido: EOF while parsing an object at line 1 column 1")
+
+
+def test_a_field_and_its_problem_read_as_one_line_and_our_own_words_keep_theirs():
+    with pytest.raises(ValidationError) as info:
+        Required.model_validate({})
+    with speaking("en"):
+        assert first_problem(info.value) == "stack: Field required"
+    with speaking("pt"):
+        assert first_problem(info.value) == "stack: campo obrigatório"
+    ours = {"type": "value_error", "loc": ("level",), "msg": "Value error, deve ser um número inteiro"}
+    assert problem(ours) == "deve ser um número inteiro"
+    unknown = {"type": "url_parsing", "loc": ("art",), "msg": "Input should be a valid URL"}
+    with speaking("pt"):
+        assert problem(unknown) == "Input should be a valid URL"  # a type not in the table: pydantic's words

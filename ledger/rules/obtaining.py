@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..campaign import Campaign
 from ..errors import BadInput, RuleBroken
 from ..i18n import _
-from ..terms import suit_name
+from ..terms import suit_word
 from ..vocabulary import Zone
 
 
@@ -20,7 +20,7 @@ def obtains_sheet_only(campaign: Campaign, card: str) -> None:
     if not data.suit.is_sheet:
         raise RuleBroken(_("{card} is an asset card ({suit}); progression and incorporation obtain sheet cards (house, "
                            "class, entity); asset cards are traded (ledger trade)").format(
-            card=card, suit=suit_name(data.suit).lower()))
+            card=card, suit=suit_word(data.suit)))
 
 
 def obtained_from(campaign: Campaign, hero: str, card: str) -> str:

@@ -9,7 +9,7 @@ from ..campaign import Campaign
 from ..errors import BadInput, CardNotThere, DeckEmpty, RuleBroken
 from ..formats import ZoneSpec
 from ..i18n import _, ngettext
-from ..terms import suit_name
+from ..terms import suit_word
 from ..visibility import where_for
 from ..vocabulary import Face, Zone
 from .words import doing
@@ -134,17 +134,12 @@ def deck_can_give(campaign: Campaign, deck: ZoneSpec, given: int = 0, asked: int
                   "refill it); draw at most {given}") if deck.suit else
                 _("{deck} can give only {given} of the {asked} cards asked (the depot has no more matching cards to "
                   "refill it); draw at most {given}"))
-        raise DeckEmpty(text.format(deck=deck.id, given=given, asked=asked, suit=_suit(deck.suit)))
+        raise DeckEmpty(text.format(deck=deck.id, given=given, asked=asked, suit=suit_word(deck.suit)))
     if deck.suit is None:
         raise DeckEmpty(_("{deck} is empty and the depot has no matching cards to refill it; add cards to it first "
                           "(ledger add CARD --to {deck})").format(deck=deck.id))
     raise DeckEmpty(_("{deck} is empty and the depot has no {suit} cards to refill it; add cards to it first "
-                      "(ledger add CARD --to {deck})").format(deck=deck.id, suit=_suit(deck.suit)))
-
-
-def _suit(suit: str | None) -> str:
-    """A suit as running text names it: ``item`` (English: the id itself), ``habilidade``."""
-    return suit_name(suit).lower() if suit else ""
+                      "(ledger add CARD --to {deck})").format(deck=deck.id, suit=suit_word(deck.suit)))
 
 
 def reshuffles_after_search(zone: ZoneSpec) -> bool:

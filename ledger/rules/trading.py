@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from ..campaign import Campaign
 from ..errors import CardNotThere, RuleBroken
-from ..formats import VALUE_UNITS
-from ..i18n import _, ngettext, pgettext
-from ..terms import suit_name
+from ..i18n import _, ngettext
+from ..terms import suit_word, value_type_name, value_unit_name
 from ..visibility import can_identify, where_for
 from ..vocabulary import Suit, Zone
 from .locations import effective_access
@@ -21,7 +20,7 @@ def trades_assets_only(campaign: Campaign, cards: tuple[str, ...]) -> None:
     for card in cards:
         if campaign.card(card).suit.is_sheet:
             raise RuleBroken(_("{card} is a sheet card ({suit}); sheet cards never trade").format(
-                card=card, suit=_suit(campaign.card(card).suit)))
+                card=card, suit=suit_word(campaign.card(card).suit)))
 
 
 def controlled_by(campaign: Campaign, hero: str, card: str) -> bool:
@@ -60,7 +59,7 @@ def access_admits(campaign: Campaign, location: str, card: str) -> None:
     level, why = effective_access(campaign, location, str(data.suit))
     if level == 0 or data.level > level:
         text = _("{card} is level {level}; access for {suit} at {location} is {access}")
-        text = text.format(card=card, level=data.level, suit=_suit(data.suit), location=location, access=level)
+        text = text.format(card=card, level=data.level, suit=suit_word(data.suit), location=location, access=level)
         if why == "battle":
             text += " " + _("(a battle is on)")
         elif why != "location":  # an effect's: "effect of CARD", as events record it
@@ -95,39 +94,16 @@ def settle_trade(campaign: Campaign, taken: tuple[str, ...], given: tuple[str, .
             raise RuleBroken(ngettext(
                 "{cards} ({type}) pays for nothing: no {suits} card is taken, and value types never mix",
                 "{cards} ({type}) pay for nothing: no {suits} card is taken, and value types never mix",
-                len(payers)).format(cards=", ".join(payers), type=_value_type(entry["type"]),
-                                    suits="/".join(map(_suit, entry["suits"]))))
+                len(payers)).format(cards=", ".join(payers), type=value_type_name(entry["type"]),
+                                    suits="/".join(map(suit_word, entry["suits"]))))
     for entry in sums.values():
-        unit = _value_unit(entry["type"])
+        unit = value_unit_name(entry["type"])
         if entry["give"] < entry["take"]:
             # TRANSLATORS: {suits} e.g. "item" or "companion/event"; {unit} e.g. "price" or "XP".
             raise RuleBroken(_("{suits}: give {give} {unit} < take {take} {unit} (each value type is settled on its "
-                               "own)").format(suits="/".join(map(_suit, entry["suits"])), give=entry["give"],
+                               "own)").format(suits="/".join(map(suit_word, entry["suits"])), give=entry["give"],
                                               take=entry["take"], unit=unit))
     return list(sums.values())
-
-
-def _suit(suit: str) -> str:
-    """A suit as running text names it: ``item`` (English: the id itself), ``habilidade``."""
-    return suit_name(suit).lower()
-
-
-def _value_type(value_type: str) -> str:
-    """A value type as a refusal names it (English: the id; a format's own type: as named)."""
-    words = {
-        "price": pgettext("value type", "price"),
-        "xp": pgettext("value type", "xp"),
-        "companion": pgettext("value type", "companion"),
-        "event": pgettext("value type", "event"),
-    }
-    return words.get(value_type, value_type)
-
-
-def _value_unit(value_type: str) -> str:
-    """What a value type's sums are counted in (``VALUE_UNITS``: price, XP; else the type)."""
-    words = {"price": pgettext("value unit", "price"), "XP": pgettext("value unit", "XP")}
-    unit = VALUE_UNITS.get(value_type)
-    return words.get(unit, unit) if unit else _value_type(value_type)
 
 
 def companion_takes(campaign: Campaign, hero: str, taken: str, companion: str, given: tuple[str, ...]) -> None:
