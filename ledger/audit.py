@@ -199,11 +199,9 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
             assert campaign is not None
             state.update(slug=campaign.slug, campaign=campaign)
         else:
-            problem = _replay(ledger, cid, campaign, event)
+            problem = _replay(ledger, cid, campaign, event, seq)
             if problem:
-                # TRANSLATORS: {problem} is one of "records no command to check", "breaks the rules when checked
-                # again: ...", "does not replay to what was recorded"...
-                raise _Bad(seq, _("seq {seq} {problem}").format(seq=seq, problem=problem))
+                raise _Bad(seq, problem)
         evidence.check(campaign)
         previous = event.hash
         expected += 1
@@ -216,29 +214,31 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
     evidence.past_the_end(campaign.version)
 
 
-def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded) -> str | None:
-    """Decides the recorded command again; None if it gives the stored event back."""
+def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded, seq: int) -> str | None:
+    """Decides the recorded command again; None if it gives the stored event back, else
+    what is wrong with the action at ``seq``."""
     if event.command is None:
-        return _("records no command to check")
+        return _("seq {seq} records no command to check").format(seq=seq)
     try:
         command = from_record(event.command)
     except Exception:  # noqa: BLE001 — any malformed record is refused the same way
-        return _("records a command that cannot be read")
+        return _("seq {seq} records a command that cannot be read").format(seq=seq)
     play = Play(campaign, command.actor, seed=event.rng, lookup=lambda seq: ledger.event(cid, seq))
     try:
         with decided_under(event.ruleset):  # the rules it was recorded under
             again = decide_event(play, command, timestamp=event.timestamp)
     except LedgerError as exc:
         play.rollback()
-        return _("breaks the rules when checked again: {refusal}").format(refusal=exc)
+        return _("seq {seq} breaks the rules when checked again: {refusal}").format(seq=seq, refusal=exc)
     if _as_recorded_then(again, event, campaign.last_hash) != event:
         play.rollback()
         campaign.table.apply_all(event.changes)  # keep going consistently for the message
-        return _("does not replay to what was recorded")
+        return _("seq {seq} does not replay to what was recorded").format(seq=seq)
     campaign.record(event)
     for commitment in event.commitments:  # each committed order is the order recorded
         if not holds(commitment, campaign.table.cards_in(commitment.stack)):
-            return _("commits to an order of {zone} that is not the order it recorded").format(zone=commitment.stack)
+            return _("seq {seq} commits to an order of {zone} that is not the order it recorded").format(
+                seq=seq, zone=commitment.stack)
     return None
 
 

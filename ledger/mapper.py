@@ -9,7 +9,6 @@ import json
 from typing import Any
 
 import msgspec
-
 from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
 from eventsourcing.utils import get_topic, resolve_topic
 from pydantic import BaseModel

@@ -240,31 +240,69 @@ _REASONS = {
     CANNOT_OPEN: N_("SQLite could not open it"),
 }
 
+# A message's {done} is "" or a whole clause beginning with "; " that says what the failed
+# command recorded ("; nothing was recorded"...: ``_recorded``); it closes the advice in
+# the parentheses. A whole sentence for each of its three outcomes would triple every
+# message, so it is the one piece added to them (their TRANSLATORS notes say so). A full
+# disk and a lock have a whole sentence for each of their other variants.
+_FULL_MESSAGES = {  # (whether to try again, whether reading)
+    # TRANSLATORS: {use} is "record to" or "read"; {db} is a file (or "the campaign database"); {done} is ""
+    # or a clause beginning with "; " ("; nothing was recorded").
+    (True, False): N_("cannot {use} {db}: the disk is full (free some space and try again{done})"),
+    # TRANSLATORS: the command recorded something before this (so no "try again"). {use} is "finish writing to";
+    # {done} is a clause beginning with "; " that says what was recorded.
+    (False, False): N_("cannot {use} {db}: the disk is full (free some space{done})"),
+    # TRANSLATORS: {use} is "read"; {done} is "" or a clause beginning with "; " ("; nothing was recorded").
+    (True, True): N_("cannot {use} {db}: the disk is full (free some space and try again; SQLite needs a little "
+                     "room beside the file even to read it{done})"),
+    # TRANSLATORS: the command recorded something before this (so no "try again"). {use} is "read"; {done} is
+    # a clause beginning with "; " that says what was recorded.
+    (False, True): N_("cannot {use} {db}: the disk is full (free some space; SQLite needs a little room beside "
+                      "the file even to read it{done})"),
+}
+_LOCKED_MESSAGES = {  # (whether to try again, whether the lock timeout is known)
+    # TRANSLATORS: {done} is "" or a clause beginning with "; " ("; nothing was recorded").
+    (True, True): N_("{db} is busy: another program has kept it locked for over {seconds} seconds (let it finish, "
+                     "or close it and try again{done})"),
+    # TRANSLATORS: the command recorded something before this (so no "try again"); {done} is a clause beginning
+    # with "; " that says what was recorded.
+    (False, True): N_("{db} is busy: another program has kept it locked for over {seconds} seconds (let it finish, "
+                      "or close it{done})"),
+    # TRANSLATORS: {done} is "" or a clause beginning with "; " ("; nothing was recorded").
+    (True, False): N_("{db} is busy: another program has kept it locked (let it finish, or close it and try "
+                      "again{done})"),
+    # TRANSLATORS: the command recorded something before this (so no "try again"); {done} is a clause beginning
+    # with "; " that says what was recorded.
+    (False, False): N_("{db} is busy: another program has kept it locked (let it finish, or close it{done})"),
+}
 _MESSAGES = {
-    # TRANSLATORS: {use} is "record to", "finish writing to" or "read"; {again} is "" or " and try again";
-    # {room} and {done} are "" or a clause beginning with "; ". {db} is a file (or "the campaign database").
-    FULL: N_("cannot {use} {db}: the disk is full (free some space{again}{room}{done})"),
+    # TRANSLATORS: {done} is "" or a clause beginning with "; " ("; nothing was recorded").
     READ_ONLY_FILE: N_("{db} is read-only: you have no permission to change it (ask its owner, or copy it to a file "
                        "you may write{done})"),
     READ_ONLY_DISK: N_("{db} is on a read-only disk, where nothing can be recorded (copy it to a writable folder to "
                        "play on{done})"),
     # TRANSLATORS: {files} names the files SQLite must create ("campaign.db-wal and campaign.db-shm"); {verb} is
-    # "write" or "read".
+    # "write" or "read"; {use} is "record to", "finish writing to" or "read"; {done} is "" or a clause beginning
+    # with "; " ("; nothing was recorded").
     READ_ONLY_FOLDER: N_("cannot {use} {db}: its folder {folder} is read-only, and SQLite must create {files} "
                          "there to {verb} it (make the folder writable, or copy the file to a writable folder{done})"),
-    # TRANSLATORS: {beside} is "the campaign.db-wal and campaign.db-shm files beside it".
+    # TRANSLATORS: {beside} is "the campaign.db-wal and campaign.db-shm files beside it"; {done} is "" or a
+    # clause beginning with "; " ("; nothing was recorded").
     NO_PERMISSION: N_("permission denied: you may not {verb} {db} or {beside} (ask their owner, or use a copy{done})"),
-    # TRANSLATORS: {wait} is "" or "for over 30 seconds " (with its space).
-    LOCKED: N_("{db} is busy: another program has kept it locked {wait}(let it finish, or close it{again}{done})"),
     NO_FOLDER: N_("no folder {folder} for the database {db} (create the folder first, or name another file with "
                   "--db)"),
     NOT_A_FOLDER: N_("{folder} is a file, not a folder, so there can be no database {db} (name another file with "
                      "--db)"),
+    # TRANSLATORS: {use} is "record to", "finish writing to" or "read"; {done} is "" or a clause beginning
+    # with "; " ("; nothing was recorded").
     IO_ERROR: N_("cannot {use} {db}: the disk reported an input/output error (it may be failing or unplugged; copy "
                  "the file somewhere safe and run ledger verify on the copy{done})"),
+    # TRANSLATORS: {beside} is "the campaign.db-wal and campaign.db-shm files beside it"; {done} is "" or a
+    # clause beginning with "; " ("; nothing was recorded").
     CANNOT_OPEN: N_("cannot open {db}: SQLite could not open it, or {beside} (its folder or disk may be read-only, or "
                     "you may not read or write there; a copy in a folder of your own will open{done})"),
 }
+# TRANSLATORS: {done} is "" or a clause beginning with "; " ("; nothing was recorded").
 _FOLDER_DENIED = N_("permission denied: you may not open the folder {folder} that holds {db} (ask its owner, or use "
                     "a copy{done})")
 
@@ -305,17 +343,22 @@ def problem_message(problem: Problem, path: str | Path | None, *, writing: bool 
         "use": ((pgettext("database access", "finish writing to") if recorded > 0
                  else pgettext("database access", "record to")) if writing else pgettext("database access", "read")),
         "verb": pgettext("database access", "write") if writing else pgettext("database access", "read"),
-        "again": "" if recorded > 0 else _(" and try again"),
         "done": _recorded(recorded),
-        "room": "" if writing else _("; SQLite needs a little room beside the file even to read it"),
         "files": files,
         "beside": (_("the {name}-wal and {name}-shm files beside it").format(name=name) if name
                    else _("the -wal and -shm files beside it")),
-        "wait": (_("for over {seconds} seconds ").format(seconds=f"{problem.seconds:g}")
-                 if problem.seconds is not None else ""),
+        "seconds": f"{problem.seconds:g}" if problem.seconds is not None else "",
     }
-    folder_denied = problem.kind == NO_PERMISSION and problem.folder is not None
-    return _(_FOLDER_DENIED if folder_denied else _MESSAGES[problem.kind]).format(**words)
+    again = recorded <= 0  # after a save, trying again would record the action twice
+    if problem.kind == FULL:
+        message = _FULL_MESSAGES[again, not writing]
+    elif problem.kind == LOCKED:
+        message = _LOCKED_MESSAGES[again, problem.seconds is not None]
+    elif problem.kind == NO_PERMISSION and problem.folder is not None:
+        message = _FOLDER_DENIED
+    else:
+        message = _MESSAGES[problem.kind]
+    return _(message).format(**words)
 
 
 def database_failure(exc: BaseException, path: str | Path | None, *, writing: bool = True, recorded: int = 0,

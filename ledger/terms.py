@@ -12,6 +12,7 @@ from __future__ import annotations
 from .i18n import N_, _, pgettext
 from .vocabulary import Role, Suit
 
+
 def pgettext_noop(context: str, message: str) -> tuple[str, str]:
     """Marks a word with its context for translation (``pgettext`` translates it where shown)."""
     return context, message
@@ -125,3 +126,42 @@ def zone_name(zone: str) -> str:
         return pgettext("zone of a suit", "{suit} {role}").format(suit=suit_name(rest), role=role_name(role))
     # TRANSLATORS: a hero's zone, e.g. "ana's Inventory" / "Inventário de ana".
     return pgettext("zone of a hero", "{owner}'s {role}").format(owner=rest, role=role_name(role))
+
+
+ACTIONS = {
+    "action": pgettext_noop("action", "action"),
+    "init": pgettext_noop("action", "init"), "hero add": pgettext_noop("action", "hero add"),
+    "hero knowledge": pgettext_noop("action", "hero knowledge"), "add": pgettext_noop("action", "add"),
+    "draw": pgettext_noop("action", "draw"), "send": pgettext_noop("action", "send"),
+    "discard": pgettext_noop("action", "discard"), "bury": pgettext_noop("action", "bury"),
+    "exile": pgettext_noop("action", "exile"), "shuffle": pgettext_noop("action", "shuffle"),
+    "search": pgettext_noop("action", "search"), "reveal": pgettext_noop("action", "reveal"),
+    "hide": pgettext_noop("action", "hide"), "exhaust": pgettext_noop("action", "exhaust"),
+    "restore": pgettext_noop("action", "restore"), "attach": pgettext_noop("action", "attach"),
+    "detach": pgettext_noop("action", "detach"), "location add": pgettext_noop("action", "location add"),
+    "travel": pgettext_noop("action", "travel"), "battle start": pgettext_noop("action", "battle start"),
+    "battle end": pgettext_noop("action", "battle end"), "access": pgettext_noop("action", "access"),
+    "trade": pgettext_noop("action", "trade"), "obtain": pgettext_noop("action", "obtain"),
+    "activate": pgettext_noop("action", "activate"), "undo": pgettext_noop("action", "undo"),
+    "redo": pgettext_noop("action", "redo"),
+}
+"""Each recorded action (``ActionRecorded.action``: ``draw``, ``trade``, ``hero add``...)
+as a person reads it, a noun in Portuguese (compra, troca, entrada de herói); English
+shows the id itself. ``--json`` keeps the id."""
+
+MECHANICS = {
+    "progression": pgettext_noop("mechanic", "progression"),
+    "incorporation": pgettext_noop("mechanic", "incorporation"),
+}
+"""The two ways the master records a sheet card obtained (§8: Progressão, Incorporação)."""
+
+
+def action_name(action: str) -> str:
+    """A recorded action's id (``draw``, ``hero add``) in words: "compra", "entrada de herói"
+    (English: the id itself; an action not listed: the id)."""
+    return _said(ACTIONS, action) or action
+
+
+def mechanic_name(mechanic: str) -> str:
+    """``progression`` or ``incorporation`` in running text (Progressão, Incorporação)."""
+    return _said(MECHANICS, mechanic) or mechanic

@@ -6,9 +6,12 @@ figures an event does not carry, from the campaign right before the action. The
 checks common to every action (refills, redirects, attachments left behind) come
 first; then each event type adds its own (``functools.singledispatch``).
 
-Each check is a rule's label ("§4 empty deck") and what it found, both in the language
-being spoken; the section sign and a rule's id (``§5 sheet-card-placement``) stay as
-they are, and so do zone, card and hero ids.
+Each check is ``{"rule": "§4 empty deck", "label": "§4 baralho vazio", "detail": ...}``:
+``rule`` names the rule in English in every language (stable for scripts, like the
+codes and ids of ``--json``), ``label`` is that name in the language being spoken (what
+a person reads), ``detail`` what the check found, in the language being spoken too. A
+rule's id (``§5 sheet-card-placement``) is its own label; zone, card and hero ids stay
+as they are.
 """
 
 from __future__ import annotations
@@ -20,15 +23,19 @@ from typing import Any
 from ledger import events as e
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
-from ledger.i18n import _, ngettext, pgettext
+from ledger.i18n import N_, _, ngettext, pgettext
 from ledger.rulebook import HERO_MAY, REFILL_LIMIT, rule_text
+from ledger.terms import effect_kind_name, mechanic_name, pgettext_noop, suit_word, value_type_name
 from ledger.visibility import sees_everything
 from ledger.vocabulary import MASTER, host_of
 from ledger.witness import visible_cards
 
 from .summaries import HIDDEN_NAME, summary
 
-Check = Callable[[str, str], None]
+Rule = str | tuple[str, str]
+"""A rule's English name, marked for translation: ``N_("§3 decks")``, or with a context
+``pgettext_noop("rule", "undo")``."""
+Check = Callable[..., None]
 Name = Callable[[str | None], str]
 
 
@@ -41,24 +48,31 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
 
     checks: list[dict[str, str]] = []
 
-    def check(rule: str, detail: str) -> None:
-        checks.append({"rule": rule, "detail": detail})
+    def check(rule: Rule, detail: str, label: str | None = None) -> None:
+        """A rule checked and what it found; ``label``: the rule's name as shown (default:
+        ``rule`` translated)."""
+        english = rule[1] if isinstance(rule, tuple) else rule
+        if label is None:
+            label = pgettext(*rule) if isinstance(rule, tuple) else _(rule)
+        checks.append({"rule": english, "label": label, "detail": detail})
 
     for refill in event.refills:
-        check(_("§4 empty deck"), ngettext(
+        check(N_("§4 empty deck"), ngettext(
             "{deck} was empty: refilled with {count} card(s) of its suit from the {source} (up to {limit}), "
             "shuffled face-down, in this same action",
             "{deck} was empty: refilled with {count} card(s) of its suit from the {source} (up to {limit}), "
             "shuffled face-down, in this same action", refill.count).format(
             deck=refill.deck, count=refill.count, source=refill.source, limit=REFILL_LIMIT))
     for redirect in event.redirects:
-        check(f"§5 {redirect.rule}", _("{card} was sent to {asked} but went to {actual}: {rule}").format(
-            card=n(redirect.card), asked=redirect.asked, actual=redirect.actual, rule=_(rule_text(redirect.rule))))
+        rule_id = f"§5 {redirect.rule}"  # a rule's id: the same in every language
+        check(rule_id, _("{card} was sent to {asked} but went to {actual}: {rule}").format(
+            card=n(redirect.card), asked=redirect.asked, actual=redirect.actual, rule=_(rule_text(redirect.rule))),
+            label=rule_id)
     named = set(event.named_cards())
     for change in event.changes:
         if isinstance(change, CardChanged) and host_of(change.was.at) and change.card not in named \
                 and host_of(change.now.at) is None and change.now.at != change.was.at:
-            check(_("§5 attachments follow no host"), _(
+            check(N_("§5 attachments follow no host"), _(
                 "{card} was attached to {host}, which left its zone: it went to {zone} in the same action").format(
                 card=n(change.card), host=n(host_of(change.was.at)), zone=change.now.at))
     for commitment in event.commitments:
@@ -72,13 +86,13 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
         else:
             committed += _("; keep it: the master can later show the salt and the order, and any SHA-256 tool "
                            "checks them")
-        check(_("§4 committed shuffle"), committed)
+        check(N_("§4 committed shuffle"), committed)
     _checks(event, before, viewer, check, n)
     if event.actor != MASTER and event.action in HERO_MAY:
-        check(_("§9 what a hero may do"), _("{hero} is a hero: {may}").format(
+        check(N_("§9 what a hero may do"), _("{hero} is a hero: {may}").format(
             hero=event.actor, may=_(HERO_MAY[event.action])))
     if not checks:
-        check(pgettext("rule", "rules"),
+        check(pgettext_noop("rule", "rules"),
               _("no rule beyond the action's own checks (cards where they must be, the actor allowed)"))
     return {
         "seq": event.seq, "action": event.action, "actor": event.actor, "time": event.timestamp.isoformat(),
@@ -94,7 +108,7 @@ def _checks(event: e.ActionRecorded, before: Campaign | None, viewer: str, check
 @_checks.register
 def _revealed(event: e.CardsRevealed, before, viewer, check: Check, n: Name) -> None:
     if event.to:
-        check(_("§9 revealed to"), _("shown to {heroes} only, face-down where they lie: they may identify them while "
+        check(N_("§9 revealed to"), _("shown to {heroes} only, face-down where they lie: they may identify them while "
                                      "they stay there; everyone else still sees hidden cards").format(
             heroes=", ".join(event.to)))
 
@@ -105,15 +119,15 @@ def _from_the_top(stack: str) -> str:
 
 @_checks.register
 def _drawn(event: e.CardsDrawn, before, viewer, check: Check, n: Name) -> None:
-    check(_("§3 decks"), _from_the_top(event.stack))
+    check(N_("§3 decks"), _from_the_top(event.stack))
 
 
 @_checks.register
 def _discarded(event: e.CardsDiscarded, before, viewer, check: Check, n: Name) -> None:
     if event.stack:
-        check(_("§3 decks"), _from_the_top(event.stack))
+        check(N_("§3 decks"), _from_the_top(event.stack))
     else:
-        check(_("§5 discard"), _("discarded cards go face-up to their format's discard pile"))
+        check(N_("§5 discard"), _("discarded cards go face-up to their format's discard pile"))
 
 
 @_checks.register
@@ -126,16 +140,16 @@ def _shuffled(event: e.StackShuffled, before, viewer, check: Check, n: Name) -> 
                       "shuffles again", size).format(stack=event.stack, size=size)
     if event.seed is not None and sees_everything(viewer):
         detail += _(" (seed {seed})").format(seed=event.seed)
-    check(_("§3 decks keep their order"), detail)
+    check(N_("§3 decks keep their order"), detail)
 
 
 @_checks.register
 def _searched(event: e.StackSearched, before, viewer, check: Check, n: Name) -> None:
     if event.allowed_by:
-        check(_("§4 search"), _("searching was allowed by the effect of {card}, an active card").format(
+        check(N_("§4 search"), _("searching was allowed by the effect of {card}, an active card").format(
             card=n(event.allowed_by)))
     if event.reshuffled:
-        check(_("§4 search"), _("{stack} is face-down, so it was reshuffled after the search, in the same "
+        check(N_("§4 search"), _("{stack} is face-down, so it was reshuffled after the search, in the same "
                                 "action").format(stack=event.stack))
 
 
@@ -144,25 +158,25 @@ def _buried(event: e.CardsBuried, before, viewer, check: Check, n: Name) -> None
     detail = _("buried cards go face-down to the bottom of their suit's campaign deck")
     if event.to:
         detail += _(" ({zone} was named)").format(zone=event.to)
-    check(_("§5 bury"), detail)
+    check(N_("§5 bury"), detail)
 
 
 @_checks.register
 def _exiled(event: e.CardsExiled, before, viewer, check: Check, n: Name) -> None:
-    check(_("§5 exile"), _("exiled cards go to limbo"))
+    check(N_("§5 exile"), _("exiled cards go to limbo"))
 
 
 @_checks.register
 def _access_changed(event: e.AccessChanged, before, viewer, check: Check, n: Name) -> None:
     if event.level is None:
-        check(_("§8 location access"), _("the effect on {suit} access at {location} was cleared").format(
-            suit=event.suit, location=event.location))
+        check(N_("§8 location access"), _("the effect on {suit} access at {location} was cleared").format(
+            suit=suit_word(event.suit), location=event.location))
     else:
-        check(_("§8 location access"), _("the effect of {card} sets {suit} access at {location} to {level}; it "
+        check(N_("§8 location access"), _("the effect of {card} sets {suit} access at {location} to {level}; it "
                                          "applies during battle too").format(
-            card=n(event.by), suit=event.suit, location=event.location, level=event.level))
+            card=n(event.by), suit=suit_word(event.suit), location=event.location, level=event.level))
     if event.affected is not None:
-        check(_("§7 affected"), _("an effect from a stack card reaches {heroes} (its stack's affected)").format(
+        check(N_("§7 affected"), _("an effect from a stack card reaches {heroes} (its stack's affected)").format(
             heroes=_heroes(event.affected)))
 
 
@@ -172,26 +186,26 @@ def _heroes(heroes: tuple[str, ...]) -> str:
 
 @_checks.register
 def _undone(event: e.ActionUndone, before, viewer, check: Check, n: Name) -> None:
-    check(pgettext("rule", "undo"), _("seq(s) {seqs} taken back: their changes were inverted, newest first, so "
+    check(pgettext_noop("rule", "undo"), _("seq(s) {seqs} taken back: their changes were inverted, newest first, so "
                                       "the table is exactly as before them; they stay in the history").format(
         seqs=", ".join(map(str, event.targets))))
     if event.reshuffled_stacks:
-        check(_("§9 fair play"), _("{stacks} shuffled again in the same undo: cards returned to it had been seen, "
+        check(N_("§9 fair play"), _("{stacks} shuffled again in the same undo: cards returned to it had been seen, "
                                    "so its old order must not come back").format(
             stacks=", ".join(event.reshuffled_stacks)))
     if event.keep_order:
-        check(_("§9 fair play"), _("the master decided to keep the order of the decks seen cards returned to"))
+        check(N_("§9 fair play"), _("the master decided to keep the order of the decks seen cards returned to"))
 
 
 @_checks.register
 def _redone(event: e.ActionRedone, before, viewer, check: Check, n: Name) -> None:
-    check(pgettext("rule", "redo"),
+    check(pgettext_noop("rule", "redo"),
           _("what undo seq {undo} took back was applied again (no other action came between)").format(undo=event.undo))
 
 
 @_checks.register
 def _battle_started(event: e.BattleStarted, before, viewer, check: Check, n: Name) -> None:
-    check(_("§8 battle"), _("during a battle every discard pile's access level is 0, unless an effect changes it"))
+    check(N_("§8 battle"), _("during a battle every discard pile's access level is 0, unless an effect changes it"))
 
 
 def _access_source(source: str, location: str) -> str:
@@ -209,25 +223,26 @@ def _traded(event: e.TradeCompleted, before, viewer, check: Check, n: Name) -> N
         spent = _("{hero} spent a full action to trade with the discard pile at {location} during a battle")
     else:
         spent = _("{hero} spent a full action to trade with the discard pile at {location}")
-    check(_("§8 full action"), spent.format(hero=event.hero, location=event.location))
+    check(N_("§8 full action"), spent.format(hero=event.hero, location=event.location))
     for used in event.access:
-        check(_("§8 access"), _("access for {suit} at {location} was {level} ({source}); a taken card's level must "
+        check(N_("§8 access"), _("access for {suit} at {location} was {level} ({source}); a taken card's level must "
                                 "be at most that, and access 0 admits nothing").format(
-            suit=used.suit, location=event.location, level=used.level,
+            suit=suit_word(used.suit), location=event.location, level=used.level,
             source=_access_source(used.source, event.location)))
     for entry in event.settlement:
-        check(_("§8 value types"), _("{type} ({suits}): gave {give} ≥ took {take}; each value type is settled on "
+        check(N_("§8 value types"), _("{type} ({suits}): gave {give} ≥ took {take}; each value type is settled on "
                                      "its own").format(
-            type=entry.type, suits="/".join(entry.suits), give=entry.give, take=entry.take))
+            type=value_type_name(entry.type), suits="/".join(suit_word(s) for s in entry.suits), give=entry.give,
+            take=entry.take))
     if event.given:
-        check(_("§8 given cards"), ngettext("{cards} went to their discard pile(s)",
+        check(N_("§8 given cards"), ngettext("{cards} went to their discard pile(s)",
                                             "{cards} went to their discard pile(s)", len(event.given)).format(
             cards=", ".join(n(c) for c in event.given)))
     for taken, companion in event.attach.items():
-        check(_("§8 taken cards"), _("{card} was attached to {host}").format(card=n(taken), host=n(companion)))
+        check(N_("§8 taken cards"), _("{card} was attached to {host}").format(card=n(taken), host=n(companion)))
     rest = [c for c in event.taken if c not in event.attach]
     if rest:
-        check(_("§8 taken cards"), ngettext("{cards} went to {hero}'s inventory", "{cards} went to {hero}'s inventory",
+        check(N_("§8 taken cards"), ngettext("{cards} went to {hero}'s inventory", "{cards} went to {hero}'s inventory",
                                             len(rest)).format(cards=", ".join(n(c) for c in rest), hero=event.hero))
 
 
@@ -237,49 +252,50 @@ def _obtained(event: e.SheetCardObtained, before, viewer, check: Check, n: Name)
         where = _("{mechanic} needs a location that allows it: {hero} was at {location} during a battle")
     else:
         where = _("{mechanic} needs a location that allows it: {hero} was at {location}")
-    check(_("§8 location"), where.format(mechanic=event.mechanic, hero=event.hero, location=event.location))
+    check(N_("§8 location"), where.format(mechanic=mechanic_name(event.mechanic), hero=event.hero, location=event.location))
     used = event.access
-    check(_("§8 access"), _("access for {suit} at {location} was {level} ({source}); the card's level must be at "
+    check(N_("§8 access"), _("access for {suit} at {location} was {level} ({source}); the card's level must be at "
                             "most that, and access 0 admits nothing (the same rule as trading)").format(
-        suit=used.suit, location=event.location, level=used.level,
+        suit=suit_word(used.suit), location=event.location, level=used.level,
         source=_access_source(used.source, event.location)))
     came = _("{card} came from {source} and went to {to}; ").format(card=n(event.card), source=event.source,
                                                                     to=event.to)
-    check(_("§8 the master's decision"), came + (_("cost recorded as given: {cost}").format(cost=event.cost)
+    check(N_("§8 the master's decision"), came + (_("cost recorded as given: {cost}").format(cost=event.cost)
                                                 if event.cost else _("no cost recorded")))
 
 
 @_checks.register
 def _activated(event: e.CardActivated, before, viewer, check: Check, n: Name) -> None:
-    check(_("§6 activation"), _("{hero} activated effect {effect} ({kind}) of {card} from {source}").format(
-        hero=event.hero or _("the master"), effect=event.effect, kind=event.effect_kind, card=n(event.card),
+    check(N_("§6 activation"), _("{hero} activated effect {effect} ({kind}) of {card} from {source}").format(
+        hero=event.hero or _("the master"), effect=event.effect, kind=effect_kind_name(event.effect_kind),
+        card=n(event.card),
         source=event.source))
     if before is not None and event.hero and event.hero in before.table.heroes:
         need = before.card(event.card).knowledge or 0
         have = before.table.heroes[event.hero].knowledge
-        check(_("§6 knowledge"), _("{card} needs knowledge {need}; {hero} had {have}").format(
+        check(N_("§6 knowledge"), _("{card} needs knowledge {need}; {hero} had {have}").format(
             card=n(event.card), need=need, hero=event.hero, have=have))
     if event.went_to:
         task = before.card(event.card).task if before is not None else None
         why = (_("its task keyword ({task}) wins").format(task=task) if task
                else _("activated from the inventory, a card is discarded"))
-        check(_("§6 from the inventory"), _("{card} went to {zone}: {why}").format(
+        check(N_("§6 from the inventory"), _("{card} went to {zone}: {why}").format(
             card=n(event.card), zone=event.went_to, why=why))
     elif event.source:
-        check(_("§6 in play"), _("activated from a table, an attachment or a zone, the card stays where and as it is"))
+        check(N_("§6 in play"), _("activated from a table, an attachment or a zone, the card stays where and as it is"))
     if event.affected is not None:
-        check(_("§7 affected"), _("the effects of {card} in {source} reach {heroes} (its stack's affected: "
+        check(N_("§7 affected"), _("the effects of {card} in {source} reach {heroes} (its stack's affected: "
                                   "{affected}); a hero targeted is among them").format(
             card=n(event.card), source=event.source, heroes=_heroes(event.affected),
             affected=before.zone(event.source).affected if before else "?"))
     if before is not None and event.source and before.zone(event.source).is_stack and event.ruleset >= 3 \
             and before.table.host(event.card) is None:
         effect = before.card(event.card).effects[event.effect - 1]
-        check(_("§7 stack effects"), _("in {source} only the stack effects its stack lets count are used (use: "
+        check(N_("§7 stack effects"), _("in {source} only the stack effects its stack lets count are used (use: "
                                        "{use}); effect {effect} is {spec}").format(
             source=event.source, use=before.zone(event.source).use, effect=event.effect, spec=effect))
     if event.action_points is not None or event.energies:
         paid = [ngettext("{n} action point(s)", "{n} action point(s)", event.action_points).format(
             n=event.action_points)] if event.action_points is not None else []
         paid += [f"{v} {k}" for k, v in event.energies.items()]
-        check(_("§6 costs"), _("paid {costs}: recorded as given, not enforced").format(costs=", ".join(paid)))
+        check(N_("§6 costs"), _("paid {costs}: recorded as given, not enforced").format(costs=", ".join(paid)))

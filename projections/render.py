@@ -17,7 +17,7 @@ from rich.table import Table
 
 from ledger.campaign import Campaign
 from ledger.i18n import ENGLISH, _, language, pgettext
-from ledger.terms import state_name, suit_name, zone_name
+from ledger.terms import action_name, state_name, suit_name, zone_name
 
 from .summaries import HIDDEN_NAME
 
@@ -118,11 +118,14 @@ def render_history(out: Console, rows: list[dict[str, Any]], campaign: Campaign,
 
 def render_explain(out: Console, view: dict[str, Any]) -> None:
     seq = escape(_("seq {seq}").format(seq=view["seq"]))
+    # TRANSLATORS: {action} is the action's name (translated with the context "action": "draw", "trade"...).
     out.print(f"[bold]{seq}[/bold]  " + escape(_("{action} by {actor} at {time}").format(
-        action=view["action"], actor=view["actor"], time=view["time"][:19].replace("T", " "))), highlight=False)
+        action=action_name(view["action"]), actor=view["actor"], time=view["time"][:19].replace("T", " "))),
+        highlight=False)
     out.print(f"  {view['summary']}", highlight=False, markup=False)
-    for item in view["checks"]:
-        out.print(f"  [cyan]{escape(item['rule'])}[/cyan]: {escape(item['detail'])}", highlight=False)
+    for item in view["checks"]:  # the rule as the language spoken names it (``rule``: in English)
+        label = item.get("label", item["rule"])
+        out.print(f"  [cyan]{escape(label)}[/cyan]: {escape(item['detail'])}", highlight=False)
 
 
 def render_compared(out: Console, campaign: Campaign, viewers: list[str]) -> None:

@@ -18,6 +18,7 @@ from functools import singledispatch
 from ledger import events as e
 from ledger.changes import HeroChanged
 from ledger.i18n import ENGLISH, N_, _, language, ngettext, speaking
+from ledger.terms import action_name, effect_kind_name, mechanic_name, suit_word, value_type_name
 
 HIDDEN_NAME = N_("a hidden card")
 """How a card the viewer may not identify reads (translated where shown: ``_(HIDDEN_NAME)``)."""
@@ -64,7 +65,7 @@ def _listed(cards: tuple[str, ...], name) -> str:
 
 @singledispatch
 def _what(event: e.ActionRecorded, name) -> str:
-    return event.action
+    return action_name(event.action)
 
 
 @_what.register
@@ -197,14 +198,15 @@ def _battle_ended(event: e.BattleEnded, name) -> str:
 @_what.register
 def _access_changed(event: e.AccessChanged, name) -> str:
     if event.level is None:
-        return _("access for {suit} at {location} back to normal").format(suit=event.suit, location=event.location)
+        return _("access for {suit} at {location} back to normal").format(suit=suit_word(event.suit),
+                                                                         location=event.location)
     return _("{card} sets access for {suit} at {location} to {level}").format(
-        card=name(event.by), suit=event.suit, location=event.location, level=event.level)
+        card=name(event.by), suit=suit_word(event.suit), location=event.location, level=event.level)
 
 
 @_what.register
 def _trade_completed(event: e.TradeCompleted, name) -> str:
-    sums = "; ".join(f"{s.type} {s.give} ≥ {s.take}" for s in event.settlement)
+    sums = "; ".join(f"{value_type_name(s.type)} {s.give} ≥ {s.take}" for s in event.settlement)
     return _("{hero} trades at {location}: takes {taken} for {given} ({sums})").format(
         hero=event.hero, location=event.location, taken=_listed(event.taken, name),
         given=_listed(event.given, name) or _("nothing"), sums=sums)
@@ -213,14 +215,16 @@ def _trade_completed(event: e.TradeCompleted, name) -> str:
 @_what.register
 def _sheet_card_obtained(event: e.SheetCardObtained, name) -> str:
     text = _("{hero} obtains {card} by {mechanic} at {location} → {to}").format(
-        hero=event.hero, card=name(event.card), mechanic=event.mechanic, location=event.location, to=event.to)
+        hero=event.hero, card=name(event.card), mechanic=mechanic_name(event.mechanic), location=event.location,
+        to=event.to)
     return text + (_(" (cost: {cost})").format(cost=event.cost) if event.cost else "")
 
 
 @_what.register
 def _card_activated(event: e.CardActivated, name) -> str:
     text = _("{hero} activates {card} (effect {effect}, {kind})").format(
-        hero=event.hero or _("the master"), card=name(event.card), effect=event.effect, kind=event.effect_kind)
+        hero=event.hero or _("the master"), card=name(event.card), effect=event.effect,
+        kind=effect_kind_name(event.effect_kind))
     if event.target:
         text += _(" on {target}").format(target=event.target)
     if event.went_to:

@@ -10,6 +10,7 @@ language themselves."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,47 @@ def test_every_commands_help_and_options_read_in_portuguese(path):
                 assert help_text(param.help) != param.help, f"ledger {' '.join(path)} {param.opts[0]}: not translated"
 
 
+def test_writing_a_help_page_in_portuguese_leaves_the_shared_command_in_english():
+    """Help is written from translated copies: while a Portuguese page is being written,
+    the command and its options (shared by every run in this process, and by other
+    threads) still hold their English msgids."""
+    command = command_at(("draw",))
+    english = (command.help, [p.help for p in command.params])
+    seen: list[tuple[str | None, list[str | None]]] = []
+
+    class Watching(click.HelpFormatter):
+        def write_text(self, text: str) -> None:
+            seen.append((command.help, [p.help for p in command.params]))
+            super().write_text(text)
+
+        def write_dl(self, rows, *args, **kwargs) -> None:  # the options
+            seen.append((command.help, [p.help for p in command.params]))
+            super().write_dl(rows, *args, **kwargs)
+
+    class WatchingContext(click.Context):
+        formatter_class = Watching
+
+    with speaking("pt"):
+        page = command.get_help(WatchingContext(command, info_name="draw"))
+    assert "Compra do topo de um baralho" in " ".join(page.split()) and "Quantas cartas." in page
+    assert len(seen) >= 2 and all(state == english for state in seen), seen
+    with speaking("en"):
+        again = command.get_help(click.Context(command, info_name="draw"))
+    assert "How many cards." in again and "Show this message and exit." in again and "Mostra" not in again
+
+
+def test_the_help_option_reads_in_the_language_of_each_page_whichever_spoke_first():
+    """click makes ``--help`` once per command, in the language then spoken; each page
+    still shows it in its own language."""
+    command = command_at(("redo",))
+    with speaking("pt"):
+        first = command.get_help(click.Context(command, info_name="redo"))
+    with speaking("en"):
+        second = command.get_help(click.Context(command, info_name="redo"))
+    assert "Mostra esta mensagem e sai." in first and "Show this message and exit." in second
+    assert "Mostra" not in second
+
+
 def test_the_cards_only_commands_help_is_translated_too():
     out = succeeded(run_ledger("--lang", "pt", "exhaust", "--help")).stdout
     assert "Exaure cartas" in out and "Exemplo: ledger exhaust item-sword" in out
@@ -152,6 +194,21 @@ def test_a_ledger_lang_the_ledger_does_not_speak_with_json_is_the_error_object()
     one_error_line(result, exit_codes=(1,))
     error = json_of(result)["error"]
     assert error["code"] == "bad-input" and "LEDGER_LANG" in error["message"]
+
+
+@pytest.mark.parametrize("args", [["--lang", "pt_BR"], ["--lang=pt-BR"], ["--lang", "pt_BR.UTF-8"], ["--lang", "PT"]],
+                         ids=["pt_BR", "=pt-BR", "pt_BR.UTF-8", "PT"])
+def test_lang_takes_every_spelling_of_a_language_the_ledger_speaks(args, tmp_path):
+    """What ``$LEDGER_LANG`` and the locale accept (``ledger.i18n.parse_language``),
+    ``--lang`` accepts too: it is not refused after choosing the language."""
+    line = one_error_line(run_ledger(*args, "draw", cwd=tmp_path), exit_codes=(2,))
+    assert line == "error: Falta o argumento 'STACK'. (veja ledger draw --help)"
+    assert succeeded(run_ledger(*args, "--help", env=environment())).stdout.startswith("Uso:")
+    assert succeeded(run_ledger(*args, "hero", "--help", env=environment())).stdout.startswith("Uso:")
+
+
+def test_the_help_shows_lang_as_its_two_codes():
+    assert "--lang [en|pt]" in succeeded(run_ledger("--help")).stdout
 
 
 def test_lang_fr_is_a_usage_error_exit_2():
@@ -253,15 +310,42 @@ def test_a_refusal_with_json_keeps_its_code_in_both_languages(tmp_path):
 def test_simulate_reports_in_portuguese_and_its_json_is_the_same_but_for_message(tmp_path):
     human = succeeded(run_ledger("--lang", "pt", "simulate", "--actions", "3", "--seed", "1",
                                  db=tmp_path / "h.db")).stdout
-    assert "3 ações legais aleatórias registradas" in human
+    assert re.search(r"^3 ações válidas aleatórias registradas \(e \d+ escolhas? recusadas?, [\d.]+% das tentadas, "
+                     r"que não acrescentaram? nada\); a campanha está na seq \d+$", human, re.MULTILINE), human
     assert "a campanha está na seq" in human and "cartas no fim, por tipo de zona: caixa " in human
     assert "pilha de descarte " in human and "recorded" not in human
     docs = {lang: json_of(succeeded(run_ledger("--lang", lang, "--json", "simulate", "--actions", "3", "--seed", "1",
                                                db=tmp_path / f"{lang}.db"))) for lang in ("en", "pt")}
     assert neutral(docs["en"]) == neutral(docs["pt"])
     assert set(docs["pt"]["zones"]) >= {"box", "deck", "discard", "attached"}  # the ids, in both languages
-    assert docs["en"]["message"].startswith("recorded 3 random legal actions")
+    assert re.match(r"recorded 3 random legal actions \(and \d+ refused choices?, [\d.]+% of those tried, appended "
+                    r"nothing\); the campaign is at seq \d+\n", docs["en"]["message"]), docs["en"]["message"]
     assert docs["pt"]["message"] == human.strip()
+
+
+@pytest.mark.parametrize("language, recorded, refused, line", [
+    ("en", 1, 0, ("recorded 1 random legal action (and 0 refused choices, 0.0% of those tried, appended nothing); "
+                 "the campaign is at seq 9")),
+    ("en", 2, 1, ("recorded 2 random legal actions (and 1 refused choice, 0.0% of those tried, appended nothing); "
+                 "the campaign is at seq 9")),
+    ("en", 1, 3, ("recorded 1 random legal action (and 3 refused choices, 0.0% of those tried, appended nothing); "
+                 "the campaign is at seq 9")),
+    ("pt", 1, 0, ("1 ação válida aleatória registrada (e 0 escolhas recusadas, 0.0% das tentadas, que não "
+                 "acrescentaram nada); a campanha está na seq 9")),
+    ("pt", 2, 1, ("2 ações válidas aleatórias registradas (e 1 escolha recusada, 0.0% das tentadas, que não "
+                 "acrescentou nada); a campanha está na seq 9")),
+    ("pt", 5, 1, ("5 ações válidas aleatórias registradas (e 1 escolha recusada, 0.0% das tentadas, que não "
+                 "acrescentou nada); a campanha está na seq 9")),
+], ids=["en-1-0", "en-2-1", "en-1-3", "pt-1-0", "pt-2-1", "pt-5-1"])
+def test_simulates_sentence_is_whole_and_counts_both_numbers_as_the_language_counts(language, recorded, refused, line):
+    """Two counts in one sentence: a whole sentence for one refused choice and one for
+    several (as the catalog's plural rule counts them), each counting the actions
+    recorded."""
+    from ledger.interface.cli.record import _simulated
+
+    with speaking(language):
+        said = _simulated(recorded, refused).format(recorded=recorded, refused=refused, rate="0.0%", seq=9)
+    assert said == line
 
 
 def test_rebuild_and_verify_speak_portuguese_with_their_json_message(tmp_path):
@@ -287,6 +371,8 @@ def test_the_demo_narrates_in_portuguese_in_a_real_process(tmp_path):
     assert "  error: " in out  # a refusal's line keeps its prefix
     assert "verify: ok — 36 ações, cadeia de hashes íntegra" in out
     assert "Experimente agora" in out and "Jogue à mesa" in out
+    assert "(para que os comandos abaixo também falem português, antes: export LEDGER_LANG=pt)" in out
+    assert "O mesmo momento, como o árbitro, o público e Ana o veem" in out
     assert f"ledger --db {tmp_path / 'demo.db'} zones                  todas as zonas, como o árbitro as vê" in out
     assert "Two heroes sit down" not in out and "Try next" not in out
 
@@ -295,4 +381,4 @@ def test_the_demo_narrates_in_english_by_default(tmp_path):
     out = succeeded(run_ledger("demo", db=tmp_path / "demo.db")).stdout
     assert "Two heroes sit down" in out and "(refused: 0 events appended)" in out
     assert f"ledger --db {tmp_path / 'demo.db'} zones                  every zone, as the referee sees it" in out
-    assert "Dois heróis" not in out
+    assert "Dois heróis" not in out and "LEDGER_LANG" not in out

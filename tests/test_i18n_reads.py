@@ -72,8 +72,7 @@ knowledge = 0
 """
 
 # Every action is recorded speaking Portuguese (the read models catch up in Portuguese).
-# The language comes from $LEDGER_LANG: the tests' commands put --db first, and ``ledger
-# --db FILE --lang pt`` is not heard as Portuguese (chosen_language stops at FILE).
+# The language comes from $LEDGER_LANG (``said_ok``).
 SCRIPT = [
     ["init", "--catalog", "CATALOG", "--name", "Leituras"],               # 1
     ["hero", "add", "ana", "--knowledge", "1"],                            # 2
@@ -172,20 +171,127 @@ def test_english_history_reads_as_it_always_did(db):
 # -- explain ---------------------------------------------------------------------------------
 def test_explain_says_the_rules_checked_in_portuguese(db):
     out = pt(db, "--as", "public", "explain", str(DRAW_TWO))
-    assert "draw por ana em" in out
+    assert "compra por ana em" in out and "draw por" not in out  # the action's name, not its id
     assert "compra 2 cartas de deck:item → inventory:ana: uma carta oculta, uma carta oculta" in out
     assert "§3 baralhos: deck:item é um baralho: as cartas saem do topo" in out
     assert "§9 o que um herói pode fazer: ana é um herói: " in out
     view = json.loads(pt(db, "--as", "public", "--json", "explain", str(DRAW_TWO)))
-    assert {"rule": "§3 baralhos", "detail": "deck:item é um baralho: as cartas saem do topo"} in view["checks"]
+    assert {"rule": "§3 decks", "label": "§3 baralhos",
+            "detail": "deck:item é um baralho: as cartas saem do topo"} in view["checks"]
     assert view["action"] == "draw" and view["actor"] == "ana"  # codes and ids stay
 
 
 def test_explain_in_english_is_unchanged(db):
     view = json.loads(en(db, "--as", "public", "--json", "explain", str(DRAW_TWO)))
-    assert {"rule": "§3 decks", "detail": "deck:item is a deck: cards come from its top"} in view["checks"]
+    assert {"rule": "§3 decks", "label": "§3 decks",
+            "detail": "deck:item is a deck: cards come from its top"} in view["checks"]
     assert view["summary"] == "draw 2 from deck:item → inventory:ana: a hidden card, a hidden card"
-    assert "draw by ana at" in en(db, "--as", "public", "explain", str(DRAW_TWO))
+    out = en(db, "--as", "public", "explain", str(DRAW_TWO))
+    assert "draw by ana at" in out and "§3 decks: deck:item is a deck: cards come from its top" in out
+
+
+@pytest.mark.parametrize("seq", [DRAW_TWO, SECRET])
+def test_explains_rules_are_the_same_english_names_in_both_languages_and_only_the_label_is_translated(db, seq):
+    """``--json`` stays language-neutral: ``rule`` is the rule's English name whatever
+    the language; ``label`` is what a person reads."""
+    said = {language: json.loads(said_ok(language, db, "--as", "public", "--json", "explain", str(seq)))["checks"]
+            for language in ("en", "pt")}
+    assert [c["rule"] for c in said["pt"]] == [c["rule"] for c in said["en"]]
+    assert [c["label"] for c in said["en"]] == [c["rule"] for c in said["en"]]
+    assert all(set(c) == {"rule", "label", "detail"} for c in said["pt"] + said["en"])
+    assert [c["label"] for c in said["pt"]] != [c["rule"] for c in said["pt"]]
+
+
+# -- the words of the game inside running text (a trade, an access effect, an activation) ------
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    """The demo campaign (a trade at seq 27 priced in item price, the festival's access
+    effect at 32, the fireball activated at 36), then an access effect on skills and a
+    class card obtained by progression."""
+    path = tmp_path_factory.mktemp("i18n-demo") / "demo.db"
+    said_ok("en", path, "demo")
+    said_ok("en", path, "access", "village", "skill", "1", "--by", "event-festival")       # 37
+    said_ok("en", path, "location", "add", "keep", "--access", "class=3")                  # 38
+    said_ok("en", path, "travel", "ana", "keep")                                           # 39
+    said_ok("en", path, "obtain", "ana", "class-warrior", "--by", "progression")           # 40
+    return path
+
+
+DEMO_TRADE, DEMO_ACTIVATION, SKILL_ACCESS, OBTAINED = 27, 36, 37, 40
+
+
+def test_a_trade_names_its_value_type_and_suit_in_portuguese_and_as_before_in_english(demo):
+    said = summaries("pt", demo)
+    assert said[DEMO_TRADE] == "ana troca em village: leva item-helm por item-axe, item-potion (preço 9 ≥ 6)"
+    assert summaries("en", demo)[DEMO_TRADE] == \
+        "ana trades at village: takes item-helm for item-axe, item-potion (price 9 ≥ 6)"
+    out = pt(demo, "explain", str(DEMO_TRADE))
+    assert f"seq {DEMO_TRADE}  troca por ana em " in out
+    assert "§8 tipos de valor: preço (item): deu 9 ≥ levou 6; cada tipo de valor é acertado separadamente" in out
+    assert "§8 acesso: o acesso de item em village era 2 (o nível próprio de village)" in out
+    assert "price" not in out and "trade" not in out
+    english = en(demo, "explain", str(DEMO_TRADE))
+    assert f"seq {DEMO_TRADE}  trade by ana at " in english
+    assert "§8 value types: price (item): gave 9 ≥ took 6; each value type is settled on its own" in english
+
+
+def test_an_access_effect_names_the_suit_in_portuguese(demo):
+    assert summaries("pt", demo)[SKILL_ACCESS] == "event-festival define o acesso de habilidade em village como 1"
+    assert summaries("en", demo)[SKILL_ACCESS] == "event-festival sets access for skill at village to 1"
+    out = pt(demo, "explain", str(SKILL_ACCESS))
+    assert "o efeito de event-festival define o acesso de habilidade em village como 1" in out
+    assert f"seq {SKILL_ACCESS}  mudança de acesso por master em " in out
+    assert "the effect of event-festival sets skill access at village to 1" in en(demo, "explain", str(SKILL_ACCESS))
+
+
+def test_an_activation_names_its_effect_kind_in_portuguese(demo):
+    said = summaries("pt", demo)[DEMO_ACTIVATION]
+    assert said == "ana ativa skill-fireball (efeito 1, ativável) em goblin chief → deck:skill"
+    assert summaries("en", demo)[DEMO_ACTIVATION] == \
+        "ana activates skill-fireball (effect 1, activate) on goblin chief → deck:skill"
+    out = pt(demo, "explain", str(DEMO_ACTIVATION))
+    assert "§6 ativação: ana ativou o efeito 1 (ativável) de skill-fireball" in out
+    assert f"seq {DEMO_ACTIVATION}  ativação por ana em " in out
+
+
+def test_an_obtained_sheet_card_names_the_mechanic_and_the_suit_in_portuguese(demo):
+    assert summaries("pt", demo)[OBTAINED] == "ana obtém class-warrior por Progressão em keep → table:ana"
+    assert summaries("en", demo)[OBTAINED] == "ana obtains class-warrior by progression at keep → table:ana"
+    out = pt(demo, "explain", str(OBTAINED))
+    assert f"seq {OBTAINED}  obtenção por master em " in out
+    assert "§8 local: Progressão precisa de um local que a permita: ana estava em keep" in out
+    assert "§8 acesso: o acesso de classe em keep era 3" in out
+    english = en(demo, "explain", str(OBTAINED))
+    assert "§8 location: progression needs a location that allows it: ana was at keep" in english
+    assert "§8 access: access for class at keep was 3" in english
+
+
+def test_a_sealed_deck_order_reads_selada_not_comprometida(demo):
+    said = summaries("pt", demo)[9]
+    assert said.startswith("embaralha deck:skill; ordem de deck:skill selada: "), said
+    out = pt(demo, "explain", "9")
+    assert "§4 embaralhamento selado: a nova ordem de deck:skill (4 cartas) está selada: sha256 " in out
+    assert "comprometid" not in out
+
+
+def test_every_recorded_action_and_obtaining_mechanic_has_a_portuguese_name():
+    """The explain header names the action: every event type's ``action`` has a display
+    name (the id itself in English), and so does each way of obtaining a sheet card."""
+    from ledger import events
+    from ledger.i18n import speaking
+    from ledger.terms import action_name, mechanic_name
+
+    actions = {cls.action for cls in vars(events).values()
+               if isinstance(cls, type) and issubclass(cls, events.ActionRecorded)}
+    assert {"draw", "trade", "hero add", "undo"} <= actions
+    with speaking("pt"):
+        names = {action: action_name(action) for action in actions}
+        assert (mechanic_name("progression"), mechanic_name("incorporation")) == ("Progressão", "Incorporação")
+    assert [a for a, name in names.items() if name == a] == []
+    assert names["draw"] == "compra" and names["trade"] == "troca"
+    with speaking("en"):
+        assert all(action_name(action) == action for action in actions)
+        assert mechanic_name("progression") == "progression"
 
 
 # -- zones and cards -------------------------------------------------------------------------

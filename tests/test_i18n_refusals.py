@@ -66,7 +66,7 @@ REFUSALS = {
     "taking a card that is not in the discard pile": (
         ["trade", "ana", "--take", "item-sword", "--give", "item-axe"], "card-not-there",
         "card item-sword is not in discard (it is in deck:item); trade takes cards from the discard pile",
-        "a carta item-sword não está em discard (ela está em deck:item); trade pega cartas da pilha de descarte"),
+        "a carta item-sword não está em discard (ela está em deck:item); trade leva cartas da pilha de descarte"),
     "a hero discarding a card of another hero's zone": (
         ["--actor", "ana", "discard", "item-shield"], "not-allowed",
         "inventory:bo belongs to bo; ana may not discard cards from it (act as --actor bo or --actor master)",

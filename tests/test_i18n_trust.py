@@ -53,9 +53,7 @@ def copy(campaign, tmp_path) -> Path:
 
 
 def both(*args: str, db: Path | str | None = None, env: dict | None = None):
-    """The same command in English and in Portuguese (``--lang pt``, first: see the note
-    on ``chosen_language`` in the report of issue 16 — a ``--lang`` after ``--db FILE`` is
-    not seen)."""
+    """The same command in English and in Portuguese (``--lang pt``, before the others)."""
     where = ("--db", str(db)) if db is not None else ()
     return run_ledger(*where, *args, env=env), run_ledger(*PT, *where, *args, env=env)
 
@@ -143,6 +141,47 @@ def test_verify_of_a_tampered_database_names_the_first_bad_seq_in_portuguese(cop
     assert portuguese in report_pt["reason"] and english in report_en["reason"]
 
 
+def resealed_actor(db: Path) -> None:
+    """Seq 3's stored event says ana added the cards, and its hash and every later one
+    are made again, as a careful forger would: only replaying the action finds it."""
+    from uuid import UUID
+
+    from ledger.application import Ledger
+    from ledger.integrity import sealed
+
+    changed_actor(db)
+    cid = UUID(campaign_id(db))
+    ledger = Ledger.open(db)
+    try:
+        events = [ledger.mapper.to_domain_event(stored) for stored in ledger.recorder.select_events(cid)]
+    finally:
+        ledger.close()
+    previous, hashes = events[1].hash, {}
+    for event in events[2:]:
+        event = sealed(previous, event)
+        previous = hashes[event.seq] = event.hash
+    with sqlite3.connect(db) as con:
+        for seq, digest in hashes.items():
+            (state,) = con.execute("SELECT state FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+                                   [campaign_id(db), seq]).fetchone()
+            data = json.loads(state)
+            data["hash"] = digest
+            con.execute("UPDATE stored_events SET state = ? WHERE originator_id = ? AND originator_version = ?",
+                        [json.dumps(data, separators=(",", ":")).encode(), campaign_id(db), seq])
+
+
+def test_verify_of_a_resealed_action_that_does_not_replay_is_one_whole_sentence_in_portuguese(copy):
+    """What replaying finds is said whole, seq and all ("a seq 3 não reproduz..."), not
+    glued from "seq 3" and a fragment."""
+    resealed_actor(copy)
+    en, pt = both("--json", "verify", db=copy)
+    report_en, report_pt = json.loads(en.stdout), json.loads(pt.stdout)
+    assert report_en["bad_seq"] == report_pt["bad_seq"] == 3
+    assert report_en["reason"].endswith(": seq 3 does not replay to what was recorded"), report_en["reason"]
+    assert report_pt["reason"].endswith(": a seq 3 não reproduz, ao ser refeita, o que foi registrado"), \
+        report_pt["reason"]
+
+
 def test_verify_against_a_checkpoint_the_log_no_longer_holds_says_so_in_portuguese(copy):
     expect = ("verify", "--expect", f"2:{'0' * 64}")
     en, pt = both(*expect, db=copy)
@@ -200,6 +239,64 @@ def test_a_lock_held_beyond_the_timeout_is_told_in_portuguese_and_nothing_is_rec
     assert message_pt == (f"{copy} está ocupado: outro programa o mantém bloqueado por mais de 0.2 segundos (espere "
                           "que ele termine, ou feche-o e tente de novo; nada foi registrado)")
     assert json.loads(succeeded(run_ledger("--json", "verify", db=copy)).stdout)["actions"] == SEQS
+
+
+FULL_AND_LOCKED = [  # (kind, seconds, writing, recorded): English as it always read, and the Portuguese
+    ("full", None, True, 0, ("cannot record to DB: the disk is full (free some space and try again; nothing was "
+                            "recorded)"),
+     "não foi possível gravar em DB: o disco está cheio (libere espaço e tente de novo; nada foi registrado)"),
+    ("full", None, True, -1, "cannot record to DB: the disk is full (free some space and try again)",
+     "não foi possível gravar em DB: o disco está cheio (libere espaço e tente de novo)"),
+    ("full", None, True, 2, ("cannot finish writing to DB: the disk is full (free some space; 2 actions were recorded "
+                            "before this, whole: do not record it again, ledger history shows it once this is fixed)"),
+     "não foi possível terminar de gravar em DB: o disco está cheio (libere espaço; "),
+    ("full", None, False, 0, ("cannot read DB: the disk is full (free some space and try again; SQLite needs a little "
+                             "room beside the file even to read it; nothing was recorded)"),
+     ("não foi possível ler DB: o disco está cheio (libere espaço e tente de novo; o SQLite precisa de um pouco de "
+     "espaço ao lado do arquivo até para lê-lo; nada foi registrado)")),
+    ("full", None, False, 1, ("cannot read DB: the disk is full (free some space; SQLite needs a little room beside "
+                             "the file even to read it; its action was recorded before this, whole: do not record it "
+                             "again, ledger history shows it once this is fixed)"),
+     ("não foi possível ler DB: o disco está cheio (libere espaço; o SQLite precisa de um pouco de espaço ao lado do "
+     "arquivo até para lê-lo; ")),
+    ("locked", 2.5, True, 0, ("DB is busy: another program has kept it locked for over 2.5 seconds (let it finish, or "
+                             "close it and try again; nothing was recorded)"),
+     ("DB está ocupado: outro programa o mantém bloqueado por mais de 2.5 segundos (espere que ele termine, ou feche-o "
+     "e tente de novo; nada foi registrado)")),
+    ("locked", 30.0, True, 1, ("DB is busy: another program has kept it locked for over 30 seconds (let it finish, or "
+                              "close it; its action was recorded before this, whole: do not record it again, ledger "
+                              "history shows it once this is fixed)"),
+     ("DB está ocupado: outro programa o mantém bloqueado por mais de 30 segundos (espere que ele termine, ou "
+     "feche-o; ")),
+    ("locked", None, True, -1, ("DB is busy: another program has kept it locked (let it finish, or close it and try "
+                               "again)"),
+     "DB está ocupado: outro programa o mantém bloqueado (espere que ele termine, ou feche-o e tente de novo)"),
+    ("locked", None, False, 3, ("DB is busy: another program has kept it locked (let it finish, or close it; 3 actions "
+                               "were recorded before this, whole: do not record it again, ledger history shows it "
+                               "once this is fixed)"),
+     "DB está ocupado: outro programa o mantém bloqueado (espere que ele termine, ou feche-o; "),
+]
+
+
+@pytest.mark.parametrize("kind,seconds,writing,recorded,english,portuguese", FULL_AND_LOCKED,
+                         ids=[f"{k}-{s}-{'write' if w else 'read'}-{r}" for k, s, w, r, *_ in FULL_AND_LOCKED])
+def test_a_full_disk_and_a_lock_are_whole_sentences_in_portuguese_and_as_before_in_english(
+        tmp_path, kind, seconds, writing, recorded, english, portuguese):
+    """Each variant (try again or not, reading or writing, the lock's timeout known or
+    not) is a sentence of its own in the catalog; only what was recorded is added."""
+    from ledger.i18n import speaking
+    from ledger.storage_errors import Problem, problem_message
+
+    db = tmp_path / "DB"
+    db.write_text("")  # an existing file: named as it is
+    said = {}
+    for language in ("en", "pt"):
+        with speaking(language):
+            said[language] = problem_message(Problem(kind, seconds=seconds), db, writing=writing,
+                                             recorded=recorded).replace(str(db), "DB")
+    assert said["en"] == english
+    assert said["pt"].startswith(portuguese), said["pt"]
+    assert not any(word in said["pt"] for word in ("try again", "seconds", "SQLite needs", "recorded"))
 
 
 def test_a_lock_timeout_that_is_no_number_is_refused_in_portuguese_through_ledger_lang(copy):

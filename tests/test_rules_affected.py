@@ -104,7 +104,7 @@ def test_explain_says_whom_a_stack_effect_reached_and_the_record_verifies(table)
     before = table.app.campaign(table.cid)
     rec = table.do(c.Activate(actor="bo", card="item-relic"))
     checks = explain(rec.event, before, rec.campaign, "public")["checks"]
-    assert {"rule": "§7 affected",
+    assert {"rule": "§7 affected", "label": "§7 affected",
             "detail": "the effects of item-relic in discard reach ana, bo (its stack's affected: all); "
                       "a hero targeted is among them"} in checks
     table.do(c.Undo())

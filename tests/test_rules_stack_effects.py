@@ -109,7 +109,7 @@ def test_explain_names_the_stack_effect_an_activation_from_a_stack_used(piles):
     rec = piles.do(c.Activate(actor="ana", card="item-lamp", effect=2))
     before = piles.app.campaign(piles.cid, at=rec.seq - 1)
     checks = explain(rec.event, before, rec.campaign, "public")["checks"]
-    assert {"rule": "§7 stack effects",
+    assert {"rule": "§7 stack effects", "label": "§7 stack effects",
             "detail": "in discard only the stack effects its stack lets count are used (use: stack-scope); "
                       "effect 2 is activate@discard"} in checks
 

@@ -14,7 +14,7 @@ from .. import commands as c
 from ..application import Ledger
 from ..catalog import load_catalog, sample_catalog_path
 from ..errors import LedgerError, StoreError
-from ..i18n import _, ngettext
+from ..i18n import ENGLISH, _, language, ngettext
 
 DEMO_SLUG = "demo"
 
@@ -192,6 +192,10 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
         ("serve", _("then open the links in a browser")),
     ]
     lines = ["", "[bold]" + _("Try next") + "[/bold]"]
+    if language() != ENGLISH:  # the commands below speak English unless told otherwise
+        # TRANSLATORS: shown only in a language other than English; {code} is its code (pt).
+        keep = _("(to keep this language in the commands below, first: export LEDGER_LANG={code})")
+        lines.append("  " + escape(keep.format(code=language())))
     lines += [f"  ledger --db {quoted} {what:<23}{escape(why)}".rstrip() for what, why in tries]
     lines += ["", "[bold]" + _("Play at the table") + "[/bold] " + escape(_("(each player on their own device)"))]
     lines += [f"  ledger --db {quoted} {what:<22}{escape(why)}".rstrip() for what, why in at_the_table]

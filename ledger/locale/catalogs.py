@@ -172,12 +172,12 @@ def read(path: Path, locale: str | None = None) -> Catalog:
 def write(catalog: Catalog, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("wb") as f:
-        write_po(f, catalog, width=100, sort_output=False, omit_header=False)
+        write_po(f, catalog, width=100, sort_output=False, omit_header=False, ignore_obsolete=True)
 
 
 def update() -> None:
     """Re-extract ``ledger.pot`` and merge it into each locale's ``.po`` (new texts empty,
-    texts gone kept as obsolete ``#~`` entries for reuse)."""
+    texts gone dropped: the history keeps them)."""
     template = extract()
     write(template, TEMPLATE)
     for locale in LOCALES:

@@ -10,6 +10,7 @@ from ...errors import BadInput
 from ...i18n import _, ngettext, pgettext
 from .group import cli
 from .session import SEQ, Session, pass_session, record, with_message
+from .speech import plural_form
 
 
 @cli.command()
@@ -99,16 +100,31 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
     rate = round(stats.refusal_rate, 4)
     kinds = zone_kind_names()
     end = ", ".join(f"{kinds.get(kind, kind)} {n}" for kind, n in stats.zones.items())
-    # TRANSLATORS: {rate} is a percentage, e.g. "1.5%".
-    line = (ngettext("recorded {recorded} random legal action", "recorded {recorded} random legal actions",
-                     stats.recorded)
-            + ngettext(" (and {refused} refused choice, {rate} of those tried, appended nothing)",
-                       " (and {refused} refused choices, {rate} of those tried, appended nothing)", stats.refused)
-            + _("; the campaign is at seq {seq}")).format(recorded=stats.recorded, refused=stats.refused,
-                                                         rate=f"{rate:.1%}", seq=seq)
+    line = _simulated(stats.recorded, stats.refused).format(
+        recorded=stats.recorded, refused=stats.refused, rate=f"{rate:.1%}", seq=seq)
     line += "\n" + _("cards at the end, by zone kind: {counts}").format(counts=end)
     s.emit(with_message({"recorded": stats.recorded, "refused": stats.refused, "refusal_rate": rate, "seq": seq,
                          "by_action": stats.by_action, "zones": stats.zones}, line), human=line)
+
+
+def _simulated(recorded: int, refused: int) -> str:
+    """The sentence ``simulate`` reports with, whole: one for one refused choice and one
+    for several, each counting the recorded actions (two counts, so two sentences)."""
+    one_refused = (
+        # TRANSLATORS: {refused} is a count the singular counts ("1 refused choice"; used when ngettext would
+        # choose the singular for it); {rate} is a percentage, e.g. "1.5%".
+        ngettext("recorded {recorded} random legal action (and {refused} refused choice, {rate} of those tried, "
+                 "appended nothing); the campaign is at seq {seq}",
+                 "recorded {recorded} random legal actions (and {refused} refused choice, {rate} of those tried, "
+                 "appended nothing); the campaign is at seq {seq}", recorded))
+    several_refused = (
+        # TRANSLATORS: {refused} is a count the plural counts ("0 refused choices", "3 refused choices"); {rate} is
+        # a percentage, e.g. "1.5%".
+        ngettext("recorded {recorded} random legal action (and {refused} refused choices, {rate} of those tried, "
+                 "appended nothing); the campaign is at seq {seq}",
+                 "recorded {recorded} random legal actions (and {refused} refused choices, {rate} of those tried, "
+                 "appended nothing); the campaign is at seq {seq}", recorded))
+    return several_refused if plural_form(refused) else one_refused
 
 
 def zone_kind_names() -> dict[str, str]:

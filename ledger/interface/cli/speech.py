@@ -7,11 +7,13 @@ own texts ("Usage:", "Missing argument"...) are looked up in the ledger's catalo
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Collection, Sequence
+from typing import Any
 
 import click
 
-from ...i18n import LANGUAGES, N_, _, from_environment, help_text, ngettext, parse_language
+from ...i18n import LANGUAGES, N_, _, from_environment, help_text, language, ngettext, parse_language, translations
 
 
 def N_plural(singular: str, plural: str) -> tuple[str, str]:
@@ -19,8 +21,11 @@ def N_plural(singular: str, plural: str) -> tuple[str, str]:
     return singular, plural
 
 
+HELP_OPTION_TEXT = N_("Show this message and exit.")
+"""The help of ``--help`` (click's own text), translated where it is written."""
+
 CLICK_TEXTS = (
-    N_("Usage:"), N_("Options"), N_("Commands"), N_("Show this message and exit."), N_("Aborted!"),
+    N_("Usage:"), N_("Options"), N_("Commands"), N_("Aborted!"),
     N_("Missing argument"), N_("Missing option"), N_("Missing parameter"), N_("Missing command."),
     N_("Missing {param_type}"), N_("Missing parameter: {param_name}"),
     N_("No such option {name!r}."), N_("No such command {name!r}."), N_("Invalid value: {message}"),
@@ -79,37 +84,72 @@ def chosen_language(argv: Sequence[str], takes_value: Collection[str] = ()) -> s
     return from_environment()
 
 
-LANG_CHOICE = click.Choice(sorted(LANGUAGES))
+def plural_form(n: int) -> int:
+    """Which plural form the language being spoken counts ``n`` with, as ``ngettext``
+    chooses it: 0 for the singular (English: 1; Portuguese: 0 and 1), 1 for the plural.
+    For a sentence with two counts: ``ngettext`` over one count, in the variant this
+    picks for the other."""
+    plural = getattr(translations(language()), "plural", None)  # a compiled catalog's rule
+    return int(plural(n)) if plural is not None else int(n != 1)
+
+
+class LanguageChoice(click.Choice):
+    """``--lang``: a language the ledger speaks, as ``ledger.i18n.parse_language`` reads a
+    setting (``pt``, ``pt_BR``, ``pt-BR``, ``en_US.UTF-8``...), given as its code; shown
+    as ``[en|pt]`` in the help. Anything else is refused as click refuses a choice."""
+
+    def __init__(self) -> None:
+        super().__init__(sorted(LANGUAGES))
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        code = parse_language(value) if isinstance(value, str) else None
+        return code if code is not None else super().convert(value, param, ctx)
+
+
+LANG_CHOICE = LanguageChoice()
 
 
 class TranslatedCommand(click.Command):
     """A command whose help (its text, short help and options' help) is translated as it
-    is written."""
+    is written: click writes a translated shallow copy of the command (and of its
+    options), so the shared command is never changed."""
 
     def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
         return [_(USAGE_PIECES[piece]) if piece in USAGE_PIECES else piece
                 for piece in super().collect_usage_pieces(ctx)]
 
+    def _said(self) -> TranslatedCommand:
+        """A copy of this command with its help texts in the language being spoken."""
+        said = copy.copy(self)
+        said.help, said.short_help = help_text(self.help), help_text(self.short_help)
+        return said
+
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        with _translated(self, "help", "short_help"):
-            super().format_help_text(ctx, formatter)
+        super(TranslatedCommand, self._said()).format_help_text(ctx, formatter)
 
     def get_short_help_str(self, limit: int = 45) -> str:
-        with _translated(self, "help", "short_help"):
-            return super().get_short_help_str(limit)
+        return super(TranslatedCommand, self._said()).get_short_help_str(limit)
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        params = self.get_params(ctx)
-        saved = [param.help if isinstance(param, click.Option) else None for param in params]
-        try:
-            for param in params:
-                if isinstance(param, click.Option):
-                    param.help = help_text(param.help)
-            super().format_options(ctx, formatter)
-        finally:
-            for param, text in zip(params, saved):
-                if isinstance(param, click.Option):
-                    param.help = text
+        params = [_said_option(param) for param in self.get_params(ctx)]
+        said = copy.copy(self)
+        said.get_params = lambda _ctx: params  # type: ignore[method-assign]
+        super(TranslatedCommand, said).format_options(ctx, formatter)
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        option = super().get_help_option(ctx)
+        if option is not None:  # click makes it once, in the language then spoken: keep its msgid
+            option.help = HELP_OPTION_TEXT
+        return option
+
+
+def _said_option(param: click.Parameter) -> click.Parameter:
+    """A copy of an option with its help in the language being spoken (an argument as it is)."""
+    if not isinstance(param, click.Option) or not param.help:
+        return param
+    said = copy.copy(param)
+    said.help = help_text(param.help)
+    return said
 
 
 class TranslatedGroup(TranslatedCommand, click.Group):
@@ -117,19 +157,3 @@ class TranslatedGroup(TranslatedCommand, click.Group):
 
     command_class = TranslatedCommand
     group_class = type  # subgroups: this class
-
-
-class _translated:
-    """Translates the named help attributes of a command for the length of a block."""
-
-    def __init__(self, command: click.Command, *names: str) -> None:
-        self.command, self.names = command, names
-
-    def __enter__(self) -> None:
-        self.saved = {name: getattr(self.command, name) for name in self.names}
-        for name, text in self.saved.items():
-            setattr(self.command, name, help_text(text))
-
-    def __exit__(self, *exc: object) -> None:
-        for name, text in self.saved.items():
-            setattr(self.command, name, text)

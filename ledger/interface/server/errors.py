@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 
-from ...errors import BadInput, LedgerError, StoreError, UnknownCampaign, one_line
+from ...errors import BadInput, LedgerError, StoreError, UnknownCampaign, one_line, problem
 from ...i18n import _, speaking
 
 log = logging.getLogger("ledger.server")
@@ -74,8 +74,8 @@ def first_problem(errors: Any) -> str:
 
     if where and where[0] in ACTIONS:
         where = where[1:]
-    msg = str(err.get("msg", "")).removeprefix("Value error, ")
-    return f"{'.'.join(where)}: {msg}" if where else msg
+    msg = problem(err)  # pydantic's words, in the request's language (ledger.errors.PROBLEMS)
+    return _("{field}: {problem}").format(field=".".join(where), problem=msg) if where else msg
 
 
 def install(app: FastAPI) -> None:
