@@ -41,7 +41,7 @@ from .rulesets import ruleset
 from .signing import Signer
 from .snapshots import digest_after, unfit
 from .vocabulary import MASTER, PUBLIC
-from .witness import newly_identified, witnessed
+from .witness import recorded_facts
 
 NAMESPACE = uuid5(NAMESPACE_URL, "https://campaign-ledger.invalid/")
 CAMPAIGNS_LOG_ID = uuid5(NAMESPACE, "campaigns")
@@ -468,8 +468,7 @@ def decide_event(play: Play, command: Command, timestamp: Any = None) -> ActionR
     )
     viewers = [PUBLIC, *campaign.table.heroes]
     facts: dict[str, Any] = {}
-    facts["seen"], facts["unnamed"] = witnessed(event, campaign, viewers, owned=True)
-    identified = newly_identified(event.changes, event.shown_to_all(), campaign, viewers)
+    facts["seen"], facts["unnamed"], identified = recorded_facts(event, campaign, viewers)
     if identified:
         facts["identified"] = identified
     if play.randomized and event.ruleset >= 2:

@@ -85,6 +85,56 @@ def newly_identified(changes: tuple[Change, ...], shown: tuple[str, ...], after:
     return found
 
 
+def recorded_facts(event: ActionRecorded, after: Campaign, viewers: list[str]
+                   ) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """``witnessed`` and ``newly_identified`` of an action being recorded, in one step back
+    through its changes on ``after`` (which the caller owns: it is stepped back and
+    forward again in place, never copied): ``(seen, unnamed, identified)``, each exactly
+    what those two give (tests/test_rebuild.py checks it action by action)."""
+    blind = [v for v in viewers if not sees_everything(v)]
+    changes = event.changes
+    shown = set(event.shown_to_all())
+    touched = event.cards_touched()
+    card_changes = any(isinstance(change, CardChanged) for change in changes)
+    walk_marks = bool(blind and changes and card_changes and touched)
+    cards = {change.card for change in changes if isinstance(change, CardChanged)} | shown
+    walk_identified = bool(blind and cards)
+    marks = {viewer: [True] * len(changes) for viewer in viewers}
+    identified: dict[str, tuple[str, ...]] = {}
+    if walk_marks or walk_identified:
+        table = after.table
+        saw = {v: {c for c in shown if c in table.where} for v in blind}
+        for card in cards:
+            for v in blind:
+                if can_identify(after, v, card):
+                    saw[v].add(card)
+        undone = []
+        try:
+            for i in range(len(changes) - 1, -1, -1):
+                change = changes[i]
+                card = change.card if isinstance(change, CardChanged) else None
+                now_seen = {v: card in shown or can_identify(after, v, card) for v in blind} if card else {}
+                table.apply(change.inverse())
+                undone.append(change)
+                if card:
+                    for v in blind:
+                        before = can_identify(after, v, card)
+                        marks[v][i] = now_seen[v] or before
+                        if before:
+                            saw[v].add(card)
+            for v in blind:
+                new = sorted(c for c in saw[v] if not can_identify(after, v, c))
+                if new:
+                    identified[v] = tuple(new)
+        finally:  # forward again, exactly (the fold makes it so)
+            for change in reversed(undone):
+                table.apply(change)
+    if not touched:
+        return {}, {}, identified
+    seen, unnamed = _witnessed_from(event, after, viewers, touched, marks)
+    return seen, unnamed, identified
+
+
 def witnessed(event: ActionRecorded, after: Campaign, viewers: list[str], owned: bool = False
               ) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     """Who witnessed the action, card by card, as recorded in it (``seen``, ``unnamed``):
@@ -95,7 +145,11 @@ def witnessed(event: ActionRecorded, after: Campaign, viewers: list[str], owned:
     touched = event.cards_touched()
     if not touched:
         return {}, {}
-    marks = marks_for(event, after, viewers, owned=owned)
+    return _witnessed_from(event, after, viewers, touched, marks_for(event, after, viewers, owned=owned))
+
+
+def _witnessed_from(event: ActionRecorded, after: Campaign, viewers: list[str], touched: set[str],
+                    marks: dict[str, list[bool]]) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     seen: dict[str, list[str]] = {card: [] for card in touched}
     unnamed: dict[str, list[str]] = {}
     for viewer in viewers:

@@ -9,7 +9,7 @@ import pytest
 
 from ledger.application import Ledger
 from ledger.interface.simulate import simulate, start_simulation
-from ledger.witness import witnessed
+from ledger.witness import newly_identified, recorded_facts, witnessed
 from projections.consistency import compare_with_log
 from projections.decoding import light_decoder
 from projections.readmodel import ReadModel, _Batch, _Fold, card_row, viewers_of
@@ -66,6 +66,29 @@ def test_each_action_records_who_witnessed_it_as_the_table_says(played):
         if event.seq == 1:
             continue
         assert (event.seen, event.unnamed) == witnessed(event, campaign, viewers_of(campaign)), event.seq
+
+
+def test_the_one_step_back_records_what_witnessed_and_newly_identified_give(played):
+    """``recorded_facts`` (the write path's one walk back through an action, in place)
+    gives exactly ``witnessed`` and ``newly_identified`` (each walking on its own), and
+    what the action recorded; the campaign it walks is left as it was."""
+    ledger, cid, _ = played
+    campaign = None
+    checked = 0
+    for event in ledger.actions(cid):
+        campaign = ledger.project(campaign, [event])
+        if event.seq == 1:
+            continue
+        viewers = viewers_of(campaign)
+        apart = (*witnessed(event, campaign, viewers),
+                 newly_identified(event.changes, event.shown_to_all(), campaign, viewers))
+        mine = campaign.copy()
+        assert recorded_facts(event, mine, viewers) == apart, event.seq
+        assert all(getattr(mine.table, part) == getattr(campaign.table, part)
+                   for part in mine.table.__slots__), event.seq
+        assert apart == (event.seen, event.unnamed, event.identified), event.seq
+        checked += bool(event.identified)
+    assert checked, "no action identified a hidden card: the comparison saw only empty facts"
 
 
 def test_light_summaries_read_as_the_events_do(played):
