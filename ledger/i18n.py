@@ -131,13 +131,18 @@ def translations(code: str) -> gettext.NullTranslations:
 
 
 def _(message: str) -> str:
-    """``message`` in the language being spoken."""
-    return translations(language()).gettext(message)
+    """``message`` in the language being spoken (English: the message itself, at once: a
+    rebuild writes a summary per action)."""
+    code = _language.get()
+    return message if code == ENGLISH else translations(code).gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for ``n``, as the language being spoken counts."""
-    return translations(language()).ngettext(singular, plural, n)
+    code = _language.get()
+    if code == ENGLISH:
+        return singular if n == 1 else plural
+    return translations(code).ngettext(singular, plural, n)
 
 
 def pgettext(context: str, message: str) -> str:

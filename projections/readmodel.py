@@ -415,6 +415,7 @@ class _Fold:
         self.ledger = ledger
         self.campaigns: dict[UUID, Campaign] = {}
         self.slugs: dict[UUID, str] = {}
+        self._light_kinds: tuple[type, type, type] = (object, object, object)  # the light change classes
 
     def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
         """The rows of a batch of notifications (the campaign log's own are skipped).
@@ -424,6 +425,8 @@ class _Fold:
         light = len(notes) >= LIGHT_FROM
         if light:  # msgspec and the light classes: not for a command's one action
             from . import decoding
+
+            self._light_kinds = (decoding.CARD, decoding.ORDER, decoding.HERO)
         for note in notes:
             if _is(recorded, note):
                 assert recorded is not None
@@ -492,20 +495,19 @@ class _Fold:
     def apply_light(self, event: Any, writer: _Batch) -> None:
         """The rows of one action that records who witnessed it, decoded light: its
         history rows now, the cards and zones it touched once the batch is settled."""
-        from . import decoding
-
         cid = event.originator_id
         touched = event.cards_touched()
         writer.add_action(self._slug(cid), event, touched, event.seen, event.unnamed)
         dirty = writer.dirty(cid, event.seq)
         dirty.touched.update(touched)
+        card_kind, order_kind, hero_kind = self._light_kinds  # set by rows_of
         for change in event.changes:
             kind = type(change)
-            if kind is decoding.CARD:
+            if kind is card_kind:
                 dirty.containers.update((change.was.at, change.now.at))
-            elif kind is decoding.ORDER:
+            elif kind is order_kind:
                 dirty.containers.add(change.stack)
-            elif kind is decoding.HERO:
+            elif kind is hero_kind:
                 dirty.heroes.add(change.hero)
 
     def _slug(self, cid: UUID) -> str:
