@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
@@ -231,10 +232,16 @@ AnyCommand = Annotated[
     ],
     Field(discriminator="type"),
 ]
-_DECODER: TypeAdapter[Command] = TypeAdapter(AnyCommand)
+
+
+@cache
+def _decoder() -> TypeAdapter[Command]:
+    """The union's validator, built when first needed (building it builds every
+    command's: a recorded action needs only its own command's, ``defer_build``)."""
+    return TypeAdapter(AnyCommand)
 
 
 def from_record(record: dict[str, Any]) -> Command:
     """The command a stored event records, ready to be decided again (its ``type``
     picks the model: a discriminated union, so nothing else can be named)."""
-    return _DECODER.validate_python(record)
+    return _decoder().validate_python(record)
