@@ -38,7 +38,7 @@ RESERVED_CARD_IDS = frozenset({"box", "discard", "depot", "scenario", "limbo", "
 
 
 class Effect(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     kind: EffectKind
     scope: EffectScope = "card"
 
@@ -54,7 +54,7 @@ class Effect(BaseModel):
 class Card(BaseModel):
     """One card of the catalog. Names are cosmetic: rules look only at ids and data."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     id: str
     suit: Suit

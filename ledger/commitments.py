@@ -24,7 +24,7 @@ class Commitment(BaseModel):
     """A stack's new order, committed: the stack, how many cards, the digest (public)
     and the salt (referee-only until the order is opened)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     stack: str
     size: int
     digest: str

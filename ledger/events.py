@@ -45,7 +45,7 @@ class DomainEvent(BaseModel):
 class Redirect(BaseModel):
     """A placement rule sent a card somewhere other than asked (RULES.md §5)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     card: str
     asked: str
     actual: str
@@ -55,7 +55,7 @@ class Redirect(BaseModel):
 class Refill(BaseModel):
     """An empty deck was refilled from the depot within the action (RULES.md §4)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     deck: str
     source: str
     count: int
@@ -375,7 +375,7 @@ class AccessChanged(ActionRecorded):
 class Settlement(BaseModel):
     """One value type of a trade: the suits involved and the sums given and taken."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     type: str
     suits: tuple[str, ...]
     give: int
@@ -383,7 +383,7 @@ class Settlement(BaseModel):
 
 
 class AccessUsed(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     suit: str
     level: int
     source: str

@@ -22,7 +22,7 @@ from .vocabulary import Affected, Face, Suit, Use, Visibility, Zone, ZoneKind
 class StackSpec(BaseModel):
     """A stack template: one zone, or one per suit / per hero."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     id: str
     kind: ZoneKind
@@ -47,7 +47,7 @@ class StackSpec(BaseModel):
 class ZoneSpec(BaseModel):
     """One zone of a campaign with its settings."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     kind: ZoneKind
@@ -93,7 +93,7 @@ VALUE_UNITS = {"price": "price", "xp": "XP"}
 
 
 class Format(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str = "standard"
     discard_to: str = "discard"
