@@ -1,6 +1,6 @@
 """The game's own words, as a person reads them (RULES.md §1 and §7; the Portuguese of
 the seed pages): the display names of zone roles, suits, faces and card states, and of
-a whole zone id (``deck:item`` → "Baralho de Item" / "Item deck").
+a whole zone id (``deck:item`` → "Baralho de Item" / "Item Deck").
 
 Ids never change — ``deck:item``, ``discard``, ``revealed`` stay ASCII and stable for
 scripts and ``--json``; only what a person reads is translated (``ledger.i18n``). Every

@@ -13,13 +13,18 @@ from typing import Any
 
 import click
 
-from ...i18n import LANGUAGES, N_, _, from_environment, help_text, language, ngettext, parse_language, translations
-
-
-def N_plural(singular: str, plural: str) -> tuple[str, str]:
-    """Marks a singular/plural pair for translation (``ngettext`` translates it later)."""
-    return singular, plural
-
+from ...i18n import (
+    LANGUAGES,
+    N_,
+    N_plural,
+    _,
+    from_environment,
+    help_text,
+    language,
+    ngettext,
+    parse_language,
+    translations,
+)
 
 HELP_OPTION_TEXT = N_("Show this message and exit.")
 """The help of ``--help`` (click's own text), translated where it is written."""
