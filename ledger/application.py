@@ -23,6 +23,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.utils import get_topic
+from pydantic import BaseModel
 
 from .actions import decide
 from .campaign import Campaign, make_projector
@@ -108,6 +109,8 @@ class Ledger(Application):
         aggregates (campaigns are folds of their events, snapshotted by ``snapshot``).
         The same steps, without sorting each object by two runtime protocol checks
         (``isinstance`` against a ``Protocol`` costs more than the rest of the step)."""
+        if not all(isinstance(event, BaseModel) for event in events if event is not None):
+            raise TypeError("Ledger.save stores domain events (pydantic models), not aggregates")
         processing = ProcessingEvent()
         processing.events.extend(event for event in events if event is not None)
         processing.saved_kwargs.update(kwargs)
@@ -309,8 +312,9 @@ class Ledger(Application):
                 if held and self._has_newer(cid, campaign.version):
                     continue
                 raise
-            except BaseException:
+            except BaseException:  # a bug mid-decision: the held campaign may be left half-stepped
                 play.rollback()
+                self._live.pop(cid, None)
                 raise
             try:
                 self.save(event)

@@ -37,12 +37,30 @@ def sorted_json(data: dict) -> bytes:
     """Compact UTF-8 JSON with sorted keys: what the chain hashes. msgspec writes the very
     bytes ``json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
     does for the JSON of events (strings, whole numbers, booleans, null, lists, objects:
-    tests/test_verify.py checks it property by property), ten times faster; anything
-    it will not write goes the ``json`` way, as it always did."""
-    try:
-        return msgspec.json.encode(data, order="sorted")
-    except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
-        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    tests/test_verify.py checks it property by property), ten times faster; a value
+    holding a float, or anything msgspec will not write, goes the ``json`` way, as it
+    always did."""
+    if not _has_float(data):  # msgspec writes 1e16 and 1e-05 its own way (1e16, 0.00001)
+        try:
+            return msgspec.json.encode(data, order="sorted")
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            pass
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _has_float(value: Any) -> bool:
+    """Is there a float anywhere in this JSON-able value? (No typed field of an event is
+    one; a recorded command is a free dict, which an import could fill with anything.)"""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
 
 
 @cache

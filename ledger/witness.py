@@ -3,10 +3,13 @@
 Looking only at the table before and after an action is not enough: when an empty
 deck is refilled from the face-up depot and then drawn from, everyone saw the depot
 cards go into the deck, but nobody but the drawer knows which of them were drawn.
-So we step back through the action's changes (applying their inverses to a copy of
-the table after it, which the fold makes exact) and ask at each change whether the
-viewer could identify the card at either end of it. The live campaign is never
-stepped: readers may share it with the write path.
+So we step back through the action's changes (applying their inverses to the table
+after it, which the fold makes exact) and ask at each change whether the viewer could
+identify the card at either end of it. Readers step a copy. The write path steps the
+campaign it decided on in place and forward again (``recorded_facts``, ``owned``): in a
+long-running process that is the campaign held in memory, which the same thread is
+changing anyway (``Play``) and nobody reads meanwhile; if a step fails, ``Ledger.execute``
+drops it, to be loaded again.
 """
 
 from __future__ import annotations
@@ -90,7 +93,9 @@ def recorded_facts(event: ActionRecorded, after: Campaign, viewers: list[str]
     """``witnessed`` and ``newly_identified`` of an action being recorded, in one step back
     through its changes on ``after`` (which the caller owns: it is stepped back and
     forward again in place, never copied): ``(seen, unnamed, identified)``, each exactly
-    what those two give (tests/test_rebuild.py checks it action by action)."""
+    what those two give (tests/test_rebuild.py checks it action by action). ``after``
+    is the campaign the write path decided on (the module's docstring says why that is
+    safe)."""
     blind = [v for v in viewers if not sees_everything(v)]
     changes = event.changes
     shown = set(event.shown_to_all())

@@ -415,7 +415,7 @@ class _Fold:
         self.ledger = ledger
         self.campaigns: dict[UUID, Campaign] = {}
         self.slugs: dict[UUID, str] = {}
-        self._light_kinds: tuple[type, type, type] = (object, object, object)  # the light change classes
+        self._light_kinds: tuple[type, type, type] | None = None  # the light change classes, once looked up
 
     def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
         """The rows of a batch of notifications (the campaign log's own are skipped).
@@ -425,8 +425,6 @@ class _Fold:
         light = len(notes) >= LIGHT_FROM
         if light:  # msgspec and the light classes: not for a command's one action
             from . import decoding
-
-            self._light_kinds = (decoding.CARD, decoding.ORDER, decoding.HERO)
         for note in notes:
             if _is(recorded, note):
                 assert recorded is not None
@@ -500,7 +498,7 @@ class _Fold:
         writer.add_action(self._slug(cid), event, touched, event.seen, event.unnamed)
         dirty = writer.dirty(cid, event.seq)
         dirty.touched.update(touched)
-        card_kind, order_kind, hero_kind = self._light_kinds  # set by rows_of
+        card_kind, order_kind, hero_kind = self._light_kinds or self._light_kinds_now()
         for change in event.changes:
             kind = type(change)
             if kind is card_kind:
@@ -509,6 +507,12 @@ class _Fold:
                 dirty.containers.add(change.stack)
             elif kind is hero_kind:
                 dirty.heroes.add(change.hero)
+
+    def _light_kinds_now(self) -> tuple[type, type, type]:
+        from . import decoding
+
+        self._light_kinds = (decoding.CARD, decoding.ORDER, decoding.HERO)
+        return self._light_kinds
 
     def _slug(self, cid: UUID) -> str:
         slug = self.slugs.get(cid)

@@ -384,7 +384,8 @@ def test_verify_in_python_returns_a_report_with_the_first_bad_seq(played, copy, 
 
 
 # -- the bytes the chain hashes --------------------------------------------------------
-_JSON_LEAF = st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text()
+_JSON_LEAF = (st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**63 - 1) | st.text()
+              | st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from([1e16, 1e-05, 1e-7, -0.0, 1e300]))
 _JSON = st.recursive(_JSON_LEAF, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
                      max_leaves=24)
 
@@ -394,7 +395,8 @@ _JSON = st.recursive(_JSON_LEAF, lambda inner: st.lists(inner, max_size=4) | st.
 def test_the_hashed_bytes_are_the_sorted_json_the_chain_always_hashed(data):
     """``sorted_json`` (msgspec) writes exactly what ``json.dumps(sort_keys=True, ...)``
     wrote when every stored hash was made: any text (control characters, non-ASCII,
-    line separators), keys in any order, whole numbers, nesting."""
+    line separators), keys in any order, whole numbers, floats (which msgspec writes
+    its own way: they go the json way), nesting."""
     try:
         old = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: never valid in an event (nor before)
