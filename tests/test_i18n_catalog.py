@@ -279,7 +279,7 @@ IN_PORTUGUESE = [
      "c.toml carta 'item-a': effects: uma lista de efeitos: activate ou auto, cada um opcionalmente com @escopo",
      "c.toml card 'item-a': effects: a list of effects: activate or auto, each optionally @scope"),
     ("upper-case-id", "c.csv", f"{HEADER}\nItem-A,item,A,1,1,0,,\n",
-     "c.csv linha 2 ('Item-A'): id: deve ter só letras minúsculas, dígitos, '-', '_' ou '.' (ex.: item-017)",
+     "c.csv linha 2 ('Item-A'): id: deve ter só letras minúsculas, dígitos, '-', '_' ou '.' (p. ex. item-017)",
      "c.csv row 2 ('Item-A'): id: must be lower-case letters, digits, '-', '_' or '.' (e.g. item-017)"),
     ("reserved-id", "c.toml",
      '[[cards]]\nid = "limbo"\nsuit = "item"\nname = "A"\nlevel = 1\nvalue = 1\nknowledge = 0\n',

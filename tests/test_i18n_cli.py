@@ -371,7 +371,7 @@ def test_the_demo_narrates_in_portuguese_in_a_real_process(tmp_path):
     assert "  error: " in out  # a refusal's line keeps its prefix
     assert "verify: ok — 36 ações, cadeia de hashes íntegra" in out
     assert "Experimente agora" in out and "Jogue à mesa" in out
-    assert "(para que os comandos abaixo também falem português, antes: export LEDGER_LANG=pt)" in out
+    assert "(para que os comandos abaixo também saiam em português, rode antes: export LEDGER_LANG=pt)" in out
     assert "O mesmo momento, como o árbitro, o público e Ana o veem" in out
     assert f"ledger --db {tmp_path / 'demo.db'} zones                  todas as zonas, como o árbitro as vê" in out
     assert "Two heroes sit down" not in out and "Try next" not in out

@@ -130,7 +130,7 @@ def test_history_summaries_are_in_portuguese_counting_one_carta_and_two_cartas(d
     assert said[DRAW_ONE].startswith("compra 1 carta de deck:item → inventory:ana: item-"), said[DRAW_ONE]
     assert said[SECRET] == "adiciona item-secret da caixa → inventory:ana"
     assert said[1] == "campanha 'Leituras' iniciada, 5 cartas na caixa"
-    assert said[2] == "o herói ana (ana) entra, conhecimento 1"
+    assert said[2] == "o herói ana (ana) entra, com conhecimento 1"
 
 
 def test_the_public_reads_the_hidden_cards_of_a_draw_as_uma_carta_oculta(db):
@@ -171,7 +171,7 @@ def test_english_history_reads_as_it_always_did(db):
 # -- explain ---------------------------------------------------------------------------------
 def test_explain_says_the_rules_checked_in_portuguese(db):
     out = pt(db, "--as", "public", "explain", str(DRAW_TWO))
-    assert "compra por ana em" in out and "draw por" not in out  # the action's name, not its id
+    assert "compra, por ana, em" in out and "draw, por" not in out  # the action's name, not its id
     assert "compra 2 cartas de deck:item → inventory:ana: uma carta oculta, uma carta oculta" in out
     assert "§3 baralhos: deck:item é um baralho: as cartas saem do topo" in out
     assert "§9 o que um herói pode fazer: ana é um herói: " in out
@@ -226,8 +226,8 @@ def test_a_trade_names_its_value_type_and_suit_in_portuguese_and_as_before_in_en
     assert summaries("en", demo)[DEMO_TRADE] == \
         "ana trades at village: takes item-helm for item-axe, item-potion (price 9 ≥ 6)"
     out = pt(demo, "explain", str(DEMO_TRADE))
-    assert f"seq {DEMO_TRADE}  troca por ana em " in out
-    assert "§8 tipos de valor: preço (item): deu 9 ≥ levou 6; cada tipo de valor é acertado separadamente" in out
+    assert f"seq {DEMO_TRADE}  troca, por ana, em " in out
+    assert "§8 tipos de valor: preço (item): deu 9 ≥ levou 6; cada tipo de valor é acertado à parte" in out
     assert "§8 acesso: o acesso de item em village era 2 (o nível próprio de village)" in out
     assert "price" not in out and "trade" not in out
     english = en(demo, "explain", str(DEMO_TRADE))
@@ -240,7 +240,7 @@ def test_an_access_effect_names_the_suit_in_portuguese(demo):
     assert summaries("en", demo)[SKILL_ACCESS] == "event-festival sets access for skill at village to 1"
     out = pt(demo, "explain", str(SKILL_ACCESS))
     assert "o efeito de event-festival define o acesso de habilidade em village como 1" in out
-    assert f"seq {SKILL_ACCESS}  mudança de acesso por master em " in out
+    assert f"seq {SKILL_ACCESS}  mudança de acesso, por master, em " in out
     assert "the effect of event-festival sets skill access at village to 1" in en(demo, "explain", str(SKILL_ACCESS))
 
 
@@ -251,14 +251,14 @@ def test_an_activation_names_its_effect_kind_in_portuguese(demo):
         "ana activates skill-fireball (effect 1, activate) on goblin chief → deck:skill"
     out = pt(demo, "explain", str(DEMO_ACTIVATION))
     assert "§6 ativação: ana ativou o efeito 1 (ativável) de skill-fireball" in out
-    assert f"seq {DEMO_ACTIVATION}  ativação por ana em " in out
+    assert f"seq {DEMO_ACTIVATION}  ativação, por ana, em " in out
 
 
 def test_an_obtained_sheet_card_names_the_mechanic_and_the_suit_in_portuguese(demo):
     assert summaries("pt", demo)[OBTAINED] == "ana obtém class-warrior por Progressão em keep → table:ana"
     assert summaries("en", demo)[OBTAINED] == "ana obtains class-warrior by progression at keep → table:ana"
     out = pt(demo, "explain", str(OBTAINED))
-    assert f"seq {OBTAINED}  obtenção por master em " in out
+    assert f"seq {OBTAINED}  obtenção, por master, em " in out
     assert "§8 local: Progressão precisa de um local que a permita: ana estava em keep" in out
     assert "§8 acesso: o acesso de classe em keep era 3" in out
     english = en(demo, "explain", str(OBTAINED))
@@ -301,7 +301,7 @@ def test_the_zones_table_names_each_zone_in_portuguese_beside_its_id(db):
                   "Entreposto (depot)", "Mesa de ana (table:ana)", "Caixa (box)"):
         assert shown in out, shown
     assert "Leituras — após a seq 7, visto por public" in out
-    assert "cartas (baralhos: topo primeiro)" in out and "▒ oculta" in out
+    assert "cartas (baralhos: do topo para baixo)" in out and "▒ oculta" in out
 
 
 def test_the_english_zones_table_shows_the_ids_alone(db):
@@ -368,7 +368,7 @@ def test_the_publics_export_is_in_portuguese_and_names_no_hidden_card(db, tmp_pa
 
 # -- the read models' messages ------------------------------------------------------------------
 @pytest.mark.parametrize("language, line", [
-    ("pt", (f"a linha seq {DRAW_ONE} de history da campanha leituras difere: summary é 'forjado', o registro dá "
+    ("pt", (f"a linha seq {DRAW_ONE} de history da campanha leituras difere: summary é 'forjado', o log dá "
             "'draw 1 from deck:item → inventory:ana: item-")),
     ("en", (f"history row seq {DRAW_ONE} of campaign leituras differs: summary is 'forjado', the log gives "
             "'draw 1 from deck:item → inventory:ana: item-")),

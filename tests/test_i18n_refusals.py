@@ -62,7 +62,7 @@ REFUSALS = {
     "drawing from a pile": (
         ["--actor", "ana", "draw", "discard"], "rule",
         "discard is not a deck; draw works on decks (take a card from it with search)",
-        "discard não é um baralho; draw funciona com baralhos (leve uma carta dela com search)"),
+        "discard não é um baralho; draw funciona com baralhos (use search para levar uma carta de lá)"),
     "taking a card that is not in the discard pile": (
         ["trade", "ana", "--take", "item-sword", "--give", "item-axe"], "card-not-there",
         "card item-sword is not in discard (it is in deck:item); trade takes cards from the discard pile",
@@ -102,7 +102,7 @@ REFUSALS = {
     "a bad hero id": (
         ["hero", "add", "Bad"], "bad-input",
         "'Bad' is not a hero id; use lower-case letters, digits, '-' or '_' (e.g. ana)",
-        "'Bad' não é um id de herói; use letras minúsculas, dígitos, '-' ou '_' (por exemplo ana)"),
+        "'Bad' não é um id de herói; use letras minúsculas, dígitos, '-' ou '_' (p. ex. ana)"),
     "a zone of a hero the campaign does not have": (
         ["send", "item-axe", "--to", "table:zed"], "unknown-hero",
         "table:zed is not a zone: there is no hero 'zed' (heroes: ana, bo)",
@@ -151,7 +151,7 @@ def test_a_trade_that_gives_too_little_says_what_is_given_and_what_is_taken_leva
     assert one_error_line(run_ledger(*args, db=db)) == (
         "error: item: give 4 price < take 6 price (each value type is settled on its own)")
     assert one_error_line(run_ledger("--lang", "pt", *args, db=db)) == (
-        "error: item: dá 4 de preço < leva 6 de preço (cada tipo de valor é acertado à parte)")
+        "error: item: dá 4 < leva 6 (preço; cada tipo de valor é acertado à parte)")
     assert stored_events(db) == before
 
 
