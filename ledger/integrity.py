@@ -30,17 +30,24 @@ def _canonical_bytes(event: ActionRecorded, data: dict) -> bytes:
     for name, default in _later_defaults(type(event)):  # facts added later, left out at their default
         if getattr(event, name) == default:                # (older hashes hold)
             data.pop(name, None)
-    return sorted_json(data)
+    return sorted_json(data, free=FREE_FIELDS)
 
 
-def sorted_json(data: dict) -> bytes:
+FREE_FIELDS = ("command",)
+"""The fields of an action that may hold any JSON (the recorded command, a free dict); every
+other field is typed without floats (tests/test_verify.py checks the event classes)."""
+
+
+def sorted_json(data: dict, free: tuple[str, ...] | None = None) -> bytes:
     """Compact UTF-8 JSON with sorted keys: what the chain hashes. msgspec writes the very
     bytes ``json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
     does for the JSON of events (strings, whole numbers, booleans, null, lists, objects:
     tests/test_verify.py checks it property by property), ten times faster; a value
     holding a float, or anything msgspec will not write, goes the ``json`` way, as it
-    always did."""
-    if not _has_float(data):  # msgspec writes 1e16 and 1e-05 its own way (1e16, 0.00001)
+    always did. ``free``: the only keys that may hold a float (else every value is looked
+    through)."""
+    floats = _has_float(data) if free is None else any(_has_float(data.get(key)) for key in free)
+    if not floats:  # msgspec writes 1e16 and 1e-05 its own way (1e16, 0.00001)
         try:
             return msgspec.json.encode(data, order="sorted")
         except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
