@@ -135,6 +135,9 @@ def test_the_games_words_on_the_page_are_ledger_terms_and_the_script_has_none_of
     en = embedded_texts(client.get("/", headers=as_(seated, "ana", EN)).text)["words"]
     assert en["suits"]["skill"] == "Skill" and en["suit_words"]["skill"] == "skill"
     assert en["own_zones"] == {"table": "Your Table", "inventory": "Your Inventory", "extra": "Your Extra Zone"}
+    # the history names each action: "compra" for draw in Portuguese, the id in English
+    assert pt["actions"]["draw"] == "compra" and pt["actions"]["trade"] == "troca"
+    assert en["actions"]["draw"] == "draw" and set(en["actions"]) == set(pt["actions"])
     # the script names no suit and no kind of zone itself: those live in ledger.terms, once
     from ledger.terms import ROLES, SUITS
 

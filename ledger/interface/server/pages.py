@@ -26,7 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from ...i18n import LANGUAGES, _, language, ngettext, pgettext, translations
-from ...terms import pgettext_noop, suit_name, suit_word
+from ...terms import ACTIONS, action_name, pgettext_noop, suit_name, suit_word
 from ...vocabulary import Role, Suit
 from .clerk import Clerk
 from .errors import Refused
@@ -145,10 +145,12 @@ def script_texts() -> dict[str, Any]:
 def page_words() -> dict[str, dict[str, str]]:
     """The game's words the script shows, in the language being spoken (``ledger.terms``,
     where they live): each suit's name ("Habilidade") and as a part of a text
-    ("habilidade 2"), and the seat's own zones by role ("Seu Inventário")."""
+    ("habilidade 2"), the seat's own zones by role ("Seu Inventário"), and each recorded
+    action's name ("compra" for ``draw``: the history shows it beside the summary)."""
     return {"suits": {str(suit): suit_name(suit) for suit in Suit},
             "suit_words": {str(suit): suit_word(suit) for suit in Suit},
-            "own_zones": {str(role): pgettext(*text) for role, text in OWN_ZONES.items()}}
+            "own_zones": {str(role): pgettext(*text) for role, text in OWN_ZONES.items()},
+            "actions": {action: action_name(action) for action in ACTIONS}}
 
 
 def _page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:

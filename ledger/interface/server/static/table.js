@@ -87,6 +87,7 @@
   const SUIT_NAMES = WORDS.suits || {};
   const SUIT_WORDS = WORDS.suit_words || {};
   const OWN_ZONES = WORDS.own_zones || {};
+  const ACTION_NAMES = WORDS.actions || {};  // a recorded action's name ("compra" for draw)
   // Every action the API takes (bodies.py), for the master's "any action" form, with a
   // starting set of parameters for each.
   const ANY_ACTIONS = {
@@ -1058,7 +1059,7 @@
       el("span", {class: "entry-body"},
         el("span", {class: "entry-meta"},
           el("span", {class: "entry-actor", text: entry.actor}),
-          el("span", {class: "entry-action", text: entry.action}),
+          el("span", {class: "entry-action", text: ACTION_NAMES[entry.action] || entry.action}),
           when && !isNaN(when) ? el("time", {datetime: entry.time, text: when.toLocaleTimeString(LANG, {hour: "2-digit", minute: "2-digit"})}) : null,
           entry.undone_by ? el("span", {class: "entry-undone", text: fmt(_("undone by {seq}"), {seq: entry.undone_by})}) : null),
         el("span", {class: "entry-summary", text: entry.summary})));
