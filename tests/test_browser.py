@@ -305,8 +305,8 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
         seat.context.close()
 
 
-def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(browser: Any, game: tuple[Table, str]
-                                                                         ) -> None:
+def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(browser: Any, game: tuple[Table, str],
+                                                                         shots: Path) -> None:
     """Issue 16: ``?lang=pt`` gives the page in Portuguese — its labels, the game's words
     (ledger.terms: the zones' and suits' names, the seat's own zones as whole texts), the
     rules' labels in explain — with every id as it was; the switcher brings English back,
@@ -338,6 +338,8 @@ def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(brows
     page.click(f'#history li[data-seq="{draw}"] .entry-head')
     labels = page.locator(f'#history li[data-seq="{draw}"] .explain dl.checks dt')
     expect(labels).to_have_text([check.get("label") or check["rule"] for check in checks])
+    expect(page.locator(f'#history li[data-seq="{draw}"] .entry-action')).to_have_text("compra")  # draw, in words
+    ana.screenshot(shots / "ana-pt.png")
 
     page.click('nav.languages a[data-lang="en"]')
     page.wait_for_selector("#table[data-ready=yes]")
