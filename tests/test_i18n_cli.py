@@ -74,6 +74,7 @@ def test_a_commands_help_is_in_portuguese_with_its_example_lines_unchanged():
             in " ".join(out.split()))  # the paragraph, as click wraps it
     assert "Exemplo: ledger --actor ana draw deck:item --count 2" in out
     assert "Quantas cartas." in out and "[padrão: 1]" in out
+    assert "--count INTEIRO" in out and "--to TEXTO" in out  # the value's name, where click names it by type
     assert "Draw from the top" not in out and "Example:" not in out
     two_lines = succeeded(run_ledger("--lang", "pt", "search", "--help")).stdout
     assert ("  Exemplo: ledger search deck:item --take item-bow --to inventory:ana\n"
@@ -85,6 +86,7 @@ def test_the_same_help_in_english_is_as_it_was():
     assert out.startswith("Usage: ledger draw [OPTIONS] STACK")
     assert "Draw from the top of a deck; an empty deck is first refilled from the depot." in out
     assert "Example: ledger --actor ana draw deck:item --count 2" in out and "How many cards." in out
+    assert "--count INTEGER" in out and "--to TEXT" in out
 
 
 @pytest.mark.parametrize("path", every_command(), ids=" ".join)

@@ -148,12 +148,21 @@ class TranslatedCommand(click.Command):
         return option
 
 
+TYPE_METAVARS = {"text": N_("TEXT"), "integer": N_("INTEGER"), "float": N_("FLOAT"), "path": N_("PATH")}
+"""click's names for the value of an option of a plain type (``--db TEXT``), as a help page
+shows them; an option with a metavar of its own (``--out FILE``) keeps it."""
+
+
 def _said_option(param: click.Parameter) -> click.Parameter:
-    """A copy of an option with its help in the language being spoken (an argument as it is)."""
+    """A copy of an option with its help, and the name of its value when click names it by
+    its type, in the language being spoken (an argument as it is)."""
     if not isinstance(param, click.Option) or not param.help:
         return param
     said = copy.copy(param)
     said.help = help_text(param.help)
+    named = TYPE_METAVARS.get(getattr(param.type, "name", ""))
+    if param.metavar is None and not param.is_flag and named is not None:
+        said.metavar = _(named)
     return said
 
 
