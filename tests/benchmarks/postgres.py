@@ -112,7 +112,7 @@ def pg_env(url: str) -> dict[str, str]:
 
 
 # -- 1. append ---------------------------------------------------------------------------
-from tests.benchmarks.run import REBUILD_CHILD, Counter, Counters  # noqa: E402 — run.py's plain application (the floor)
+from tests.benchmarks.run import REBUILD_CHILD, Counter, Counters, rebuild_floor_sqlite  # noqa: E402 — run.py's plain application (the floor)
 from tests.postgres_support import schema_of  # noqa: E402
 
 
@@ -227,18 +227,6 @@ def rebuild_once(db: str) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def floor_sqlite(path: Path) -> tuple[int, float]:
-    raw = sqlite3.connect(path)
-    t0 = time.perf_counter()
-    rows = 0
-    for (state,) in raw.execute("SELECT state FROM stored_events ORDER BY rowid"):
-        json.loads(state)
-        rows += 1
-    dt = time.perf_counter() - t0
-    raw.close()
-    return rows, rows / dt
-
-
 def floor_postgres(url: str) -> tuple[int, float]:
     with pg_connect(url) as conn:
         t0 = time.perf_counter()
@@ -312,7 +300,7 @@ def measure_rebuild(work: Path, pg_url: str, size: int, repeats: int) -> dict[st
         for name, db in (("sqlite", str(copy)), ("pg", pg_url)):
             got = rebuild_once(db)
             got["eps"] = got["events"] / got["seconds"]
-            rows, floor = floor_sqlite(copy) if name == "sqlite" else floor_postgres(pg_url)
+            rows, floor = rebuild_floor_sqlite(copy) if name == "sqlite" else floor_postgres(pg_url)
             got["floor"], got["floor_rows"] = floor, rows
             say(f"  rebuild {name}: {got['events']:,} events in {got['seconds']:.2f} s; floor {floor:,.0f} rows/s")
             prev = best.get(name)

@@ -186,20 +186,26 @@ print(json.dumps({{"events": n, "seconds": dt, "rss_mb": resource.getrusage(reso
 """
 
 
-def measure_rebuild(path: Path) -> dict:
-    done = subprocess.run([sys.executable, "-c", REBUILD_CHILD.format(root=str(ROOT), path=str(path))],
-                          capture_output=True, text=True, check=True)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    eps = result["events"] / result["seconds"]
-    # The floor: raw sqlite3 reading the same stored rows and JSON-decoding them.
+def rebuild_floor_sqlite(path: Path) -> tuple[int, float]:
+    """The rebuild's floor: raw sqlite3 reading the stored rows and JSON-decoding them
+    (rows, rows/s)."""
     raw = sqlite3.connect(path)
     t0 = time.perf_counter()
     rows = 0
     for (state,) in raw.execute("SELECT state FROM stored_events ORDER BY rowid"):
         json.loads(state)
         rows += 1
-    floor = rows / (time.perf_counter() - t0)
+    dt = time.perf_counter() - t0
     raw.close()
+    return rows, rows / dt
+
+
+def measure_rebuild(path: Path) -> dict:
+    done = subprocess.run([sys.executable, "-c", REBUILD_CHILD.format(root=str(ROOT), path=str(path))],
+                          capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    eps = result["events"] / result["seconds"]
+    _rows, floor = rebuild_floor_sqlite(path)
     return {"rebuild_eps": eps, "rebuild_floor": floor, "rebuild_ratio": eps / floor, "rebuild_rss_mb": result["rss_mb"]}
 
 
