@@ -84,26 +84,33 @@ def extract() -> Catalog:
         for filename, lineno, message, comments, context in extract_from_dir(
                 ROOT / package, METHODS, OPTIONS, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",),
                 strip_comment_tags=True):
-            flags = {"python-brace-format"} if _braced(message) else set()
-            catalog.add(message, None, [(f"{package}/{filename}", lineno)], auto_comments=comments,
-                        context=context, flags=flags)
+            _add(catalog, message, f"{package}/{filename}", lineno, comments, context)
     return catalog
 
 
 def extract_files(paths: list[Path]) -> Catalog:
-    """The texts of some source files only (a fragment's worth: ``fragment``)."""
-    from babel.messages.extract import extract_from_file
+    """The texts of some source files only (a fragment's worth: ``fragment``), each
+    extracted by the method ``METHODS`` gives it, as ``extract`` would."""
+    from babel.messages.extract import extract_from_file, pathmatch
 
     catalog = Catalog(project="campaign-ledger", charset="utf-8")
     for path in paths:
-        method = {".html": METHODS[1][1], ".js": METHODS[2][1]}.get(path.suffix, METHODS[3][1])
-        options = OPTIONS["**/templates/**.html"] if path.suffix == ".html" else {}
+        name = path.as_posix()
+        method = next(method for pattern, method in METHODS if pathmatch(pattern, name))
+        options = next((o for pattern, o in OPTIONS.items() if pathmatch(pattern, name)), {})
+        if method == "ignore":
+            continue
         for lineno, message, comments, context in extract_from_file(
                 method, str(path), keywords=KEYWORDS, comment_tags=("TRANSLATORS:",), options=options,
                 strip_comment_tags=True):
-            flags = {"python-brace-format"} if _braced(message) else set()
-            catalog.add(message, None, [(str(path), lineno)], auto_comments=comments, context=context, flags=flags)
+            _add(catalog, message, str(path), lineno, comments, context)
     return catalog
+
+
+def _add(catalog: Catalog, message: Any, where: str, lineno: int, comments: list[str], context: str | None) -> None:
+    """One extracted text into a catalog, marked as a ``str.format`` text when it has braces."""
+    flags = {"python-brace-format"} if _braced(message) else set()
+    catalog.add(message, None, [(where, lineno)], auto_comments=comments, context=context, flags=flags)
 
 
 def fragment(target: Path, paths: list[Path], locale: str = LOCALES[0]) -> list[str]:
