@@ -6,6 +6,7 @@ that starting the command stays quick."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -91,3 +92,20 @@ def test_a_recorded_action_prints_without_rich_or_the_light_decoding(tmp_path):
     modules = modules_loaded(tmp_path, "--db", str(db), "--actor", "ana", "exhaust", "item-sword")
     assert "ledger.events" in modules  # it did record (or at least decide)
     assert not loaded(modules, "rich") and "projections.decoding" not in modules
+
+
+def test_the_installed_command_asks_the_warm_server_before_importing_click(tmp_path):
+    """``ledger`` offers its command line to a warm command server (``ledger daemon
+    start``) before importing anything of its own: with one running, that offer is the
+    whole of the process (tests/test_daemon.py); without one, it costs the standard
+    library's socket module."""
+    out = tmp_path / "modules.json"
+    script = ("import json, sys\nfrom ledger.interface.cli import client\n"
+              "assert client.forward(['--db', 'x.db', 'zones']) is None\n"
+              "json.dump(sorted(sys.modules), open(sys.argv[1], 'w'))\n")
+    servers = tmp_path / "servers"
+    servers.mkdir(mode=0o700)
+    subprocess.run([sys.executable, "-c", script, str(out)], cwd=tmp_path, capture_output=True, check=True,
+                   timeout=120, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)})
+    modules = set(json.loads(out.read_text()))
+    assert [name for name in (*HEAVY, "click", "ledger.i18n", "ledger.errors") if loaded(modules, name)] == []

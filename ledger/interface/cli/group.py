@@ -33,6 +33,7 @@ COMMAND_MODULES = {
     "trust": ("verify", "checkpoint", "keys", "export", "import"),
     "read": ("zones", "card", "history", "explain"),
     "table": ("seat", "serve"),
+    "daemon": ("daemon",),
 }
 """The modules of this package that hold the commands, and the top-level commands each
 registers (tests/test_cli_imports.py checks the list against the group)."""
@@ -57,6 +58,14 @@ class LedgerGroup(TranslatedGroup):
             if cmd_name not in self.commands:  # not listed (or not where listed): every module
                 load_commands()
         return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Runs the command; Ctrl-C is passed on as ``Interrupted``, which click's own
+        ``main`` would otherwise turn into a blank line and ``aborted``."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted() from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         load_commands()
@@ -91,7 +100,7 @@ class LedgerGroup(TranslatedGroup):
             sys.exit(1)
         except click.UsageError as exc:
             usage_error(exc)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Interrupted):
             click.echo(error_line(_("interrupted; nothing half-recorded (each action is saved whole or not at all)")),
                        err=True)
             sys.exit(1)
@@ -101,6 +110,10 @@ class LedgerGroup(TranslatedGroup):
         if standalone_mode:  # click returns ctx.exit's status (--help, --version) as an int
             sys.exit(result if isinstance(result, int) else 0)
         return result
+
+
+class Interrupted(Exception):
+    """Ctrl-C while a command ran (see ``LedgerGroup.invoke``)."""
 
 
 def usage_error(exc: click.UsageError) -> NoReturn:

@@ -1,0 +1,177 @@
+"""The quick way into a warm ledger: when ``ledger daemon start`` left a command server
+running for this user and this installation, ``ledger`` hands it the command line
+instead of importing the ledger itself (``ledger.interface.cli.warm``).
+
+What is handed over: the arguments, the working directory, the environment, the umask,
+and the process's own stdin, stdout and stderr (passed as file descriptors over a Unix
+socket), so that the command reads and writes exactly where it would have, terminal or
+pipe. The server forks a worker that runs the command as this process would have, and
+sends back its exit status. This module imports nothing beyond the standard library's
+smallest modules: its whole cost is starting Python and one round trip.
+
+Only the user who started the server reaches it: the socket lies in a directory only
+that user may open (``socket_dir`` refuses any other), and the server checks the
+peer's uid on every connection (``SO_PEERCRED``). A command it should not run (``daemon``
+itself, ``serve``) or a server that does not answer leaves the command to run in this
+process, as without a server.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+
+NOT_FORWARDED = frozenset({"daemon", "serve"})
+"""Commands always run in their own process: the server's own control, and the table
+server (a long-running process of its own)."""
+
+COMMAND, STATUS = b"C", b"S"
+"""The first byte of a request: a command to run, or the question ``ledger daemon status`` asks."""
+
+DECLINED = 0
+"""The worker pid a server answers with when it declines (its code has changed on disk
+since it started: it stops, and the command runs in this process)."""
+
+
+def socket_dir() -> str:
+    """Where this user's command servers listen: ``$LEDGER_DAEMON_DIR``, else
+    ``$XDG_RUNTIME_DIR/campaign-ledger``, else ``/tmp/campaign-ledger-UID``."""
+    chosen = os.environ.get("LEDGER_DAEMON_DIR")
+    if chosen:
+        return chosen
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return os.path.join(runtime, "campaign-ledger")
+    return f"/tmp/campaign-ledger-{os.getuid()}"
+
+
+def socket_path() -> str:
+    """The socket of the server for this installation (this environment, sys.prefix, and this copy
+    of the code: two virtual environments never share a server)."""
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    key = f"{sys.prefix}\0{here}".encode()
+    # a stable short name (hash() of a str is salted per process): FNV-1a, 64 bits
+    h = 0xCBF29CE484222325
+    for byte in key:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return os.path.join(socket_dir(), f"{h:016x}.sock")
+
+
+def private_dir(path: str) -> bool:
+    """Is ``path`` a directory of this user's that no one else may enter or write?"""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and (st.st_mode & 0o077) == 0 and os.path.isdir(path)
+
+
+def forward(argv: list[str]) -> int | None:
+    """Runs ``ledger ARGV`` in the warm server; its exit status, or None when no server
+    took the command (then it runs in this process)."""
+    if NOT_FORWARDED.intersection(argv):
+        return None
+    try:
+        request = _request(argv)
+    except OSError:  # say, a working directory that was removed: the command tells what is wrong
+        return None
+    found = _connect(COMMAND, request, [0, 1, 2])
+    if found is None:
+        return None
+    return _wait(*found, as_json="--json" in argv)
+
+
+def status() -> dict | None:
+    """The running server's pid, start time, commands served and commands being run;
+    None when no server answers."""
+    import marshal
+
+    found = _connect(STATUS, marshal.dumps({"status": True}), [])
+    if found is None:
+        return None
+    conn, _worker = found
+    data = b""
+    with conn:
+        while chunk := conn.recv(1 << 16):
+            data += chunk
+    try:
+        return marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+
+
+def _connect(kind: bytes, request: bytes, fds: list[int]) -> tuple[socket.socket, int] | None:
+    """Hands a request (and file descriptors) to the server; the connection and the
+    worker's pid, or None when no server took it."""
+    path = socket_path()
+    if not private_dir(os.path.dirname(path)):
+        return None
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(path)
+        socket.send_fds(conn, [kind + len(request).to_bytes(4, "big") + request], fds)
+        worker = _int(conn)
+    except OSError:
+        conn.close()
+        return None
+    if worker is None or worker == DECLINED:
+        conn.close()
+        return None
+    return conn, worker
+
+
+def _request(argv: list[str]) -> bytes:
+    import marshal
+
+    streams = [(getattr(s, "encoding", None) or "utf-8", getattr(s, "errors", None) or "strict")
+               for s in (sys.stdin, sys.stdout, sys.stderr)]
+    umask = os.umask(0)
+    os.umask(umask)
+    return marshal.dumps({"argv": list(argv), "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask,
+                          "streams": streams})
+
+
+def _int(conn: socket.socket) -> int | None:
+    """One 4-byte signed integer from the server, or None when it hung up."""
+    data = b""
+    while len(data) < 4:
+        chunk = conn.recv(4 - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return int.from_bytes(data, "big", signed=True)
+
+
+def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
+    """Waits for the worker's exit status, passing on the signals that would have
+    stopped this process (Ctrl-C reaches the worker as it would the command)."""
+    import signal
+
+    def relay(signum: int, _frame: object) -> None:
+        try:
+            os.kill(worker, signum)
+        except OSError:
+            pass
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, relay)
+    try:
+        status = _int(conn)
+    except OSError:
+        status = None
+    finally:
+        conn.close()
+    if status is None:
+        from ...i18n import _, from_environment, speaking
+
+        with speaking(from_environment()):
+            message = _("the ledger's command server stopped before the command finished (see ledger history for "
+                        "what was recorded)")
+        if as_json:
+            import json
+
+            sys.stdout.write(json.dumps({"error": {"code": "internal", "message": message}}) + "\n")
+        sys.stderr.write(f"error: {message}\n")
+        return 1
+    return status

@@ -1,0 +1,106 @@
+"""``ledger daemon start|stop|status``: the warm command server (``warm``) that makes
+every later ``ledger`` command of this user quick (``client``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import click
+
+from ...errors import BadInput
+from ...i18n import _, ngettext
+from .client import private_dir, socket_path, status
+from .group import cli
+from .session import Session, pass_session
+
+START_PATIENCE = 60.0
+"""Seconds ``start`` waits for the server to answer (it warms up first: ~1–3 s)."""
+
+
+@cli.group()
+def daemon() -> None:
+    """A warm command server that makes every ledger command quick.
+
+    Started once, it keeps the ledger loaded; each later ledger command of yours
+    (from any directory, on any campaign file) is handed to it and runs in a fresh copy
+    of it, several times faster. Output, exit status, Ctrl-C and files behave as
+    without it. Only you can reach it; it stops by itself after --idle seconds without
+    a command (4 hours), or when the ledger's code changes.
+
+    \b
+    Example: ledger daemon start
+    """
+
+
+@daemon.command("start")
+@click.option("--idle", default=4 * 3600, show_default=True, type=click.IntRange(1),
+              help="Stop after this many seconds without a command.")
+@pass_session
+def daemon_start(s: Session, idle: int) -> None:
+    """Start the command server (nothing happens if one is running)."""
+    running = status()
+    if running is not None:
+        s.emit({"running": True, "started": False, **_shown(running)},
+               human=_("the command server is already running (pid {pid})").format(pid=running["pid"]))
+        return
+    path = socket_path()
+    folder = os.path.dirname(path)
+    try:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(_("cannot make {folder} for the command server ({reason})").format(
+            folder=folder, reason=exc.strerror)) from None
+    if not private_dir(folder):
+        raise BadInput(_("{folder} may be entered by other users; the command server only listens in a directory "
+                         "of yours with mode 700 (chmod 700 {folder}, or set $LEDGER_DAEMON_DIR)").format(folder=folder))
+    log = open(os.path.join(folder, os.path.basename(path).replace(".sock", ".log")), "ab")
+    with log:
+        child = subprocess.Popen([sys.executable, "-P", "-m", "ledger.interface.cli.warm", str(idle)], cwd="/",
+                                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    deadline = time.monotonic() + START_PATIENCE
+    while (running := status()) is None:
+        if child.poll() is not None or time.monotonic() > deadline:
+            raise BadInput(_("the command server did not start (see {log})").format(log=log.name))
+        time.sleep(0.05)
+    s.emit({"running": True, "started": True, **_shown(running)},
+           human=_("command server started (pid {pid}); ledger commands are now quick").format(pid=running["pid"]))
+
+
+@daemon.command("stop")
+@pass_session
+def daemon_stop(s: Session) -> None:
+    """Stop the command server (commands then start cold again)."""
+    running = status()
+    if running is None:
+        s.emit({"running": False, "stopped": False}, human=_("no command server is running"))
+        return
+    os.kill(running["pid"], signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while status() is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    s.emit({"running": False, "stopped": True, "pid": running["pid"]},
+           human=_("command server stopped (pid {pid})").format(pid=running["pid"]))
+
+
+@daemon.command("status")
+@pass_session
+def daemon_status(s: Session) -> None:
+    """Whether the command server runs, since when, and how many commands it ran."""
+    running = status()
+    if running is None:
+        s.emit({"running": False, "socket": socket_path()}, human=_("no command server is running"))
+        return
+    shown = _shown(running)
+    served = ngettext("{n} command run", "{n} commands run", shown["served"]).format(n=shown["served"])
+    s.emit({"running": True, **shown},
+           human=_("command server running (pid {pid}) since {since}; {served}; socket {socket}").format(
+               pid=shown["pid"], since=shown["since"], served=served, socket=shown["socket"]))
+
+
+def _shown(running: dict) -> dict:
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(running["started"]))
+    return {"pid": running["pid"], "since": since, "served": running["served"], "socket": socket_path()}

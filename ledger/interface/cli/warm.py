@@ -1,0 +1,270 @@
+"""The warm command server behind ``ledger daemon start``: one process that has imported
+the ledger and built its validators once, and forks a worker for each ``ledger``
+command handed to it (``ledger.interface.cli.client``), so that a command costs a
+fork instead of starting Python, importing pydantic and eventsourcing, and building
+the event and command classes again (most of a cold command's time).
+
+Each worker is a copy of the warmed process that takes the client's stdin, stdout
+and stderr, working directory, environment and umask, runs the command exactly as
+``ledger`` would (``group.main``), and sends its exit status back. Workers share
+nothing with each other or with the server: the server opens no database (its
+warm-up plays a short campaign in a temporary directory and closes it), so every
+worker opens its own connections, as a separate process would.
+
+Trust: the socket lies in a directory only its user may enter, and every connection's
+peer must be that user (``SO_PEERCRED``); anyone else is hung up on. Staleness: when
+a file of the ledger's code changes after the server started, it declines the next
+command (which then runs cold, in its own process) and stops. It also stops after
+``idle`` seconds without a command, and on SIGTERM (``ledger daemon stop``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import marshal
+import os
+import signal
+import socket
+import struct
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .client import DECLINED, STATUS, private_dir, socket_path
+
+PACKAGES = ("ledger", "projections")
+IDLE = 4 * 3600
+"""Seconds without a command after which the server stops."""
+
+
+def fingerprint() -> tuple[tuple[str, int, int], ...]:
+    """The ledger's code on disk: every file of its packages, with size and mtime."""
+    root = Path(__file__).resolve().parents[3]
+    found = []
+    for package in PACKAGES:
+        for folder, dirs, files in os.walk(root / package):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                st = os.stat(os.path.join(folder, name))
+                found.append((os.path.join(folder, name), st.st_size, st.st_mtime_ns))
+    return tuple(sorted(found))
+
+
+def warm_up() -> None:
+    """Imports every command and builds what a command would build on first use, by
+    playing the demo in a temporary directory and reading it back every way."""
+    from .group import load_commands, main
+
+    load_commands()
+    import pydantic
+
+    from ... import changes, commands, events
+    for module in (events, commands, changes):
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, pydantic.BaseModel) and value.__module__ == module.__name__:
+                getattr(value.__pydantic_validator__, "validate_python")
+                getattr(value.__pydantic_serializer__, "to_python")
+    here, environment = os.getcwd(), dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="ledger-warm-") as folder:
+        os.chdir(folder)
+        # no key, configuration or campaign of the user's is read or written while warming
+        os.environ.update({"HOME": folder, "XDG_CONFIG_HOME": folder, "LEDGER_KEY": os.path.join(folder, "no-key"),
+                           "LEDGER_DB": os.path.join(folder, "demo.db")})
+        sink = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                for argv in (["demo"], ["--db", "demo.db", "zones"], ["--db", "demo.db", "--json", "zones"],
+                             ["--db", "demo.db", "history", "--limit", "5"], ["--db", "demo.db", "undo"],
+                             ["--db", "demo.db", "redo"], ["--db", "demo.db", "--lang", "pt", "zones"],
+                             ["--db", "demo.db", "explain", "2"], ["--db", "demo.db", "verify"]):
+                    with contextlib.suppress(SystemExit):
+                        main(argv)
+        finally:
+            os.chdir(here)
+            os.environ.clear()
+            os.environ.update(environment)
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the warmed objects never collected: a worker's collections do not touch (and copy) them
+
+
+def serve(path: str, idle: float = IDLE) -> None:
+    """Listens on ``path`` until idle, stale or told to stop (SIGTERM)."""
+    warm_up()
+    import threading
+
+    if threading.active_count() != 1:  # a fork copies only the thread that forks
+        raise SystemExit(f"error: warming up left threads running ({threading.enumerate()}); not serving")
+    code = fingerprint()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    os.chmod(path, 0o600)
+    listener.listen(64)
+    listener.settimeout(min(idle, 60.0))
+    started, served, last = time.time(), 0, time.monotonic()
+    workers: set[int] = set()
+
+    def stop(_signum: int = 0, _frame: object = None) -> None:
+        with contextlib.suppress(OSError):
+            if os.stat(path).st_ino == own:
+                os.unlink(path)
+        listener.close()
+        sys.exit(0)
+
+    own = os.stat(path).st_ino
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print(f"ledger command server {os.getpid()} listening on {path}", flush=True)
+    while True:
+        _reap(workers)
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            if not workers and time.monotonic() - last > idle:
+                print("idle: stopping", flush=True)
+                stop()
+            continue
+        last = time.monotonic()
+        _reap(workers)
+        with conn:
+            if not _same_user(conn):
+                continue
+            conn.settimeout(5.0)  # a client that connects and says nothing is not waited for long
+            try:
+                asking = conn.recv(1, socket.MSG_PEEK) == STATUS  # looked at, left for the worker to read
+            except OSError:
+                continue
+            conn.settimeout(None)
+            if fingerprint() != code:
+                print("the ledger's code changed on disk: declining and stopping", flush=True)
+                with contextlib.suppress(OSError):
+                    conn.sendall(DECLINED.to_bytes(4, "big", signed=True))
+                stop()
+            status = {"pid": os.getpid(), "started": started, "served": served, "working": len(workers)}
+            sys.stdout.flush()
+            worker = os.fork()
+            if worker == 0:
+                listener.close()
+                _work(conn, status)  # never returns
+            workers.add(worker)
+            served += not asking
+
+
+def _same_user(conn: socket.socket) -> bool:
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid == os.getuid()
+
+
+def _reap(workers: set[int]) -> None:
+    for worker in list(workers):
+        with contextlib.suppress(ChildProcessError):
+            done, _status = os.waitpid(worker, os.WNOHANG)
+            if not done:
+                continue
+        workers.discard(worker)
+
+
+def _recv_exact(conn: socket.socket, n: int) -> bytes:
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _work(conn: socket.socket, server: dict) -> None:
+    """The worker: becomes the client's process in all that a command can see, runs
+    the command, and sends back its exit status (or, asked for it, the server's
+    ``status``)."""
+    status = 1
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        message, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
+        if len(message) < 5:
+            os._exit(1)
+        size = int.from_bytes(message[1:5], "big")
+        payload = message[5:] + _recv_exact(conn, size - (len(message) - 5))
+        request = marshal.loads(payload)
+        if request.get("status"):
+            conn.sendall(os.getpid().to_bytes(4, "big", signed=True) + marshal.dumps(server))
+            conn.shutdown(socket.SHUT_WR)
+            os._exit(0)
+        if len(fds) != 3:
+            os._exit(1)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        _become(request)
+        conn.sendall(os.getpid().to_bytes(4, "big", signed=True))
+        status = _run(request["argv"])
+    except BaseException:  # the client is told the command failed; nothing else to do here
+        status = 1
+    finally:
+        with contextlib.suppress(BaseException):
+            conn.sendall(status.to_bytes(4, "big", signed=True))
+        os._exit(0)
+
+
+def _become(request: dict) -> None:
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    os.umask(request["umask"])
+    time.tzset()  # the client's $TZ
+    streams = []
+    for fd, (encoding, errors) in enumerate(request["streams"]):
+        mode = "r" if fd == 0 else "w"
+        raw = io.FileIO(fd, mode, closefd=False)
+        buffered = io.BufferedReader(raw) if fd == 0 else io.BufferedWriter(raw)
+        streams.append(io.TextIOWrapper(buffered, encoding=encoding, errors=errors,
+                                        line_buffering=fd > 0 and os.isatty(fd), write_through=fd == 2))
+    sys.stdin, sys.stdout, sys.stderr = streams
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
+    sys.argv = ["ledger", *request["argv"]]
+
+
+def _run(argv: list[str]) -> int:
+    """``ledger ARGV`` as the installed command runs it; its exit status."""
+    from .group import main
+
+    try:
+        main(argv)
+        status = 0
+    except SystemExit as done:
+        if done.code is None:
+            status = 0
+        elif isinstance(done.code, int):
+            status = done.code
+        else:
+            sys.stderr.write(f"{done.code}\n")
+            status = 1
+    except KeyboardInterrupt:
+        status = 130
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    return status
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m ledger.interface.cli.warm [IDLE]``: serve this installation's socket."""
+    args = sys.argv[1:] if argv is None else argv
+    path = socket_path()
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    if not private_dir(folder):
+        sys.exit(f"error: {folder} is not a private directory of this user's (mode 700); not serving there")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    serve(path, float(args[0]) if args else IDLE)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,247 @@
+"""The warm command server (``ledger daemon start``; ledger.interface.cli.warm and
+client): a command handed to it prints, exits and records exactly as the same command
+run cold; it runs where and as the client asked (directory, environment, language);
+Ctrl-C reaches it; only its user reaches it; it steps aside when the code changes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from ledger.interface.cli import client
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _private_dir() -> Path:
+    """A short private directory (a Unix socket's path is limited to ~107 bytes)."""
+    folder = Path(tempfile.mkdtemp(prefix="ld-", dir="/tmp"))
+    folder.chmod(0o700)
+    return folder
+
+
+def ledger(*args: str, servers: Path, cwd: Path, extra: dict | None = None, python_path: Path | None = None,
+           timeout: float = 120) -> subprocess.CompletedProcess:
+    """``ledger ARGS`` as a real process (the installed command's way in, ``python -m ledger``)."""
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers), **(extra or {})}
+    if python_path is not None:
+        env["PYTHONPATH"] = str(python_path)
+    return subprocess.run([sys.executable, "-m", "ledger", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def status(servers: Path) -> dict | None:
+    """What the server of this checkout in ``servers`` says of itself (None: none runs)."""
+    before = os.environ.get("LEDGER_DAEMON_DIR")
+    os.environ["LEDGER_DAEMON_DIR"] = str(servers)
+    try:
+        return client.status()
+    finally:
+        os.environ.pop("LEDGER_DAEMON_DIR")
+        if before is not None:
+            os.environ["LEDGER_DAEMON_DIR"] = before
+
+
+def served(servers: Path, cwd: Path, python_path: Path | None = None) -> int | None:
+    """How many commands the server has run (None: none runs); ``python_path``: the
+    server of another copy of the code, asked through ``ledger daemon status``."""
+    if python_path is None:
+        found = status(servers)
+        return None if found is None else found["served"]
+    done = ledger("--json", "daemon", "status", servers=servers, cwd=cwd, python_path=python_path)
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout)
+    return shown["served"] if shown["running"] else None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A command server of this module's own, and a demo campaign beside it."""
+    servers = _private_dir()
+    work = tmp_path_factory.mktemp("daemon")
+    assert ledger("demo", servers=servers, cwd=work).returncode == 0
+    started = ledger("daemon", "start", servers=servers, cwd=work)
+    assert started.returncode == 0, started.stderr
+    yield servers, work
+    ledger("daemon", "stop", servers=servers, cwd=work)
+    shutil.rmtree(servers, ignore_errors=True)
+
+
+@pytest.fixture
+def cold() -> Path:
+    """A directory no server listens in: commands run in their own process."""
+    folder = _private_dir()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def same(a: subprocess.CompletedProcess, b: subprocess.CompletedProcess) -> None:
+    assert (a.returncode, a.stdout, a.stderr) == (b.returncode, b.stdout, b.stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ["zones"], ["--json", "zones"], ["history", "--limit", "5"], ["--as", "ana", "zones"], ["--json", "--as", "public", "zones"],
+    ["--lang", "pt", "zones"], ["card", "item-rope"], ["explain", "3"], ["--version"], ["--help"], ["draw", "--help"],
+])
+def test_a_read_through_the_server_prints_what_it_prints_cold(server, cold, args):
+    servers, work = server
+    before = served(servers, work)
+    warm = ledger("--db", "demo.db", *args, servers=servers, cwd=work)
+    assert served(servers, work) == before + 1  # it went through the server
+    same(warm, ledger("--db", "demo.db", *args, servers=cold, cwd=work))
+
+
+def test_an_action_through_the_server_is_recorded_once_and_printed_as_cold(server, cold, tmp_path):
+    servers, work = server
+    for name in ("warm.db", "cold.db"):
+        shutil.copy(work / "demo.db", tmp_path / name)
+    warm = ledger("--db", "warm.db", "--json", "--actor", "ana", "draw", "deck:item", servers=servers, cwd=tmp_path)
+    plain = ledger("--db", "cold.db", "--json", "--actor", "ana", "draw", "deck:item", servers=cold, cwd=tmp_path)
+    assert warm.returncode == plain.returncode == 0, warm.stderr
+    one, other = json.loads(warm.stdout), json.loads(plain.stdout)
+    assert one["seq"] == other["seq"] == 37 and one["action"] == other["action"] == "draw"
+    for name in ("warm.db", "cold.db"):  # one action each, and both still verify
+        history = ledger("--db", name, "--json", "history", servers=cold, cwd=tmp_path)
+        assert [row["seq"] for row in json.loads(history.stdout)][-1] == 37
+        assert ledger("--db", name, "verify", servers=servers, cwd=tmp_path).returncode == 0
+
+
+def test_a_refusal_through_the_server_exits_1_with_one_error_line_and_appends_nothing(server, cold, tmp_path):
+    servers, work = server
+    shutil.copy(work / "demo.db", tmp_path / "demo.db")
+    for args in (["--actor", "ana", "draw", "deck:event"], ["--actor", "zed", "draw", "deck:item"],
+                 ["--json", "--actor", "ana", "draw", "deck:nowhere"]):
+        warm = ledger("--db", "demo.db", *args, servers=servers, cwd=tmp_path)
+        assert warm.returncode == 1 and warm.stderr.startswith("error: ") and warm.stderr.count("\n") == 1
+        same(warm, ledger("--db", "demo.db", *args, servers=cold, cwd=tmp_path))
+    usage = ledger("--db", "demo.db", "draw", "--count", "many", "deck:item", servers=servers, cwd=tmp_path)
+    assert usage.returncode == 2 and usage.stderr.startswith("error: ")
+    history = ledger("--db", "demo.db", "--json", "history", servers=cold, cwd=tmp_path)
+    assert json.loads(history.stdout)[-1]["seq"] == 36
+
+
+def test_the_command_runs_in_the_clients_directory_with_its_environment(server, cold, tmp_path):
+    servers, work = server
+    shutil.copy(work / "demo.db", tmp_path / "here.db")
+    # a relative --db, $LEDGER_DB and $LEDGER_LANG are the client's, not the server's
+    by_env = ledger("zones", servers=servers, cwd=tmp_path, extra={"LEDGER_DB": "here.db", "LEDGER_LANG": "pt"})
+    assert by_env.returncode == 0 and "Demo" in by_env.stdout and "baralho" in by_env.stdout.lower()
+    same(by_env, ledger("zones", servers=cold, cwd=tmp_path, extra={"LEDGER_DB": "here.db", "LEDGER_LANG": "pt"}))
+    missing = ledger("zones", servers=servers, cwd=tmp_path)  # campaign.db: none in this directory
+    assert missing.returncode == 1 and "campaign.db" in missing.stderr
+    assert not (tmp_path / "campaign.db").exists() and not (ROOT / "campaign.db").exists()
+
+
+def test_ctrl_c_reaches_the_command_and_nothing_is_half_recorded(server, tmp_path):
+    servers, work = server
+    shutil.copy(work / "demo.db", tmp_path / "demo.db")
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
+    child = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
+                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not status(servers)["working"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # recording by now
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 1, (out, err)
+    assert err.strip().startswith("error: interrupted") and err.strip().count("\n") == 0  # as cold
+    assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
+
+
+def test_two_commands_at_once_each_record_one_action(server, tmp_path):
+    servers, work = server
+    shutil.copy(work / "demo.db", tmp_path / "demo.db")
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
+    children = [subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "--json", "--actor", hero,
+                                  "draw", "deck:item"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+                for hero in ("ana", "bo")]
+    seqs = sorted(json.loads(child.communicate(timeout=60)[0])["seq"] for child in children)
+    assert [child.returncode for child in children] == [0, 0] and seqs == [37, 38]
+
+
+def test_status_and_stop_in_json(cold, tmp_path):
+    assert json.loads(ledger("--json", "daemon", "status", servers=cold, cwd=tmp_path).stdout)["running"] is False
+    stopped = json.loads(ledger("--json", "daemon", "stop", servers=cold, cwd=tmp_path).stdout)
+    assert stopped == {"running": False, "stopped": False}
+
+
+def test_a_directory_others_may_enter_is_refused_and_commands_run_cold(tmp_path):
+    shared = Path(tempfile.mkdtemp(prefix="ld-", dir="/tmp"))
+    try:
+        shared.chmod(0o777)
+        refused = ledger("daemon", "start", servers=shared, cwd=tmp_path)
+        assert refused.returncode == 1 and refused.stderr.startswith("error: ") and "700" in refused.stderr
+        assert list(shared.iterdir()) == []
+        assert ledger("demo", servers=shared, cwd=tmp_path).returncode == 0  # in its own process
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "setuid") or os.geteuid() != 0, reason="needs root to act as another user")
+def test_another_user_is_hung_up_on(server):
+    servers, work = server
+    sock = next(servers.glob("*.sock"))
+    servers.chmod(0o755)  # even when the files let another user connect, the server does not serve them
+    sock.chmod(0o666)
+    try:
+        pid = os.fork()
+        if pid == 0:  # as nobody: connect, ask, and report (exit status) whether a worker answered
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                conn.connect(str(sock))
+                conn.settimeout(10)
+                request = b"C" + (5).to_bytes(4, "big") + b"0" * 5
+                null = os.open(os.devnull, os.O_RDWR)
+                socket.send_fds(conn, [request], [null, null, null])
+                try:
+                    answer = conn.recv(4)
+                except ConnectionResetError:  # hung up on with the request unread
+                    answer = b""
+                os._exit(3 if answer else 0)
+            except PermissionError:
+                os._exit(5)
+            except BaseException:
+                os._exit(4)
+        _pid, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        servers.chmod(0o700)
+        sock.chmod(0o600)
+    assert served(servers, work) is not None  # still serving its own user
+
+
+def test_a_server_whose_code_changed_declines_and_stops(tmp_path, cold):
+    """A server started from a copy of the code: once a file of that copy changes, the
+    next command runs in its own process (the new code) and the server is gone."""
+    copy = tmp_path / "code"
+    for package in ("ledger", "projections"):
+        shutil.copytree(ROOT / package, copy / package, ignore=shutil.ignore_patterns("__pycache__"))
+    servers = _private_dir()
+    try:
+        assert ledger("demo", servers=servers, cwd=tmp_path, python_path=copy).returncode == 0
+        assert ledger("daemon", "start", servers=servers, cwd=tmp_path, python_path=copy).returncode == 0
+        assert served(servers, tmp_path, python_path=copy) == 0
+        first = ledger("--db", "demo.db", "zones", servers=servers, cwd=tmp_path, python_path=copy)
+        assert first.returncode == 0 and served(servers, tmp_path, python_path=copy) == 1
+        changed = copy / "ledger" / "terms.py"
+        changed.write_text(changed.read_text() + "\n# changed\n")
+        again = ledger("--db", "demo.db", "zones", servers=servers, cwd=tmp_path, python_path=copy)
+        same(again, first)
+        assert served(servers, tmp_path, python_path=copy) is None
+        assert list(servers.glob("*.sock")) == []
+    finally:
+        ledger("daemon", "stop", servers=servers, cwd=tmp_path, python_path=copy)
+        shutil.rmtree(servers, ignore_errors=True)
