@@ -17,7 +17,7 @@ from typing import Any
 
 from ledger.i18n import _
 
-from .readmodel import BATCH, ReadModel, _Batch, _Fold, fold_difference, table_difference
+from .readmodel import BATCH, HISTORY, ReadModel, _Batch, _Fold, fold_difference, table_difference
 from .source import EventLog
 
 UNDONE = "undone_by"
@@ -68,10 +68,10 @@ class _Comparison:
         """The first row of this batch's history or card_actions that is not the stored one."""
         by_campaign: dict[str, list[dict[str, Any]]] = {}
         for row in writer.history:
-            by_campaign.setdefault(row["campaign"], []).append(row)
+            by_campaign.setdefault(row[0], []).append(dict(zip(HISTORY, row)))
         actions: dict[str, set[tuple[str, int]]] = {}
-        for row in writer.card_actions:
-            actions.setdefault(row["campaign"], set()).add((row["card"], row["seq"]))
+        for slug, card, seq in writer.card_actions:
+            actions.setdefault(slug, set()).add((card, seq))
         for slug, rows in by_campaign.items():
             low, high = rows[0]["seq"], rows[-1]["seq"]
             problem = (self._history(slug, rows, low, high)

@@ -6,11 +6,15 @@ The write side's pydantic events stay the contract. From each event class this m
 derives a *light* msgspec ``Struct`` with the same field names and types (nested models
 become Structs too; the changes' discriminated union becomes a tagged union on
 ``kind``), leaving out the fields no read model uses (the recorded command, seeds,
-hashes). The light class borrows the event class's plain methods (``named_cards``,
-``cards_touched``…) and its ``action`` name, so code that only reads attributes —
-``projections.summaries``, the read models' rows — works on either. Nothing is
-written here: the stored JSON was validated when the action was recorded, and
-``verify`` checks it against the rules again.
+hashes, and the parts of nested models in ``UNREAD``). The light class borrows the
+event class's plain methods (``named_cards``, ``cards_touched``…) and its ``action``
+name, so code that only reads attributes — ``projections.summaries``, the read models'
+rows — works on either. Nothing is written here: the stored JSON was validated when
+the action was recorded, and ``verify`` checks it against the rules again.
+
+The stored timestamp stays text on the light classes: ``light_time`` gives the history
+row's time from it, the text ``datetime.isoformat()`` gives for it, without building
+a datetime for every action.
 
 ``light_decoder(topic)`` gives the decoder of one stored topic, or None for topics
 that are no actions, or that the read side always decodes with pydantic (the start
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import re
 import types
 import typing
 import uuid
@@ -40,10 +45,18 @@ from .summaries import summarised_like
 # Fields the read models never read: skipped by the decoder, never built.
 SKIPPED = frozenset({"originator_id", "originator_version", "command", "rng", "hash", "state_digest", "identified",
                      "prev_live", "ruleset", "seed"})
+# Fields of nested models the read models never read either: of where a card lies, its
+# container (``at``) alone; of a shuffle, the order before (its cards), not the one after.
+UNREAD: dict[type, frozenset[str]] = {
+    ch.Spot: frozenset({"index", "face", "exhausted", "shown"}),
+    ch.StackReordered: frozenset({"now"}),
+}
 # Plain methods the light classes borrow from the event and change classes.
 BORROWED = ("seq", "named_cards", "named_by_actor", "cards_touched", "shown_to_all", "cards")
 # Always decoded with pydantic (see the module's docstring).
 HEAVY = (e.CampaignStarted, e.HeroAdded)
+# Fields of the events kept as their stored text (``light_time``).
+TEXT = frozenset({"timestamp"})
 
 _structs: dict[type, type] = {}
 
@@ -54,10 +67,11 @@ def light_class(model: type[BaseModel]) -> type:
         tag = model.model_fields.get("kind")
         event = issubclass(model, e.DomainEvent)
         fields: list[Any] = [("originator_id", Any, None), ("originator_version", int, 0)] if event else []
+        unread = UNREAD.get(model, frozenset())
         for name, info in model.model_fields.items():
-            if name in SKIPPED or name == "kind":
+            if name in SKIPPED or name in unread or name == "kind":
                 continue
-            kind = _light_type(info.annotation)
+            kind = str if event and name in TEXT else _light_type(info.annotation)
             if info.is_required():
                 fields.append((name, kind))
             else:
@@ -118,6 +132,26 @@ def light_decoder(topic: str) -> Callable[[bytes], Any] | None:
         wanted = isinstance(cls, type) and issubclass(cls, e.ActionRecorded) and not issubclass(cls, HEAVY)
         _decoders[topic] = msgspec.json.Decoder(light_class(cls)).decode if wanted else None
     return _decoders[topic]
+
+
+# A UTC time to the microsecond, as the ledger stores its timestamps, that is a valid
+# datetime (a day past the 28th, a whole second, any other form: decoded instead).
+_UTC_MICROSECONDS = re.compile(r"[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+                               r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.(?!000000)[0-9]{6}Z")
+_as_json = msgspec.json.Encoder().encode
+_as_datetime = msgspec.json.Decoder(dt.datetime).decode
+
+
+def light_time(stamp: Any) -> str:
+    """The history row's time of a light action: what ``datetime.isoformat()`` gives
+    for its stored timestamp (the text, e.g. ``2026-12-01T17:19:34.121709Z``), as for
+    the pydantic event. The ledger's own form is rewritten (``...121709+00:00``); any
+    other is decoded to a datetime first (and refused as the datetime field would be)."""
+    if isinstance(stamp, str):
+        if _UTC_MICROSECONDS.fullmatch(stamp):
+            return stamp[:26] + "+00:00"
+        stamp = _as_datetime(_as_json(stamp))
+    return stamp.isoformat()
 
 
 def is_action(topic: str) -> bool:

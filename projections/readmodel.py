@@ -35,24 +35,29 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import msgspec
+from eventsourcing.utils import resolve_topic
 
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
-from ledger.i18n import ENGLISH, _, speaking
+from ledger.i18n import ENGLISH, _, language, speaking
 from ledger.states import card_states
 from ledger.vocabulary import PUBLIC, host_of
 from ledger.witness import witnessed
 
 from .source import EventLog, Recorded
-from .summaries import stored_summary
+from .summaries import stored_summary, summary
 from .tables import SQLiteTables, Tables, Writer, open_tables
+
+if TYPE_CHECKING:
+    from .pipeline import Helper
 
 _encode = msgspec.json.Encoder().encode
 NAME = "tables"
@@ -79,6 +84,11 @@ UPSERTS = {
             + ", ".join(f"{c} = excluded.{c}" for c in SCHEMAS[table][0] if c not in SCHEMAS[table][1]))
     for table in ("cards", "zones")
 }
+# A batch's history and card_actions rows are tuples in their tables' column order.
+HISTORY = tuple(SCHEMAS["history"][0])
+INSERTS = {table: f"INSERT{' OR IGNORE' if table == 'card_actions' else ''} INTO {table} "
+                  f"({', '.join(SCHEMAS[table][0])}) VALUES ({', '.join('?' * len(SCHEMAS[table][0]))})"
+           for table in ("history", "card_actions")}
 JSON_COLUMNS = frozenset({"cards", "seen", "unnamed"})  # of history: compact JSON (msgspec)
 INDEXES = {"cards": ["campaign", "zone"], "history": ["campaign", "actor", "seq"]}
 # Named as sqlite-utils named them when it made them; OBSOLETE: indexes older ledgers made.
@@ -312,34 +322,44 @@ class ReadModel:
         log applied again; ``repaired`` then says why (else it is None), in English
         whatever the language spoken: it is a line for the logs of whoever keeps the file
         (``verify`` reports the same problems in the reader's language)."""
+        return self._catch_up(progress, batch, recorded)
+
+    def _catch_up(self, progress: Callable[[int, int], None] | None, batch: int, recorded: Recorded | None,
+                  helper: Helper | None = None) -> int:
+        """``catch_up``, taking the batches a rebuild's ``helper`` made where they fit."""
         with speaking(ENGLISH):
             self.repaired = self.position_problem()
         if self.repaired is None:
             try:
-                return self._follow(progress, batch, recorded)
+                return self._follow(progress, batch, recorded, helper)
             except _Astray as astray:
                 self.repaired = str(astray)
         self._reset()
-        return self._follow(progress, batch, recorded)
+        return self._follow(progress, batch, recorded, helper)
 
-    def _follow(self, progress: Callable[[int, int], None] | None, batch: int, recorded: Recorded | None) -> int:
-        """Applies the notifications after the stored position, batch by batch."""
+    def _follow(self, progress: Callable[[int, int], None] | None, batch: int, recorded: Recorded | None,
+                helper: Helper | None = None) -> int:
+        """Applies the notifications after the stored position, batch by batch: the
+        rows of each made here, or by the rebuild's ``helper`` process when its next
+        batch is the one right after the position (``projections.pipeline``)."""
         recorder = self.ledger.recorder
         start = self.position()
         end = recorder.max_notification_id() or 0
         done = 0
         try:
             while start < end:
-                notes = recorder.select_notifications(start=start + 1, limit=batch)
-                if not notes:
-                    break
-                writer = self._fold.rows_of(notes, recorded)
+                rows = None if helper is None else helper.rows_after(start)
+                if rows is None:
+                    notes = recorder.select_notifications(start=start + 1, limit=batch)
+                    if not notes:
+                        break
+                    rows = self._fold.rows_of(notes, recorded).rows(start, notes)
                 with self._writing() as db:
-                    _move(db, start, notes[-1], writer.last_action)
-                    _refuse_rows_ahead(db, writer.history, start)
-                    writer.write(db)
-                start = notes[-1].id
-                done += len(notes)
+                    _move(db, rows)
+                    _refuse_rows_ahead(db, rows.history, start)
+                    rows.write(db)
+                start = rows.end
+                done += rows.count
                 if progress is not None:
                     progress(done, end)
         except BaseException:
@@ -378,16 +398,25 @@ class ReadModel:
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Drops every row and applies the whole log again, in large batches, with the
         secondary indexes dropped meanwhile and built once at the end (cheaper than
-        keeping them row by row; a rebuild cut short leaves them to the next open)."""
-        self._reset()
-        with self._writing() as db:
-            for name in self.tables.index_names(db) & set(INDEX_NAMES):
-                db.execute(f"DROP INDEX [{name}]")
+        keeping them row by row; a rebuild cut short leaves them to the next open).
+        A long log in an SQLite file is read and made into rows by a helper process
+        while this one writes them (``projections.pipeline``)."""
+        from .pipeline import helper_for
+
+        helper = helper_for(self.ledger, self.tables, REBUILD_BATCH)  # started first: it only reads the log
         try:
-            return self.catch_up(progress, batch=REBUILD_BATCH)
-        finally:
+            self._reset()
             with self._writing() as db:
-                _create_indexes(self.tables, db)
+                for name in self.tables.index_names(db) & set(INDEX_NAMES):
+                    db.execute(f"DROP INDEX [{name}]")
+            try:
+                return self._catch_up(progress, REBUILD_BATCH, None, helper)
+            finally:
+                with self._writing() as db:
+                    _create_indexes(self.tables, db)
+        finally:
+            if helper is not None:
+                helper.close()
 
     def _reset(self) -> None:
         """Drops every row and puts the position back before the log's first notification."""
@@ -415,36 +444,95 @@ class _Fold:
         self.ledger = ledger
         self.campaigns: dict[UUID, Campaign] = {}
         self.slugs: dict[UUID, str] = {}
-        self._light_kinds: tuple[type, type, type] | None = None  # the light change classes, once looked up
+        self._decoders: dict[str, Callable[[bytes], Any] | None] = {}  # light decoder of each topic met
 
     def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
         """The rows of a batch of notifications (the campaign log's own are skipped).
         A short batch (a few actions to catch up) is folded onto the campaigns held:
         cheaper than settling each from its latest snapshot and the actions after it."""
         writer = _Batch()
-        light = len(notes) >= LIGHT_FROM
-        if light:  # msgspec and the light classes: not for a command's one action
-            from . import decoding
-        for note in notes:
-            if _is(recorded, note):
-                assert recorded is not None
-                self.apply(recorded.event, writer, after=recorded.campaign)
-                continue
-            if light:
-                decode = decoding.light_decoder(note.topic)
-                if decode is None and not decoding.is_action(note.topic):
-                    continue
-                if decode is not None:
-                    action = decode(note.state)
-                    if action.seen is not None and action.unnamed is not None:
-                        action.originator_id, action.originator_version = note.originator_id, note.originator_version
-                        self.apply_light(action, writer)
-                        continue
-            event = self.ledger.mapper.to_domain_event(note)
-            if isinstance(event, ActionRecorded):
-                self.apply(event, writer)
+        if len(notes) >= LIGHT_FROM:  # msgspec and the light classes: not for a command's one action
+            self._rows_light(notes, writer, recorded)
+        else:
+            for note in notes:
+                if _is(recorded, note):
+                    assert recorded is not None
+                    self.apply(recorded.event, writer, after=recorded.campaign)
+                else:
+                    self._fold_note(note, writer)
         self._settle(writer)
         return writer
+
+    def _fold_note(self, note: Any, writer: _Batch) -> None:
+        """The rows of one notification decoded with pydantic and folded (none if it is
+        no action)."""
+        event = self.ledger.mapper.to_domain_event(note)
+        if isinstance(event, ActionRecorded):
+            self.apply(event, writer)
+
+    def _rows_light(self, notes: list[Any], writer: _Batch, recorded: Recorded | None) -> None:
+        """The rows of a long batch (a rebuild's): an action that records who witnessed it
+        is decoded light and never folded, its history rows made here and the cards and
+        zones it touched marked for ``_settle``; any other action is folded (``apply``).
+
+        The hot loop of a rebuild, so it takes few steps per action: what it uses is
+        looked up before it, the campaign of the action before is held, and one pass over
+        the changes gives both the cards touched (as ``ActionRecorded.cards_touched``
+        does: the named cards, each change's, each redirect's) and the containers whose
+        cards may have moved. Its rows are those ``_Batch.add_action`` makes for a
+        folded action (tests/test_rebuild.py compares them)."""
+        from . import decoding
+
+        decoders = self._decoders
+        card_kind, order_kind, hero_kind = decoding.CARD, decoding.ORDER, decoding.HERO
+        light_time, encode = decoding.light_time, _encode
+        summarise = summary if language() == ENGLISH else stored_summary  # the stored summary is English
+        history, card_actions, undone = writer.history.append, writer.card_actions.extend, writer.undone.append
+        held: tuple[Any, str, _Dirty] | None = None  # the campaign of the action before: id, slug, rows
+        for note in notes:
+            if recorded is not None and _is(recorded, note):
+                self.apply(recorded.event, writer, after=recorded.campaign)
+                continue
+            topic = note.topic
+            decode = decoders.get(topic, _UNSEEN)
+            if decode is _UNSEEN:
+                decode = decoders[topic] = _light_decoder(decoding, topic)
+            action = None if decode is None else decode(note.state)
+            if action is None or action.seen is None or action.unnamed is None:  # no action, or one to fold
+                if decode is not None or decoding.is_action(topic):
+                    self._fold_note(note, writer)
+                continue
+            cid = action.originator_id = note.originator_id
+            seq = action.originator_version = note.originator_version
+            if held is None or held[0] is not cid:
+                held = (cid, self._slug(cid), writer.entry(cid))
+            _cid, slug, dirty = held
+            dirty.seq, dirty.campaign = seq, None
+            dirty.light += 1
+            containers = dirty.containers
+            touched = set(action.named_cards())
+            for change in action.changes:
+                touched.update(change.cards())
+                kind = type(change)
+                if kind is card_kind:
+                    containers.update((change.was.at, change.now.at))
+                elif kind is order_kind:
+                    containers.add(change.stack)
+                elif kind is hero_kind:
+                    dirty.heroes.add(change.hero)
+            for redirect in action.redirects:
+                touched.add(redirect.card)
+            dirty.touched.update(touched)
+            name = action.action
+            history((slug, seq, name, action.actor, light_time(action.timestamp), summarise(action),
+                     encode(sorted(touched)).decode(), encode(action.seen).decode(), encode(action.unnamed).decode(),
+                     None))
+            card_actions([(slug, card, seq) for card in touched])
+            if name == UNDO:
+                undone((slug, action.targets, seq))
+            elif name == REDO:
+                undone((slug, action.targets, None))
+            writer.last = (cid, seq)
 
     def _campaign_before(self, event: ActionRecorded) -> Campaign | None:
         cid = event.originator_id
@@ -472,7 +560,7 @@ class _Fold:
             seen, unnamed = event.seen, event.unnamed
         else:  # an action recorded before they were kept: worked out from the table
             seen, unnamed = witnessed(event, campaign, viewers_of(campaign), owned=after is None)
-        writer.add_action(campaign.slug, event, touched, seen, unnamed)
+        writer.add_action(campaign.slug, event, touched, seen, unnamed, event.timestamp.isoformat())
         dirty = writer.dirty(campaign.id, event.seq, campaign)
         if isinstance(event, CampaignStarted):
             dirty.zones.update(campaign.zones())
@@ -490,31 +578,8 @@ class _Fold:
                 containers.add(change.stack)
         dirty.follow(campaign, touched, containers)
 
-    def apply_light(self, event: Any, writer: _Batch) -> None:
-        """The rows of one action that records who witnessed it, decoded light: its
-        history rows now, the cards and zones it touched once the batch is settled."""
-        cid = event.originator_id
-        touched = event.cards_touched()
-        writer.add_action(self._slug(cid), event, touched, event.seen, event.unnamed)
-        dirty = writer.dirty(cid, event.seq)
-        dirty.touched.update(touched)
-        card_kind, order_kind, hero_kind = self._light_kinds or self._light_kinds_now()
-        for change in event.changes:
-            kind = type(change)
-            if kind is card_kind:
-                dirty.containers.update((change.was.at, change.now.at))
-            elif kind is order_kind:
-                dirty.containers.add(change.stack)
-            elif kind is hero_kind:
-                dirty.heroes.add(change.hero)
-
-    def _light_kinds_now(self) -> tuple[type, type, type]:
-        from . import decoding
-
-        self._light_kinds = (decoding.CARD, decoding.ORDER, decoding.HERO)
-        return self._light_kinds
-
     def _slug(self, cid: UUID) -> str:
+        """The slug of campaign ``cid`` (read from its first action once)."""
         slug = self.slugs.get(cid)
         if slug is None:
             slug = self.slugs[cid] = self.ledger.campaign(cid, at=1).slug
@@ -540,6 +605,20 @@ class _Fold:
 
 def _json(value: Any) -> str:
     return _encode(value).decode()
+
+
+_UNSEEN = object()  # a topic not met yet (its light decoder may be None)
+
+
+def _light_decoder(decoding: Any, topic: str) -> Callable[[bytes], Any] | None:
+    """The light decoder of a topic for ``_Fold._rows_light``; None (folded) for a topic
+    that is no action, is decoded with pydantic, or whose class works out the cards it
+    touched otherwise than ``ActionRecorded.cards_touched`` (the loop does it inline)."""
+    decode = decoding.light_decoder(topic)
+    if decode is not None and decoding.light_class(resolve_topic(topic)).cards_touched \
+            is not ActionRecorded.cards_touched:
+        return None
+    return decode
 
 
 def _is(recorded: Recorded | None, note: Any) -> bool:
@@ -568,26 +647,27 @@ def _create_indexes(tables: Tables, db: Writer) -> None:
             db.execute(f"CREATE INDEX IF NOT EXISTS [{name}] ON [{table}] ({', '.join(f'[{c}]' for c in columns)})")
 
 
-def _move(db: Writer, start: int, last: Any, action: str | None) -> None:
-    """Moves the position from ``start`` to the notification ``last``, with its mark
-    (and the last action applied, if the batch had one), unless another process moved
-    it first (``_Raced``)."""
+def _move(db: Writer, rows: _Rows) -> None:
+    """Moves the position from where the batch ``rows`` starts to its last notification,
+    with its mark (and the last action applied, if the batch had one), unless another
+    process moved it first (``_Raced``)."""
     moved = db.execute(
         f"UPDATE [{POSITION}] SET position = ?, mark = ?, last_action = coalesce(?, last_action) "
         "WHERE name = ? AND position = ?",
-        [last.id, mark_of(last), action, NAME, start],
+        [rows.end, rows.mark, rows.last_action, NAME, rows.start],
     ).rowcount
     if moved != 1:
         raise _Raced()
 
 
-def _refuse_rows_ahead(db: Writer, history: list[dict[str, Any]], position: int) -> None:
+def _refuse_rows_ahead(db: Writer, history: list[tuple[Any, ...]], position: int) -> None:
     """Raises ``_Astray`` if a history row already exists for an action about to be
     written (rows past the position): one indexed lookup per campaign of the batch, in
     the batch's transaction, after the position moved (so no other process wrote it)."""
     first: dict[str, int] = {}
     for row in history:
-        first.setdefault(row["campaign"], row["seq"])
+        if row[0] not in first:
+            first[row[0]] = row[1]
     for slug, seq in first.items():
         found = db.execute("SELECT seq FROM history WHERE campaign = ? AND seq >= ? ORDER BY seq LIMIT 1",
                            [slug, seq]).fetchone()
@@ -724,72 +804,101 @@ class _Dirty:
         self.cards.update(fresh)
 
 
+UNDO, REDO = ActionUndone.action, ActionRedone.action
+
+
 class _Batch:
     """Rows gathered for one transaction; cards and zones are written once each, as
     they stand at the end of the batch."""
 
     def __init__(self) -> None:
-        self.history: list[dict[str, Any]] = []
-        self.card_actions: list[dict[str, Any]] = []
+        self.history: list[tuple[Any, ...]] = []  # in the order of ``HISTORY``
+        self.card_actions: list[tuple[str, str, int]] = []  # (campaign, card, seq)
         self.undone: list[tuple[str, tuple[int, ...], int | None]] = []  # (campaign, seqs, undone_by)
-        self._last: tuple[Any, int] | None = None  # campaign id and seq of its last action
+        self.last: tuple[Any, int] | None = None  # campaign id and seq of its last action
         self._dirty: dict[UUID, _Dirty] = {}
 
     @property
     def last_action(self) -> str | None:
         """"campaign id:seq" of the batch's last action (None: it had none)."""
-        return None if self._last is None else f"{self._last[0]}:{self._last[1]}"
+        return None if self.last is None else f"{self.last[0]}:{self.last[1]}"
 
-    def dirty(self, cid: UUID, seq: int, campaign: Campaign | None = None) -> _Dirty:
-        """The rows of campaign ``cid`` to write, now as after its action ``seq``: a
-        folded action gives the ``campaign`` after it; a light one leaves it to settle."""
-        entry = self._dirty.setdefault(cid, _Dirty())
+    def dirty(self, cid: UUID, seq: int, campaign: Campaign) -> _Dirty:
+        """The rows of campaign ``cid`` to write, now as after its folded action ``seq``,
+        from the ``campaign`` after it (a light action leaves it to ``_Fold._settle``)."""
+        entry = self.entry(cid)
         entry.seq, entry.campaign = seq, campaign
-        if campaign is None:
-            entry.light += 1
+        return entry
+
+    def entry(self, cid: UUID) -> _Dirty:
+        """The rows of campaign ``cid`` to write (made on first use)."""
+        entry = self._dirty.get(cid)
+        if entry is None:
+            entry = self._dirty[cid] = _Dirty()
         return entry
 
     def campaigns(self) -> list[tuple[UUID, _Dirty]]:
         return list(self._dirty.items())
 
     def add_action(self, slug: str, event: Any, touched: set[str], seen: dict[str, Any],
-                   unnamed: dict[str, Any]) -> None:
-        """The history row of one action, its card_actions rows, and what it undid or redid."""
-        self._last = (event.originator_id, event.seq)
-        self.history.append({
-            "campaign": slug, "seq": event.seq, "action": event.action, "actor": event.actor,
-            "time": event.timestamp.isoformat(), "summary": stored_summary(event), "cards": _json(sorted(touched)),
-            "seen": _json(seen), "unnamed": _json(unnamed), "undone_by": None,
-        })
-        self.card_actions.extend({"campaign": slug, "card": card, "seq": event.seq} for card in touched)
-        if event.action == ActionUndone.action:
-            self.undone.append((slug, event.targets, event.seq))
-        elif event.action == ActionRedone.action:
+                   unnamed: dict[str, Any], time: str) -> None:
+        """The history row of one action, its card_actions rows, and what it undid or
+        redid. ``time``: its timestamp as the row holds it (``isoformat``)."""
+        seq, action = event.seq, event.action
+        self.last = (event.originator_id, seq)
+        self.history.append((slug, seq, action, event.actor, time, stored_summary(event), _json(sorted(touched)),
+                             _json(seen), _json(unnamed), None))
+        self.card_actions.extend([(slug, card, seq) for card in touched])
+        if action == UNDO:
+            self.undone.append((slug, event.targets, seq))
+        elif action == REDO:
             self.undone.append((slug, event.targets, None))
 
-    def write(self, db: Writer) -> None:
+    def rows(self, start: int, notes: list[Any]) -> _Rows:
+        """What the batch of ``notes`` (the notifications after position ``start``) writes."""
         dirty = [d for d in self._dirty.values() if d.campaign is not None]
-        card_rows = [card_row(d.campaign, card) for d in dirty for card in d.cards]
-        zone_rows = [zone_row(d.campaign, zone) for d in dirty for zone in d.zones if zone in d.campaign.zones()]
-        for d in dirty:
-            gone = [zone for zone in d.zones if zone not in d.campaign.zones()]
-            if gone:
-                db.execute(f"DELETE FROM zones WHERE campaign = ? AND id IN ({','.join('?' * len(gone))})",
-                           [d.campaign.slug, *gone])
-        for table, rows in (("cards", card_rows), ("zones", zone_rows)):
+        last = notes[-1]
+        return _Rows(
+            start=start, end=last.id, mark=mark_of(last), count=len(notes), last_action=self.last_action,
+            history=self.history, card_actions=self.card_actions, undone=self.undone,
+            cards=[card_row(d.campaign, card) for d in dirty for card in d.cards],
+            zones=[zone_row(d.campaign, zone) for d in dirty for zone in d.zones if zone in d.campaign.zones()],
+            gone=[(d.campaign.slug, [zone for zone in d.zones if zone not in d.campaign.zones()]) for d in dirty],
+        )
+
+
+@dataclass
+class _Rows:
+    """What one batch writes, as plain data (made in this process or in a rebuild's
+    helper, ``projections.pipeline``): the position it moves from ``start`` to ``end``
+    (the id of its last notification, whose ``mark`` it stores), how many notifications
+    it covers, the last action applied, and its rows. ``gone``: the zones of a campaign
+    the batch took away (a hero who left)."""
+
+    start: int
+    end: int
+    mark: str
+    count: int
+    last_action: str | None
+    history: list[tuple[Any, ...]]
+    card_actions: list[tuple[str, str, int]]
+    undone: list[tuple[str, tuple[int, ...], int | None]]
+    cards: list[dict[str, Any]]
+    zones: list[dict[str, Any]]
+    gone: list[tuple[str, list[str]]]
+
+    def write(self, db: Writer) -> None:
+        for slug, zones in self.gone:
+            if zones:
+                db.execute(f"DELETE FROM zones WHERE campaign = ? AND id IN ({','.join('?' * len(zones))})",
+                           [slug, *zones])
+        for table, rows in (("cards", self.cards), ("zones", self.zones)):
             if rows:
                 db.executemany(UPSERTS[table], rows)
         if self.history:
-            db.executemany(
-                "INSERT INTO history (campaign, seq, action, actor, time, summary, cards, seen, unnamed, undone_by) "
-                "VALUES (:campaign, :seq, :action, :actor, :time, :summary, :cards, :seen, :unnamed, :undone_by)",
-                self.history,
-            )
+            db.executemany(INSERTS["history"], self.history)
         if self.card_actions:
-            db.executemany(
-                "INSERT OR IGNORE INTO card_actions (campaign, card, seq) VALUES (:campaign, :card, :seq)",
-                self.card_actions,
-            )
+            db.executemany(INSERTS["card_actions"], self.card_actions)
         if self.undone:  # in log order: a redo clears what an undo set
             db.executemany("UPDATE history SET undone_by = ? WHERE campaign = ? AND seq = ?",
                            [(undone_by, slug, seq) for slug, seqs, undone_by in self.undone for seq in seqs])

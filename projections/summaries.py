@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 from functools import singledispatch
+from typing import Any
 
 from ledger import events as e
 from ledger.changes import HeroChanged
@@ -31,7 +32,8 @@ def summary(event: e.ActionRecorded, hidden: Set[str] = frozenset()) -> str:
     def name(card: str | None) -> str:
         return _(HIDDEN_NAME) if card is None or card in hidden else card
 
-    text = _what(event, name)
+    what = _whats.get(type(event)) or _what_of(type(event))
+    text = what(event, name)
     for refill in event.refills:
         text += ngettext("; {deck} refilled with {count} from the {source}",
                          "; {deck} refilled with {count} from the {source}", refill.count).format(
@@ -57,10 +59,21 @@ def stored_summary(event: e.ActionRecorded) -> str:
 def summarised_like(light: type, event_class: type) -> None:
     """Summaries of ``light`` objects (``projections.decoding``) read as those of ``event_class``."""
     _what.register(light)(_what.dispatch(event_class))
+    _whats.clear()
+
+
+# The summary function of each event class, as ``_what`` dispatches it: looked up once per
+# class, not through singledispatch's wrapper on every action (a rebuild summarises each).
+_whats: dict[type, Any] = {}
+
+
+def _what_of(cls: type) -> Any:
+    found = _whats[cls] = _what.dispatch(cls)
+    return found
 
 
 def _listed(cards: tuple[str, ...], name) -> str:
-    return ", ".join(name(card) for card in cards)
+    return ", ".join(map(name, cards))
 
 
 @singledispatch

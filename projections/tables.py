@@ -58,6 +58,7 @@ class SQLiteTables:
 
     def __init__(self, datastore: Any, path: str):
         self.datastore = datastore
+        self.path = path
         self.conn = sqlite3.connect(path)  # for reading only: writes go through ``writing``
         self.conn.execute("PRAGMA busy_timeout = 30000")
 

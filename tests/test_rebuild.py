@@ -1,4 +1,4 @@
-"""The fast rebuild (projections.decoding, ``_Fold.apply_light``) against the fold it
+"""The fast rebuild (projections.decoding, ``_Fold._rows_light``) against the fold it
 replaced: an action that records who witnessed it gives, decoded light and never
 folded, the very rows the fold gives it; what it records is what the table says; and
 a log recorded before those facts were kept still rebuilds through the fold."""
@@ -10,6 +10,7 @@ import pytest
 from ledger.application import Ledger
 from ledger.interface.simulate import simulate, start_simulation
 from ledger.witness import newly_identified, recorded_facts, witnessed
+from projections import pipeline, readmodel
 from projections.consistency import compare_with_log
 from projections.decoding import light_decoder
 from projections.readmodel import ReadModel, _Batch, _Fold, card_row, viewers_of
@@ -140,3 +141,72 @@ def test_who_witnessed_what_is_the_referees_alone(played):
         view = action_view(event, campaign, viewer)
         assert "seen" not in view and "unnamed" not in view
     assert "seen" in action_view(event, campaign, "referee")
+
+
+TABLES = {"history": "campaign, seq", "card_actions": "campaign, card, seq", "cards": "campaign, id",
+          "zones": "campaign, id", "projection_position": "name"}
+
+
+def _stored(model: ReadModel) -> dict[str, list[tuple]]:
+    return {table: model.read(f"SELECT * FROM [{table}] ORDER BY {order}") for table, order in TABLES.items()}
+
+
+def _rebuilt(played, monkeypatch, run: str | None = None) -> tuple[dict[str, list[tuple]], list[bool]]:
+    """The tables after a rebuild of the played campaign in batches of 150 notifications,
+    with a helper however short the log (``run``: the helper's command instead of its
+    own), and for each batch whether the helper made it."""
+    ledger, _, path = played
+    monkeypatch.setattr(pipeline, "LONG", 0)
+    monkeypatch.setattr(readmodel, "REBUILD_BATCH", 150)
+    if run is not None:
+        monkeypatch.setattr(pipeline, "_RUN", run)
+    taken: list[bool] = []
+    rows_after = pipeline.Helper.rows_after
+
+    def recorded(self, start):
+        rows = rows_after(self, start)
+        taken.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(pipeline.Helper, "rows_after", recorded)
+    model = ReadModel(ledger, path)
+    try:
+        model.rebuild()
+        assert compare_with_log(model) is None
+        return _stored(model), taken
+    finally:
+        model.close()
+
+
+def test_a_rebuild_with_a_helper_writes_the_rows_a_rebuild_alone_writes(played, monkeypatch):
+    ledger, _, path = played
+    model = ReadModel(ledger, path)
+    try:
+        model.rebuild()  # a short log: no helper
+        alone = _stored(model)
+    finally:
+        model.close()
+    helped, taken = _rebuilt(played, monkeypatch)
+    assert len(taken) > 3 and all(taken)
+    assert helped == alone
+
+
+def test_a_helper_that_fails_leaves_the_rows_to_the_rebuild(played, monkeypatch):
+    """A helper that cannot start, or stops after its first batch: the rebuild makes
+    the rows itself from where the helper left off, and they are the same."""
+    ledger, _, path = played
+    model = ReadModel(ledger, path)
+    try:
+        model.rebuild()
+        alone = _stored(model)
+    finally:
+        model.close()
+    failing, taken = _rebuilt(played, monkeypatch, run="raise SystemExit(3)")
+    assert len(taken) > 3 and not any(taken)
+    assert failing == alone
+    once = ("import pickle, sys; sys.path[:0] = pickle.load(sys.stdin.buffer); "
+            "import projections.pipeline as p; dump = p.pickle.dump; "
+            "p.pickle.dump = lambda *a, **k: (dump(*a, **k), setattr(p.pickle, 'dump', None)); p.help_rebuild()")
+    stopped, taken = _rebuilt(played, monkeypatch, run=once)
+    assert len(taken) > 3 and taken[0] and not any(taken[1:])
+    assert stopped == alone
