@@ -92,13 +92,14 @@ def status() -> dict | None:
         return None
     conn, _worker = found
     data = b""
-    with conn:
-        while chunk := conn.recv(1 << 16):
-            data += chunk
     try:
-        return marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
+        with conn:
+            while chunk := conn.recv(1 << 16):
+                data += chunk
+        found_status = marshal.loads(data)
+    except (OSError, EOFError, ValueError, TypeError):
         return None
+    return found_status if isinstance(found_status, dict) else None
 
 
 def _connect(kind: bytes, request: bytes, fds: list[int]) -> tuple[socket.socket, int] | None:

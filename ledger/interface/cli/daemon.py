@@ -16,6 +16,7 @@ from ...i18n import _, ngettext
 from .client import private_dir, socket_path, status
 from .group import cli
 from .session import Session, pass_session
+from .warm import IDLE
 
 START_PATIENCE = 60.0
 """Seconds ``start`` waits for the server to answer (it warms up first: ~1–3 s)."""
@@ -37,11 +38,16 @@ def daemon() -> None:
 
 
 @daemon.command("start")
-@click.option("--idle", default=4 * 3600, show_default=True, type=click.IntRange(1),
+@click.option("--idle", default=IDLE, show_default=True, type=click.IntRange(1),
               help="Stop after this many seconds without a command.")
 @pass_session
 def daemon_start(s: Session, idle: int) -> None:
     """Start the command server (nothing happens if one is running)."""
+    import socket
+
+    if not (hasattr(socket, "SO_PEERCRED") and hasattr(os, "fork")):  # Linux: who connects is known for sure
+        raise BadInput(_("the command server runs on Linux only (it must know which user connects); commands run "
+                         "as before"))
     running = status()
     if running is not None:
         s.emit({"running": True, "started": False, **_shown(running)},
