@@ -109,4 +109,5 @@ def daemon_status(s: Session) -> None:
 
 def _shown(running: dict) -> dict:
     since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(running["started"]))
-    return {"pid": running["pid"], "since": since, "served": running["served"], "socket": socket_path()}
+    return {"pid": running["pid"], "since": since, "served": running["served"], "working": running["working"],
+            "socket": socket_path()}

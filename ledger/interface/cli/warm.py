@@ -47,7 +47,11 @@ def fingerprint() -> tuple[tuple[str, int, int], ...]:
         for folder, dirs, files in os.walk(root / package):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
             for name in files:
-                st = os.stat(os.path.join(folder, name))
+                try:
+                    st = os.stat(os.path.join(folder, name))
+                except OSError:  # gone since the walk listed it (an upgrade under way): a change too
+                    found.append((os.path.join(folder, name), -1, -1))
+                    continue
                 found.append((os.path.join(folder, name), st.st_size, st.st_mtime_ns))
     return tuple(sorted(found))
 
@@ -105,7 +109,7 @@ def serve(path: str, idle: float = IDLE) -> None:
     listener.listen(64)
     listener.settimeout(min(idle, 60.0))
     started, served, last = time.time(), 0, time.monotonic()
-    workers: set[int] = set()
+    workers: dict[int, bool] = {}  # pid -> is it running a command (not answering a status)
 
     def stop(_signum: int = 0, _frame: object = None) -> None:
         with contextlib.suppress(OSError):
@@ -143,13 +147,17 @@ def serve(path: str, idle: float = IDLE) -> None:
                 with contextlib.suppress(OSError):
                     conn.sendall(DECLINED.to_bytes(4, "big", signed=True))
                 stop()
-            status = {"pid": os.getpid(), "started": started, "served": served, "working": len(workers)}
+            status = {"pid": os.getpid(), "started": started, "served": served, "working": sum(workers.values())}
             sys.stdout.flush()
-            worker = os.fork()
+            try:
+                worker = os.fork()
+            except OSError as exc:  # no room for a worker: the client, hung up on, runs the command itself
+                print(f"cannot fork a worker ({exc}); the command runs in its own process", flush=True)
+                continue
             if worker == 0:
                 listener.close()
                 _work(conn, status)  # never returns
-            workers.add(worker)
+            workers[worker] = not asking
             served += not asking
 
 
@@ -159,13 +167,13 @@ def _same_user(conn: socket.socket) -> bool:
     return uid == os.getuid()
 
 
-def _reap(workers: set[int]) -> None:
+def _reap(workers: dict[int, bool]) -> None:
     for worker in list(workers):
         with contextlib.suppress(ChildProcessError):
             done, _status = os.waitpid(worker, os.WNOHANG)
             if not done:
                 continue
-        workers.discard(worker)
+        del workers[worker]
 
 
 def _recv_exact(conn: socket.socket, n: int) -> bytes:
