@@ -479,15 +479,14 @@ class _Fold:
         looked up before it, the campaign of the action before is held, and one pass over
         the changes gives both the cards touched (as ``ActionRecorded.cards_touched``
         does: the named cards, each change's, each redirect's) and the containers whose
-        cards may have moved. Its rows are those ``_Batch.add_action`` makes for a
-        folded action (tests/test_rebuild.py compares them)."""
+        cards may have moved. Its rows are made by ``_Batch.add_action``, as a folded
+        action's are (tests/test_rebuild.py compares them)."""
         from . import decoding
 
         decoders = self._decoders
         card_kind, order_kind, hero_kind = decoding.CARD, decoding.ORDER, decoding.HERO
-        light_time, encode = decoding.light_time, _encode
+        light_time, add_action = decoding.light_time, writer.add_action
         summarise = summary if language() == ENGLISH else stored_summary  # the stored summary is English
-        history, card_actions, undone = writer.history.append, writer.card_actions.extend, writer.undone.append
         held: tuple[Any, str, _Dirty] | None = None  # the campaign of the action before: id, slug, rows
         for note in notes:
             if recorded is not None and _is(recorded, note):
@@ -523,16 +522,8 @@ class _Fold:
             for redirect in action.redirects:
                 touched.add(redirect.card)
             dirty.touched.update(touched)
-            name = action.action
-            history((slug, seq, name, action.actor, light_time(action.timestamp), summarise(action),
-                     encode(sorted(touched)).decode(), encode(action.seen).decode(), encode(action.unnamed).decode(),
-                     None))
-            card_actions([(slug, card, seq) for card in touched])
-            if name == UNDO:
-                undone((slug, action.targets, seq))
-            elif name == REDO:
-                undone((slug, action.targets, None))
-            writer.last = (cid, seq)
+            add_action(slug, action, touched, action.seen, action.unnamed, light_time(action.timestamp),
+                       summarise(action))
 
     def _campaign_before(self, event: ActionRecorded) -> Campaign | None:
         cid = event.originator_id
@@ -560,7 +551,8 @@ class _Fold:
             seen, unnamed = event.seen, event.unnamed
         else:  # an action recorded before they were kept: worked out from the table
             seen, unnamed = witnessed(event, campaign, viewers_of(campaign), owned=after is None)
-        writer.add_action(campaign.slug, event, touched, seen, unnamed, event.timestamp.isoformat())
+        writer.add_action(campaign.slug, event, touched, seen, unnamed, event.timestamp.isoformat(),
+                          stored_summary(event))
         dirty = writer.dirty(campaign.id, event.seq, campaign)
         if isinstance(event, CampaignStarted):
             dirty.zones.update(campaign.zones())
@@ -841,12 +833,13 @@ class _Batch:
         return list(self._dirty.items())
 
     def add_action(self, slug: str, event: Any, touched: set[str], seen: dict[str, Any],
-                   unnamed: dict[str, Any], time: str) -> None:
+                   unnamed: dict[str, Any], time: str, summary: str) -> None:
         """The history row of one action, its card_actions rows, and what it undid or
-        redid. ``time``: its timestamp as the row holds it (``isoformat``)."""
+        redid. ``time``: its timestamp as the row holds it (``isoformat``); ``summary``:
+        its stored (English) summary."""
         seq, action = event.seq, event.action
         self.last = (event.originator_id, seq)
-        self.history.append((slug, seq, action, event.actor, time, stored_summary(event), _json(sorted(touched)),
+        self.history.append((slug, seq, action, event.actor, time, summary, _json(sorted(touched)),
                              _json(seen), _json(unnamed), None))
         self.card_actions.extend([(slug, card, seq) for card in touched])
         if action == UNDO:
