@@ -133,15 +133,21 @@ def _request(argv: list[str]) -> bytes:
                           "streams": streams})
 
 
+def recv_exact(conn: socket.socket, n: int) -> bytes:
+    """``n`` bytes from ``conn``, or fewer if the other side hung up first."""
+    data = b""
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def _int(conn: socket.socket) -> int | None:
     """One 4-byte signed integer from the server, or None when it hung up."""
-    data = b""
-    while len(data) < 4:
-        chunk = conn.recv(4 - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return int.from_bytes(data, "big", signed=True)
+    data = recv_exact(conn, 4)
+    return int.from_bytes(data, "big", signed=True) if len(data) == 4 else None
 
 
 def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:

@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .client import DECLINED, STATUS, private_dir, socket_path
+from .client import DECLINED, STATUS, private_dir, recv_exact, socket_path
 
 PACKAGES = ("ledger", "projections")
 IDLE = 4 * 3600
@@ -176,16 +176,6 @@ def _reap(workers: dict[int, bool]) -> None:
         del workers[worker]
 
 
-def _recv_exact(conn: socket.socket, n: int) -> bytes:
-    data = b""
-    while len(data) < n:
-        chunk = conn.recv(n - len(data))
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
 def _work(conn: socket.socket, server: dict) -> None:
     """The worker: becomes the client's process in all that a command can see, runs
     the command, and sends back its exit status (or, asked for it, the server's
@@ -198,7 +188,7 @@ def _work(conn: socket.socket, server: dict) -> None:
         if len(message) < 5:
             os._exit(1)
         size = int.from_bytes(message[1:5], "big")
-        payload = message[5:] + _recv_exact(conn, size - (len(message) - 5))
+        payload = message[5:] + recv_exact(conn, size - (len(message) - 5))
         request = marshal.loads(payload)
         if request.get("status"):
             conn.sendall(os.getpid().to_bytes(4, "big", signed=True) + marshal.dumps(server))
