@@ -153,10 +153,24 @@ def test_ctrl_c_reaches_the_command_and_nothing_is_half_recorded(server, tmp_pat
     while served(servers, work) == before and time.monotonic() < deadline:  # handed over (status asks do not count)
         time.sleep(0.05)
     time.sleep(1.0)  # recording by now
-    child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=60)
+    # Ctrl-C, again each second while it runs, as a player would: a SIGINT that lands while
+    # Python runs a finalizer is lost ("Exception ignored in ..."), with or without the server
+    for _ in range(60):
+        child.send_signal(signal.SIGINT)
+        try:
+            out, err = child.communicate(timeout=1)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    else:
+        child.kill()
+        raise AssertionError("Ctrl-C did not stop the command in 60 s")
     assert child.returncode == 1, (out, err)
-    assert err.strip().startswith("error: interrupted") and err.strip().count("\n") == 0  # as cold
+    *lost, said = err.strip().splitlines()
+    assert said.startswith("error: interrupted")  # one error line, as cold
+    # before it, only Python's report of a Ctrl-C lost in a finalizer, if one was
+    assert not lost or (lost[0].startswith("Exception ignored in") and lost[-1].startswith("KeyboardInterrupt")
+                        and not any(line.startswith("error:") for line in lost))
     assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
 
 
