@@ -174,6 +174,52 @@ def test_ctrl_c_reaches_the_command_and_nothing_is_half_recorded(server, tmp_pat
     assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
 
 
+def _workers(server_pid: int) -> set[int]:
+    """The server's worker processes now (its children)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{server_pid}/task").iterdir():
+        found.update(int(pid) for pid in (task / "children").read_text().split())
+    return found
+
+
+def test_a_client_killed_outright_takes_its_command_down_with_it(server, tmp_path):
+    """SIGKILL leaves the client no chance to relay a signal: the worker notices the
+    connection close and stops as a hung-up command would, recording nothing half."""
+    servers, work = server
+    shutil.copy(work / "demo.db", tmp_path / "demo.db")
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
+    server_pid = status(servers)["pid"]
+    before = _workers(server_pid)
+    child = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
+                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not (_workers(server_pid) - before) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    worker = _workers(server_pid) - before
+    assert len(worker) == 1, "the command was not handed to a worker"
+    time.sleep(1.0)  # recording by now
+    child.kill()
+    child.wait()
+    deadline = time.monotonic() + 30
+    while worker & _workers(server_pid) and time.monotonic() < deadline:
+        status(servers)  # the server reaps its workers when it is asked something
+        time.sleep(0.1)
+    assert not worker & _workers(server_pid), "the worker ran on after its client was killed"
+    assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
+
+
+def test_two_starts_at_once_leave_one_server(cold, tmp_path):
+    starts = [subprocess.Popen([sys.executable, "-m", "ledger", "--json", "daemon", "start", "--idle", "60"],
+                               cwd=tmp_path, env={**os.environ, "LEDGER_DAEMON_DIR": str(cold)},
+                               stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        said = [json.loads(start.communicate(timeout=120)[0]) for start in starts]
+        assert sorted(s["started"] for s in said) == [False, True]
+        assert said[0]["pid"] == said[1]["pid"] == status(cold)["pid"]
+    finally:
+        ledger("daemon", "stop", servers=cold, cwd=tmp_path)
+
+
 def test_two_commands_at_once_each_record_one_action(server, tmp_path):
     servers, work = server
     shutil.copy(work / "demo.db", tmp_path / "demo.db")

@@ -29,6 +29,8 @@ server (a long-running process of its own)."""
 COMMAND, STATUS = b"C", b"S"
 """The first byte of a request: a command to run, or the question ``ledger daemon status`` asks."""
 
+IDLE = 4 * 3600
+"""Seconds without a command after which the server stops (``ledger daemon start --idle``)."""
 DECLINED = 0
 """The worker pid a server answers with when it declines (its code has changed on disk
 since it started: it stops, and the command runs in this process)."""

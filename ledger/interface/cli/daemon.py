@@ -3,9 +3,9 @@ every later ``ledger`` command of this user quick (``client``)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -13,10 +13,9 @@ import click
 
 from ...errors import BadInput
 from ...i18n import _, ngettext
-from .client import private_dir, socket_path, status
+from .client import IDLE, private_dir, socket_path, status
 from .group import cli
 from .session import Session, pass_session
-from .warm import IDLE
 
 START_PATIENCE = 60.0
 """Seconds ``start`` waits for the server to answer (it warms up first: ~1–3 s)."""
@@ -48,11 +47,6 @@ def daemon_start(s: Session, idle: int) -> None:
     if not (hasattr(socket, "SO_PEERCRED") and hasattr(os, "fork")):  # Linux: who connects is known for sure
         raise BadInput(_("the command server runs on Linux only (it must know which user connects); commands run "
                          "as before"))
-    running = status()
-    if running is not None:
-        s.emit({"running": True, "started": False, **_shown(running)},
-               human=_("the command server is already running (pid {pid})").format(pid=running["pid"]))
-        return
     path = socket_path()
     folder = os.path.dirname(path)
     try:
@@ -63,7 +57,21 @@ def daemon_start(s: Session, idle: int) -> None:
     if not private_dir(folder):
         raise BadInput(_("{folder} may be entered by other users; the command server only listens in a directory "
                          "of yours with mode 700 (chmod 700 {folder}, or set $LEDGER_DAEMON_DIR)").format(folder=folder))
-    log = open(os.path.join(folder, os.path.basename(path).replace(".sock", ".log")), "ab")
+    with open(os.path.splitext(path)[0] + ".lock", "ab") as lock:  # two starts at once: the second waits, then finds it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _start(s, path, idle)
+
+
+def _start(s: Session, path: str, idle: int) -> None:
+    """Starts the server listening on ``path``, unless one is running (under start's lock)."""
+    import subprocess
+
+    running = status()
+    if running is not None:
+        s.emit({"running": True, "started": False, **_shown(running)},
+               human=_("the command server is already running (pid {pid})").format(pid=running["pid"]))
+        return
+    log = open(os.path.splitext(path)[0] + ".log", "ab")
     with log:
         child = subprocess.Popen([sys.executable, "-P", "-m", "ledger.interface.cli.warm", str(idle)], cwd="/",
                                  stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)

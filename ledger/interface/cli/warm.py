@@ -32,11 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from .client import DECLINED, STATUS, private_dir, recv_exact, socket_path
+from .client import DECLINED, IDLE, STATUS, private_dir, recv_exact, socket_path
 
 PACKAGES = ("ledger", "projections")
-IDLE = 4 * 3600
-"""Seconds without a command after which the server stops."""
 
 
 def fingerprint() -> tuple[tuple[str, int, int], ...]:
@@ -201,6 +199,7 @@ def _work(conn: socket.socket, server: dict) -> None:
             os.close(fd)
         _become(request)
         conn.sendall(os.getpid().to_bytes(4, "big", signed=True))
+        _hang_up_with(conn)
         status = _run(request["argv"])
     except BaseException:  # the client is told the command failed; nothing else to do here
         status = 1
@@ -208,6 +207,30 @@ def _work(conn: socket.socket, server: dict) -> None:
         with contextlib.suppress(BaseException):
             conn.sendall(status.to_bytes(4, "big", signed=True))
         os._exit(0)
+
+
+def _hang_up_with(conn: socket.socket) -> None:
+    """The command stops as a hung-up one would (SIGHUP) if its client goes away without a
+    word: killed (SIGKILL), it can relay no signal. The client sends nothing after its
+    request, so the connection becomes readable only when it closes: the kernel says so
+    with SIGIO (``O_ASYNC``)."""
+    import fcntl
+
+    def gone(_signum: int, _frame: object) -> None:
+        try:
+            closed = conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:  # woken for something else: still there
+            return
+        except OSError:  # reset
+            closed = True
+        if closed:
+            signal.signal(signal.SIGHUP, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGHUP)
+
+    signal.signal(signal.SIGIO, gone)
+    fcntl.fcntl(conn.fileno(), fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(conn.fileno(), fcntl.F_SETFL, fcntl.fcntl(conn.fileno(), fcntl.F_GETFL) | os.O_ASYNC)
+    gone(signal.SIGIO, None)  # it may have gone already
 
 
 def _become(request: dict) -> None:
