@@ -97,3 +97,17 @@ def test_the_same_seed_gives_the_same_log(played, tmp_path):
         assert log(other, other_cid) != log(app, cid)[:len(log(other, other_cid))]
     finally:
         other.close()
+
+
+def test_progress_bars_leave_nothing_on_a_stderr_that_is_no_terminal(tmp_path):
+    """``simulate`` and ``rebuild`` show a progress bar on a terminal only; on a pipe (a
+    script, a log) rich would leave a blank line before any error line."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(tmp_path / "no-server")}
+    for args in (["demo"], ["simulate", "--actions", "20"], ["rebuild"]):
+        done = subprocess.run([sys.executable, "-m", "ledger", "--db", "demo.db", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stderr) == (0, ""), args

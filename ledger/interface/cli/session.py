@@ -86,7 +86,8 @@ class Session:
 
     @contextmanager
     def progress(self, label: str, unit: str, total: int) -> Iterator[Callable[[int], None]]:
-        """A transient progress bar on stderr (none with ``--json``); yields ``update(done)``.
+        """A transient progress bar on stderr (none with ``--json``, nor when stderr is no
+        terminal: rich would leave a blank line there); yields ``update(done)``.
         ``label``: the words shown, already in the language spoken; ``unit``: the task's id."""
         from rich.console import Console
         from rich.progress import (
@@ -97,8 +98,9 @@ class Session:
             TimeRemainingColumn,
         )
 
+        console = Console(stderr=True)
         with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      console=Console(stderr=True), disable=self.as_json, transient=True) as bar:
+                      console=console, disable=self.as_json or not console.is_terminal, transient=True) as bar:
             task = bar.add_task(unit, total=total)
             yield lambda done: bar.update(task, completed=done)
 
