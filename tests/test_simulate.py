@@ -111,3 +111,46 @@ def test_progress_bars_leave_nothing_on_a_stderr_that_is_no_terminal(tmp_path):
         done = subprocess.run([sys.executable, "-m", "ledger", "--db", "demo.db", *args], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=120)
         assert (done.returncode, done.stderr) == (0, ""), args
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the dropped one, on purpose
+def test_a_ctrl_c_lost_in_a_finalizer_still_stops_a_long_command(tmp_path, monkeypatch):
+    """CPython drops a KeyboardInterrupt raised while a finalizer runs ("Exception ignored
+    in ..."), so the press would be lost; the CLI notes every press and a long command
+    stops at its next step (one `error: interrupted` line, exit 1, the record whole)."""
+    import os
+    import signal
+
+    from click.testing import CliRunner
+
+    from ledger.interface.cli import cli
+
+    db = str(tmp_path / "sim.db")
+    assert CliRunner().invoke(cli, ["--db", db, "simulate", "--actions", "5"]).exit_code == 0
+
+    class PressedWhileFinalized:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(10_000):  # the handler runs here, inside the finalizer, and its exception is dropped
+                pass
+
+    calls = {"n": 0}
+    execute = Ledger.execute
+
+    def execute_then_finalize(self, cid, command):
+        recorded = execute(self, cid, command)
+        calls["n"] += 1
+        if calls["n"] == 10:
+            PressedWhileFinalized()  # made and finalized at once
+        return recorded
+
+    monkeypatch.setattr(Ledger, "execute", execute_then_finalize)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a real process
+    try:
+        result = CliRunner().invoke(cli, ["--db", db, "simulate", "--actions", "500"])
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert result.exit_code == 1, result.output
+    assert "error: interrupted" in result.output
+    assert 10 <= calls["n"] < 500  # stopped at the step after the press, not at the end
+    assert CliRunner().invoke(cli, ["--db", db, "verify"]).exit_code == 0

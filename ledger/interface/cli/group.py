@@ -20,7 +20,7 @@ import click
 from ...errors import LedgerError, first_problem
 from ...i18n import _, speaking
 from ...vocabulary import MASTER, REFEREE
-from .session import Session, check_actor, check_viewer, error_line, fail
+from .session import Session, check_actor, check_viewer, ctrl_c, error_line, fail
 from .speech import LANG_CHOICE, TranslatedGroup, chosen_language, speak_for_click
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -61,11 +61,24 @@ class LedgerGroup(TranslatedGroup):
 
     def invoke(self, ctx: click.Context) -> Any:
         """Runs the command; Ctrl-C is passed on as ``Interrupted``, which click's own
-        ``main`` would otherwise turn into a blank line and ``aborted``."""
+        ``main`` would otherwise turn into a blank line and ``aborted``, and noted
+        (``session.CtrlC``) so that a press lost in a finalizer still stops a long command."""
+        import signal
+
+        ctrl_c.pressed = False
+        ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not if the caller chose otherwise
+        if ours:
+            try:
+                signal.signal(signal.SIGINT, ctrl_c.handler)
+            except ValueError:  # not the main thread: signals are not ours to handle
+                ours = False
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise Interrupted() from None
+        finally:
+            if ours:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         load_commands()

@@ -34,6 +34,30 @@ Human: TypeAlias = "str | Callable[[Console], None] | None"
 prints to the console, or nothing."""
 
 
+
+class CtrlC:
+    """Ctrl-C while a command runs (``LedgerGroup.invoke`` installs ``handler``). Python
+    raises KeyboardInterrupt wherever the signal lands, and one that lands while a
+    finalizer runs is lost ("Exception ignored in ..."): the press is also noted here, and
+    long commands look at the note between steps (their progress ``update``), so that one
+    press always stops them."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+
+    def handler(self, _signum: int, _frame: object) -> None:
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        """Raises the KeyboardInterrupt of a press that was lost."""
+        if self.pressed:
+            raise KeyboardInterrupt
+
+
+ctrl_c = CtrlC()
+
+
 @dataclass
 class Session:
     """The global options of one ``ledger`` run and what it opened."""
@@ -102,7 +126,12 @@ class Session:
         with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=console, disable=self.as_json or not console.is_terminal, transient=True) as bar:
             task = bar.add_task(unit, total=total)
-            yield lambda done: bar.update(task, completed=done)
+
+            def update(done: int) -> None:
+                ctrl_c.check()
+                bar.update(task, completed=done)
+
+            yield update
 
     def ledger(self, create: bool = False) -> Ledger:
         if self._ledger is None:
