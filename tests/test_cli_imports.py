@@ -97,8 +97,8 @@ def test_a_recorded_action_prints_without_rich_or_the_light_decoding(tmp_path):
 def test_the_installed_command_asks_the_warm_server_before_importing_click(tmp_path):
     """``ledger`` offers its command line to a warm command server (``ledger daemon
     start``) before importing anything of its own: with one running, that offer is the
-    whole of the process (tests/test_daemon.py); without one, it costs the standard
-    library's socket module."""
+    whole of the process (tests/test_daemon.py); without one, it costs a ``stat``: not
+    even the standard library's socket module is imported."""
     out = tmp_path / "modules.json"
     script = ("import json, sys\nfrom ledger.interface.cli import client\n"
               "assert client.forward(['--db', 'x.db', 'zones']) is None\n"
@@ -108,4 +108,5 @@ def test_the_installed_command_asks_the_warm_server_before_importing_click(tmp_p
     subprocess.run([sys.executable, "-c", script, str(out)], cwd=tmp_path, capture_output=True, check=True,
                    timeout=120, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)})
     modules = set(json.loads(out.read_text()))
-    assert [name for name in (*HEAVY, "click", "ledger.i18n", "ledger.errors") if loaded(modules, name)] == []
+    assert [name for name in (*HEAVY, "click", "ledger.i18n", "ledger.errors", "socket")
+            if loaded(modules, name)] == []

@@ -5,6 +5,7 @@ Ctrl-C reaches it; only its user reaches it; it steps aside when the code change
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -175,36 +176,94 @@ def test_ctrl_c_reaches_the_command_and_nothing_is_half_recorded(server, tmp_pat
 
 
 def _workers(server_pid: int) -> set[int]:
-    """The server's worker processes now (its children)."""
+    """The server's worker processes now (its children, from every process's stat)."""
     found: set[int] = set()
-    for task in Path(f"/proc/{server_pid}/task").iterdir():
-        found.update(int(pid) for pid in (task / "children").read_text().split())
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after "pid (name)": state, ppid, ...
+        except (OSError, IndexError):  # gone meanwhile
+            continue
+        if int(fields[1]) == server_pid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
     return found
+
+
+def _seq(db: Path) -> int:
+    from ledger.application import Ledger
+
+    ledger = Ledger.open(db)
+    try:
+        return ledger.last_seq(ledger.resolve(None))
+    finally:
+        ledger.close()
+
+
+def _long_command(servers: Path, demo: Path, tmp_path: Path, **popen: object) -> tuple[subprocess.Popen, int, int]:
+    """A long `simulate` on a copy of ``demo`` handed to the server, once it records: the
+    client, its worker's pid and the server's."""
+    shutil.copy(demo, tmp_path / "demo.db")
+    server_pid = status(servers)["pid"]
+    before, start = _workers(server_pid), _seq(tmp_path / "demo.db")
+    child = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
+                             cwd=tmp_path, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen)
+    deadline = time.monotonic() + 60
+    while not (_workers(server_pid) - before) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    worker = _workers(server_pid) - before
+    if len(worker) != 1:
+        child.kill()
+        raise AssertionError("the command was not handed to a worker")
+    while _seq(tmp_path / "demo.db") <= start and time.monotonic() < deadline:  # recording
+        time.sleep(0.1)
+    return child, worker.pop(), server_pid
+
+
+def _gone(worker: int, server_pid: int, servers: Path, patience: float = 30) -> bool:
+    deadline = time.monotonic() + patience
+    while worker in _workers(server_pid) and time.monotonic() < deadline:
+        status(servers)  # the server reaps its workers when it is asked something
+        time.sleep(0.1)
+    return worker not in _workers(server_pid)
+
+
+def _stop(child: subprocess.Popen, worker: int) -> None:
+    """Leaves nothing running after a test, whatever it found."""
+    child.kill()
+    child.wait()
+    with contextlib.suppress(OSError):
+        os.kill(worker, signal.SIGKILL)
 
 
 def test_a_client_killed_outright_takes_its_command_down_with_it(server, tmp_path):
     """SIGKILL leaves the client no chance to relay a signal: the worker notices the
     connection close and stops as a hung-up command would, recording nothing half."""
     servers, work = server
-    shutil.copy(work / "demo.db", tmp_path / "demo.db")
-    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
-    server_pid = status(servers)["pid"]
-    before = _workers(server_pid)
-    child = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
-                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not (_workers(server_pid) - before) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    worker = _workers(server_pid) - before
-    assert len(worker) == 1, "the command was not handed to a worker"
-    time.sleep(1.0)  # recording by now
-    child.kill()
-    child.wait()
-    deadline = time.monotonic() + 30
-    while worker & _workers(server_pid) and time.monotonic() < deadline:
-        status(servers)  # the server reaps its workers when it is asked something
-        time.sleep(0.1)
-    assert not worker & _workers(server_pid), "the worker ran on after its client was killed"
+    child, worker, server_pid = _long_command(servers, work / "demo.db", tmp_path)
+    try:
+        child.kill()
+        child.wait()
+        assert _gone(worker, server_pid, servers), "the worker ran on after its client was killed"
+    finally:
+        _stop(child, worker)
+    assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
+
+
+def test_a_signal_the_client_ignores_its_command_ignores(server, tmp_path):
+    """Under ``nohup`` (SIGHUP ignored) a command goes on when the terminal closes, cold
+    or through the server; a signal the client does not ignore still reaches it."""
+    servers, work = server
+    child, worker, server_pid = _long_command(
+        servers, work / "demo.db", tmp_path, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        child.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        assert child.poll() is None and worker in _workers(server_pid), "an ignored SIGHUP stopped the command"
+        child.send_signal(signal.SIGINT)  # Ctrl-C, not ignored: relayed
+        assert _gone(worker, server_pid, servers), "Ctrl-C did not reach the command"
+        assert child.wait(timeout=30) == 1
+    finally:
+        _stop(child, worker)
     assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
 
 
@@ -217,6 +276,8 @@ def test_two_starts_at_once_leave_one_server(cold, tmp_path):
         assert sorted(s["started"] for s in said) == [False, True]
         assert said[0]["pid"] == said[1]["pid"] == status(cold)["pid"]
     finally:
+        for start in starts:
+            start.kill()
         ledger("daemon", "stop", servers=cold, cwd=tmp_path)
 
 

@@ -106,8 +106,8 @@ def test_progress_bars_leave_nothing_on_a_stderr_that_is_no_terminal(tmp_path):
     import subprocess
     import sys
 
-    env = {**os.environ, "LEDGER_DAEMON_DIR": str(tmp_path / "no-server")}
-    for args in (["demo"], ["simulate", "--actions", "20"], ["rebuild"]):
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(tmp_path / "no-server"), "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"}
+    for args in (["demo"], ["simulate", "--actions", "20"], ["rebuild"]):  # even when rich is told to colour
         done = subprocess.run([sys.executable, "-m", "ledger", "--db", "demo.db", *args], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=120)
         assert (done.returncode, done.stderr) == (0, ""), args

@@ -7,7 +7,8 @@ and the process's own stdin, stdout and stderr (passed as file descriptors over 
 socket), so that the command reads and writes exactly where it would have, terminal or
 pipe. The server forks a worker that runs the command as this process would have, and
 sends back its exit status. This module imports nothing beyond the standard library's
-smallest modules: its whole cost is starting Python and one round trip.
+smallest modules: its whole cost is starting Python and one round trip (and, with no
+server running, one ``stat``).
 
 Only the user who started the server reaches it: the socket lies in a directory only
 that user may open (``socket_dir`` refuses any other), and the server checks the
@@ -19,8 +20,11 @@ process, as without a server.
 from __future__ import annotations
 
 import os
-import socket
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
 
 NOT_FORWARDED = frozenset({"daemon", "serve"})
 """Commands always run in their own process: the server's own control, and the table
@@ -72,7 +76,7 @@ def private_dir(path: str) -> bool:
 def forward(argv: list[str]) -> int | None:
     """Runs ``ledger ARGV`` in the warm server; its exit status, or None when no server
     took the command (then it runs in this process)."""
-    if NOT_FORWARDED.intersection(argv):
+    if NOT_FORWARDED.intersection(argv) or not os.path.exists(socket_path()):
         return None
     try:
         request = _request(argv)
@@ -107,6 +111,8 @@ def status() -> dict | None:
 def _connect(kind: bytes, request: bytes, fds: list[int]) -> tuple[socket.socket, int] | None:
     """Hands a request (and file descriptors) to the server; the connection and the
     worker's pid, or None when no server took it."""
+    import socket
+
     path = socket_path()
     if not private_dir(os.path.dirname(path)):
         return None
@@ -132,7 +138,19 @@ def _request(argv: list[str]) -> bytes:
     umask = os.umask(0)
     os.umask(umask)
     return marshal.dumps({"argv": list(argv), "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask,
-                          "streams": streams})
+                          "streams": streams, "ignored": _ignored()})
+
+
+RELAYED = ("SIGINT", "SIGTERM", "SIGHUP")
+"""The signals that would stop the command, passed on to the worker running it."""
+
+
+def _ignored() -> list[str]:
+    """The signals of ``RELAYED`` this process ignores (``nohup``; SIGINT for a background
+    job of a script): the worker ignores them too, as the command would have."""
+    import signal
+
+    return [name for name in RELAYED if signal.getsignal(getattr(signal, name)) is signal.SIG_IGN]
 
 
 def recv_exact(conn: socket.socket, n: int) -> bytes:
@@ -163,8 +181,10 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
         except OSError:
             pass
 
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(signum, relay)
+    for name in RELAYED:
+        signum = getattr(signal, name)
+        if signal.getsignal(signum) is not signal.SIG_IGN:  # an ignored one stays ignored, as for the command
+            signal.signal(signum, relay)
     try:
         status = _int(conn)
     except OSError:

@@ -3,7 +3,6 @@ every later ``ledger`` command of this user quick (``client``)."""
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import sys
@@ -42,6 +41,7 @@ def daemon() -> None:
 @pass_session
 def daemon_start(s: Session, idle: int) -> None:
     """Start the command server (nothing happens if one is running)."""
+    import fcntl
     import socket
 
     if not (hasattr(socket, "SO_PEERCRED") and hasattr(os, "fork")):  # Linux: who connects is known for sure
@@ -78,6 +78,8 @@ def _start(s: Session, path: str, idle: int) -> None:
     deadline = time.monotonic() + START_PATIENCE
     while (running := status()) is None:
         if child.poll() is not None or time.monotonic() > deadline:
+            child.kill()  # one that answers later would be a second server
+            child.wait()
             raise BadInput(_("the command server did not start (see {log})").format(log=log.name))
         time.sleep(0.05)
     s.emit({"running": True, "started": True, **_shown(running)},

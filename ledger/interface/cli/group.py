@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -65,20 +66,24 @@ class LedgerGroup(TranslatedGroup):
         (``session.CtrlC``) so that a press lost in a finalizer still stops a long command."""
         import signal
 
-        ctrl_c.pressed = False
-        ours = signal.getsignal(signal.SIGINT) is signal.default_int_handler  # not if the caller chose otherwise
+        ours = (not ctrl_c.armed and threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler)  # not if the caller chose otherwise
         if ours:
-            try:
-                signal.signal(signal.SIGINT, ctrl_c.handler)
-            except ValueError:  # not the main thread: signals are not ours to handle
-                ours = False
+            ctrl_c.pressed = False
+            signal.signal(signal.SIGINT, ctrl_c.handler)
+            ctrl_c.armed = True
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise Interrupted() from None
         finally:
-            if ours:
-                signal.signal(signal.SIGINT, signal.default_int_handler)
+            if ours:  # put back as found, with Ctrl-C held meanwhile (a press then comes right after)
+                signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    signal.signal(signal.SIGINT, signal.default_int_handler)
+                    ctrl_c.armed = ctrl_c.pressed = False
+                finally:
+                    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         load_commands()

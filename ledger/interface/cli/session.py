@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ class CtrlC:
     press always stops them."""
 
     def __init__(self) -> None:
+        self.armed = False  # a command of this process's main thread runs with ``handler`` installed
         self.pressed = False
 
     def handler(self, _signum: int, _frame: object) -> None:
@@ -50,8 +52,9 @@ class CtrlC:
         raise KeyboardInterrupt
 
     def check(self) -> None:
-        """Raises the KeyboardInterrupt of a press that was lost."""
-        if self.pressed:
+        """Raises the KeyboardInterrupt of a press that was lost (in the main thread's
+        command: another thread's is none of Ctrl-C's business)."""
+        if self.pressed and self.armed and threading.current_thread() is threading.main_thread():
             raise KeyboardInterrupt
 
 
@@ -122,9 +125,9 @@ class Session:
             TimeRemainingColumn,
         )
 
-        console = Console(stderr=True)
+        shown = not self.as_json and sys.stderr.isatty()  # (rich's is_terminal also says yes to $FORCE_COLOR)
         with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      console=console, disable=self.as_json or not console.is_terminal, transient=True) as bar:
+                      console=Console(stderr=True), disable=not shown, transient=True) as bar:
             task = bar.add_task(unit, total=total)
 
             def update(done: int) -> None:

@@ -198,6 +198,8 @@ def _work(conn: socket.socket, server: dict) -> None:
             os.dup2(fd, target)
             os.close(fd)
         _become(request)
+        for name in request.get("ignored", ()):  # as the client ignores them (nohup, a script's background job)
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
         conn.sendall(os.getpid().to_bytes(4, "big", signed=True))
         _hang_up_with(conn)
         status = _run(request["argv"])
@@ -221,8 +223,10 @@ def _hang_up_with(conn: socket.socket) -> None:
             closed = conn.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
         except BlockingIOError:  # woken for something else: still there
             return
-        except OSError:  # reset
+        except ConnectionError:  # reset
             closed = True
+        except OSError:  # not a hang-up (say, no memory for the peek): the command goes on
+            return
         if closed:
             signal.signal(signal.SIGHUP, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGHUP)
