@@ -54,9 +54,7 @@ def build(path: Path, size: int, smaller: Path | None) -> None:
     from ledger.interface.simulate import simulate, start_simulation
 
     if smaller is not None and smaller.exists() and not path.exists():  # grow the smaller one, once
-        for suffix in ("", "-wal", "-shm"):
-            if Path(f"{smaller}{suffix}").exists():
-                shutil.copy(f"{smaller}{suffix}", f"{path}{suffix}")
+        copy_db(smaller, path)
     ledger = Ledger.open(path, create=True)
     cid = ledger.resolve(None) if ledger.campaigns() else start_simulation(ledger, heroes=3, seed=1)
     have = ledger.campaign(cid).seq
@@ -84,6 +82,30 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
+def remove_db(path: Path) -> None:
+    """An SQLite file and its WAL files, if they are there."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def copy_db(source: Path, target: Path) -> None:
+    """A copy of an SQLite file with its WAL files, over whatever was at ``target``."""
+    remove_db(target)
+    for suffix in ("", "-wal", "-shm"):
+        if Path(f"{source}{suffix}").exists():
+            shutil.copy(f"{source}{suffix}", f"{target}{suffix}")
+
+
+def raw_sqlite(path: Path) -> sqlite3.Connection:
+    """A new SQLite file at ``path`` as the ledger keeps its own: WAL, synchronous=FULL,
+    each statement its own transaction unless BEGIN says otherwise."""
+    remove_db(path)
+    raw = sqlite3.connect(path, isolation_level=None)
+    raw.execute("PRAGMA journal_mode=WAL")
+    raw.execute("PRAGMA synchronous=FULL")
+    return raw
+
+
 def measure_append(path: Path, work: Path, count: int, chunk: int = 50) -> dict:
     """Actions/s through the ledger API (the time of its ``execute`` calls; also with the
     simulation's choosing of each command), raw sqlite3 rows/s and a plain eventsourcing
@@ -96,17 +118,11 @@ def measure_append(path: Path, work: Path, count: int, chunk: int = 50) -> dict:
     cid = ledger.resolve(None)
     sample = [row.state for row in ledger.recorder.select_events(cid, desc=True, limit=200)]
 
-    raw_path = work / "raw-floor.db"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{raw_path}{suffix}").unlink(missing_ok=True)
-    raw = sqlite3.connect(raw_path, isolation_level=None)
-    raw.execute("PRAGMA journal_mode=WAL")
-    raw.execute("PRAGMA synchronous=FULL")
+    raw = raw_sqlite(work / "raw-floor.db")
     raw.execute("CREATE TABLE stored_events (originator_id TEXT, originator_version INTEGER, topic TEXT, "
                 "state BLOB, PRIMARY KEY (originator_id, originator_version))")
     plain_path = work / "plain-es.db"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{plain_path}{suffix}").unlink(missing_ok=True)
+    remove_db(plain_path)
     plain = Counters(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(plain_path)})
     counter = Counter()
     plain.save(counter)
@@ -227,11 +243,7 @@ def rebuild_write_floor(path: Path, work: Path, batch: int = 5000) -> float:
         rows = history[at:at + batch]
         batches.append((rows, [ca for h in rows for ca in by_action.get((h[0], h[1]), ())]))
     floor_path = work / "write-floor.db"
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{floor_path}{suffix}").unlink(missing_ok=True)
-    raw = sqlite3.connect(floor_path, isolation_level=None)
-    raw.execute("PRAGMA journal_mode=WAL")
-    raw.execute("PRAGMA synchronous=FULL")
+    raw = raw_sqlite(floor_path)
     for sql in schemas:
         raw.execute(sql)
     t0 = time.perf_counter()
@@ -242,8 +254,7 @@ def rebuild_write_floor(path: Path, work: Path, batch: int = 5000) -> float:
         raw.execute("COMMIT")
     dt = time.perf_counter() - t0
     raw.close()
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{floor_path}{suffix}").unlink(missing_ok=True)
+    remove_db(floor_path)
     return len(history) / dt
 
 
@@ -418,10 +429,7 @@ def main() -> None:
         build(base, size, smaller)
         smaller = base
         trial = work / f"trial-{size}.db"
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{trial}{suffix}").unlink(missing_ok=True)
-            if Path(f"{base}{suffix}").exists():
-                shutil.copy(f"{base}{suffix}", f"{trial}{suffix}")
+        copy_db(base, trial)
         figures = {}
         figures.update(measure_rebuild(trial))  # also leaves the read models caught up
         figures.update(measure_travel(trial))
