@@ -35,7 +35,6 @@ Human: TypeAlias = "str | Callable[[Console], None] | None"
 prints to the console, or nothing."""
 
 
-
 class CtrlC:
     """Ctrl-C while a command runs (``LedgerGroup.invoke`` installs ``handler``). Python
     raises KeyboardInterrupt wherever the signal lands, and one that lands while a
