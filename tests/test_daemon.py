@@ -267,6 +267,27 @@ def test_a_signal_the_client_ignores_its_command_ignores(server, tmp_path):
     assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
 
 
+def _lower_limits() -> None:
+    import resource
+
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (200, hard))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def test_the_command_runs_under_the_clients_resource_limits(server, tmp_path):
+    """``ulimit`` set where the command is typed holds for it through the server as cold."""
+    servers, work = server
+    child, worker, _server_pid = _long_command(servers, work / "demo.db", tmp_path, preexec_fn=_lower_limits)
+    try:
+        limits = Path(f"/proc/{worker}/limits").read_text()
+    finally:
+        _stop(child, worker)
+    rows = {line[:26].strip(): line[26:].split()[:2] for line in limits.splitlines()[1:]}
+    assert rows["Max open files"][0] == "200"
+    assert rows["Max core file size"] == ["0", "0"]
+
+
 def test_two_starts_at_once_leave_one_server(cold, tmp_path):
     starts = [subprocess.Popen([sys.executable, "-m", "ledger", "--json", "daemon", "start", "--idle", "60"],
                                cwd=tmp_path, env={**os.environ, "LEDGER_DAEMON_DIR": str(cold)},

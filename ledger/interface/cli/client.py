@@ -3,9 +3,9 @@ running for this user and this installation, ``ledger`` hands it the command lin
 instead of importing the ledger itself (``ledger.interface.cli.warm``).
 
 What is handed over: the arguments, the working directory, the environment, the umask,
-and the process's own stdin, stdout and stderr (passed as file descriptors over a Unix
-socket), so that the command reads and writes exactly where it would have, terminal or
-pipe. The server forks a worker that runs the command as this process would have, and
+the signals this process ignores, its resource limits, and its own stdin, stdout and
+stderr (passed as file descriptors over a Unix socket), so that the command reads and
+writes exactly where it would have, terminal or pipe. The server forks a worker that runs the command as this process would have, and
 sends back its exit status. This module imports nothing beyond the standard library's
 smallest modules: its whole cost is starting Python and one round trip (and, with no
 server running, one ``stat``).
@@ -138,7 +138,21 @@ def _request(argv: list[str]) -> bytes:
     umask = os.umask(0)
     os.umask(umask)
     return marshal.dumps({"argv": list(argv), "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask,
-                          "streams": streams, "ignored": _ignored()})
+                          "streams": streams, "ignored": _ignored(), "limits": limits()})
+
+
+def limits() -> dict[str, tuple[int, int]]:
+    """This process's resource limits (``ulimit``), by name: the worker takes them on."""
+    import resource
+
+    found = {}
+    for name in dir(resource):
+        if name.startswith("RLIMIT_"):
+            try:
+                found[name] = resource.getrlimit(getattr(resource, name))
+            except (OSError, ValueError):
+                pass
+    return found
 
 
 RELAYED = ("SIGINT", "SIGTERM", "SIGHUP")

@@ -200,6 +200,7 @@ def _work(conn: socket.socket, server: dict) -> None:
         _become(request)
         for name in request.get("ignored", ()):  # as the client ignores them (nohup, a script's background job)
             signal.signal(getattr(signal, name), signal.SIG_IGN)
+        _limit(request.get("limits", {}))
         conn.sendall(os.getpid().to_bytes(4, "big", signed=True))
         _hang_up_with(conn)
         status = _run(request["argv"])
@@ -235,6 +236,24 @@ def _hang_up_with(conn: socket.socket) -> None:
     fcntl.fcntl(conn.fileno(), fcntl.F_SETOWN, os.getpid())
     fcntl.fcntl(conn.fileno(), fcntl.F_SETFL, fcntl.fcntl(conn.fileno(), fcntl.F_GETFL) | os.O_ASYNC)
     gone(signal.SIGIO, None)  # it may have gone already
+
+
+def _limit(limits: dict[str, tuple[int, int]]) -> None:
+    """Takes on the client's resource limits (``ulimit``). A hard limit above the server's
+    cannot be raised by its user: the soft one is then kept within the server's hard one."""
+    import resource
+
+    for name, (soft, hard) in limits.items():
+        which = getattr(resource, name, None)
+        if which is None:
+            continue
+        try:
+            resource.setrlimit(which, (soft, hard))
+        except (OSError, ValueError):
+            _soft, ours = resource.getrlimit(which)
+            with contextlib.suppress(OSError, ValueError):
+                resource.setrlimit(which, (soft if ours == resource.RLIM_INFINITY or 0 <= soft <= ours else ours,
+                                           ours))
 
 
 def _become(request: dict) -> None:
