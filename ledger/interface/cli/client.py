@@ -138,10 +138,10 @@ def _request(argv: list[str]) -> bytes:
     umask = os.umask(0)
     os.umask(umask)
     return marshal.dumps({"argv": list(argv), "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask,
-                          "streams": streams, "ignored": _ignored(), "limits": limits()})
+                          "streams": streams, "ignored": _ignored(), "limits": _limits()})
 
 
-def limits() -> dict[str, tuple[int, int]]:
+def _limits() -> dict[str, tuple[int, int]]:
     """This process's resource limits (``ulimit``), by name: the worker takes them on."""
     import resource
 
@@ -178,8 +178,13 @@ def recv_exact(conn: socket.socket, n: int) -> bytes:
     return data
 
 
+def int_bytes(n: int) -> bytes:
+    """``n`` as the server sends it (a worker's pid, an exit status): 4 bytes, signed."""
+    return n.to_bytes(4, "big", signed=True)
+
+
 def _int(conn: socket.socket) -> int | None:
-    """One 4-byte signed integer from the server, or None when it hung up."""
+    """One 4-byte signed integer from the server (``int_bytes``), or None when it hung up."""
     data = recv_exact(conn, 4)
     return int.from_bytes(data, "big", signed=True) if len(data) == 4 else None
 
@@ -195,10 +200,10 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
         except OSError:
             pass
 
+    ignored = _ignored()  # stays ignored, as for the command
     for name in RELAYED:
-        signum = getattr(signal, name)
-        if signal.getsignal(signum) is not signal.SIG_IGN:  # an ignored one stays ignored, as for the command
-            signal.signal(signum, relay)
+        if name not in ignored:
+            signal.signal(getattr(signal, name), relay)
     try:
         status = _int(conn)
     except OSError:

@@ -5,7 +5,8 @@ fork instead of starting Python, importing pydantic and eventsourcing, and build
 the event and command classes again (most of a cold command's time).
 
 Each worker is a copy of the warmed process that takes the client's stdin, stdout
-and stderr, working directory, environment and umask, runs the command exactly as
+and stderr, working directory, environment, umask, ignored signals and resource limits,
+and stops if the client vanishes; it runs the command exactly as
 ``ledger`` would (``group.main``), and sends its exit status back. Workers share
 nothing with each other or with the server: the server opens no database (its
 warm-up plays a short campaign in a temporary directory and closes it), so every
@@ -32,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .client import DECLINED, IDLE, STATUS, private_dir, recv_exact, socket_path
+from .client import DECLINED, IDLE, STATUS, int_bytes, private_dir, recv_exact, socket_path
 
 PACKAGES = ("ledger", "projections")
 
@@ -143,7 +144,7 @@ def serve(path: str, idle: float = IDLE) -> None:
             if fingerprint() != code:
                 print("the ledger's code changed on disk: declining and stopping", flush=True)
                 with contextlib.suppress(OSError):
-                    conn.sendall(DECLINED.to_bytes(4, "big", signed=True))
+                    conn.sendall(int_bytes(DECLINED))
                 stop()
             status = {"pid": os.getpid(), "started": started, "served": served, "working": sum(workers.values())}
             sys.stdout.flush()
@@ -189,7 +190,7 @@ def _work(conn: socket.socket, server: dict) -> None:
         payload = message[5:] + recv_exact(conn, size - (len(message) - 5))
         request = marshal.loads(payload)
         if request.get("status"):
-            conn.sendall(os.getpid().to_bytes(4, "big", signed=True) + marshal.dumps(server))
+            conn.sendall(int_bytes(os.getpid()) + marshal.dumps(server))
             conn.shutdown(socket.SHUT_WR)
             os._exit(0)
         if len(fds) != 3:
@@ -201,14 +202,14 @@ def _work(conn: socket.socket, server: dict) -> None:
         for name in request.get("ignored", ()):  # as the client ignores them (nohup, a script's background job)
             signal.signal(getattr(signal, name), signal.SIG_IGN)
         _limit(request.get("limits", {}))
-        conn.sendall(os.getpid().to_bytes(4, "big", signed=True))
+        conn.sendall(int_bytes(os.getpid()))
         _hang_up_with(conn)
         status = _run(request["argv"])
     except BaseException:  # the client is told the command failed; nothing else to do here
         status = 1
     finally:
         with contextlib.suppress(BaseException):
-            conn.sendall(status.to_bytes(4, "big", signed=True))
+            conn.sendall(int_bytes(status))
         os._exit(0)
 
 
