@@ -267,6 +267,37 @@ def test_a_signal_the_client_ignores_its_command_ignores(server, tmp_path):
     assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
 
 
+def test_a_command_stopped_by_sigterm_ends_by_it_as_cold(server, cold, tmp_path):
+    """``kill`` (SIGTERM) ends the command through the server as it ends it cold: the
+    client dies of the signal (status 143 in a shell), with no word of its own, and
+    what was recorded is whole."""
+    servers, work = server
+    child, worker, server_pid = _long_command(servers, work / "demo.db", tmp_path)
+    try:
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=30) == -signal.SIGTERM
+        assert _gone(worker, server_pid, servers), "SIGTERM did not reach the command"
+    finally:
+        _stop(child, worker)
+    assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
+    by_itself = tmp_path / "cold"
+    by_itself.mkdir()
+    shutil.copy(work / "demo.db", by_itself / "demo.db")
+    start = _seq(by_itself / "demo.db")
+    alone = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
+                             cwd=by_itself, env={**os.environ, "LEDGER_DAEMON_DIR": str(cold)},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while _seq(by_itself / "demo.db") <= start and time.monotonic() < deadline:
+            time.sleep(0.1)
+        alone.send_signal(signal.SIGTERM)
+        assert alone.wait(timeout=30) == -signal.SIGTERM  # cold: the same end
+    finally:
+        alone.kill()
+        alone.wait()
+
+
 def _lower_limits() -> None:
     import resource
 

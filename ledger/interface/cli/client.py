@@ -191,10 +191,15 @@ def _int(conn: socket.socket) -> int | None:
 
 def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
     """Waits for the worker's exit status, passing on the signals that would have
-    stopped this process (Ctrl-C reaches the worker as it would the command)."""
+    stopped this process (Ctrl-C reaches the worker as it would the command). A worker
+    that a passed-on signal stopped outright (SIGTERM, SIGHUP) sends no status: this
+    process then dies of the same signal, as the command run cold would have."""
     import signal
 
+    relayed: list[int] = []
+
     def relay(signum: int, _frame: object) -> None:
+        relayed.append(signum)
         try:
             os.kill(worker, signum)
         except OSError:
@@ -210,6 +215,8 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
         status = None
     finally:
         conn.close()
+    if status is None and relayed and relayed[-1] != signal.SIGINT:  # Ctrl-C stops a command with a word
+        _die_of(relayed[-1])
     if status is None:
         from ...i18n import _, from_environment, speaking
 
@@ -223,3 +230,13 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
         sys.stderr.write(f"error: {message}\n")
         return 1
     return status
+
+
+def _die_of(signum: int) -> None:
+    """Ends this process by signal ``signum``, at its default action (its status then
+    says so to the shell: 143 for SIGTERM); returns if that action does not end it."""
+    import signal
+
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])  # delivered here, if it was blocked
