@@ -348,7 +348,7 @@ class ReadModel:
         done = 0
         try:
             while start < end:
-                rows = None if helper is None else helper.rows_after(start)
+                rows = None if helper is None or helper.leaves(start) else helper.rows_after(start)
                 if rows is None:
                     notes = recorder.select_notifications(start=start + 1, limit=batch)
                     if not notes:

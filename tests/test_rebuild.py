@@ -5,6 +5,8 @@ a log recorded before those facts were kept still rebuilds through the fold."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from ledger.application import Ledger
@@ -151,44 +153,61 @@ def _stored(model: ReadModel) -> dict[str, list[tuple]]:
     return {table: model.read(f"SELECT * FROM [{table}] ORDER BY {order}") for table, order in TABLES.items()}
 
 
-def _rebuilt(played, monkeypatch, run: str | None = None) -> tuple[dict[str, list[tuple]], list[bool]]:
-    """The tables after a rebuild of the played campaign in batches of 150 notifications,
-    with a helper however short the log (``run``: the helper's command instead of its
-    own), and for each batch whether the helper made it."""
+def _rebuilt(played, monkeypatch, run: str | None = None, batch: int = 150
+             ) -> tuple[dict[str, list[tuple]], list[bool], list[int]]:
+    """The tables after a rebuild of the played campaign in batches of ``batch``
+    notifications, with a helper however short the log (``run``: the helper's command
+    instead of its own); for each batch offered by the helper whether it was taken, and
+    the batches (numbers from 0) the rebuilding process kept for itself."""
     ledger, _, path = played
     monkeypatch.setattr(pipeline, "LONG", 0)
-    monkeypatch.setattr(readmodel, "REBUILD_BATCH", 150)
+    monkeypatch.setattr(readmodel, "REBUILD_BATCH", batch)
     if run is not None:
         monkeypatch.setattr(pipeline, "_RUN", run)
     taken: list[bool] = []
-    rows_after = pipeline.Helper.rows_after
+    kept: list[int] = []
+    rows_after, leaves = pipeline.Helper.rows_after, pipeline.Helper.leaves
 
     def recorded(self, start):
         rows = rows_after(self, start)
         taken.append(rows is not None)
         return rows
 
+    def its_own(self, start):
+        mine = leaves(self, start)
+        if mine:
+            kept.append(start // batch)
+        return mine
+
     monkeypatch.setattr(pipeline.Helper, "rows_after", recorded)
+    monkeypatch.setattr(pipeline.Helper, "leaves", its_own)
     model = ReadModel(ledger, path)
     try:
         model.rebuild()
         assert compare_with_log(model) is None
-        return _stored(model), taken
+        return _stored(model), taken, kept
     finally:
         model.close()
 
 
 def test_a_rebuild_with_a_helper_writes_the_rows_a_rebuild_alone_writes(played, monkeypatch):
+    """The helper makes its batches and the rebuilding process the others (the first
+    while the helper starts, then every SHARE-th), and the rows are a lone rebuild's."""
     ledger, _, path = played
     model = ReadModel(ledger, path)
     try:
         model.rebuild()  # a short log: no helper
         alone = _stored(model)
+        batches = -(-ledger.recorder.max_notification_id() // 50)
     finally:
         model.close()
-    helped, taken = _rebuilt(played, monkeypatch)
-    assert len(taken) > 3 and all(taken)
+    helped, taken, kept = _rebuilt(played, monkeypatch, batch=50)
     assert helped == alone
+    assert batches >= 12 and all(taken)
+    assert kept == [k for k in range(batches) if k < pipeline.FIRST or
+                    (k - pipeline.FIRST) % pipeline.SHARE == pipeline.SHARE - 1]
+    assert len(taken) + len(kept) == batches
+    assert not any(t.name == "rebuild helper's batches" for t in threading.enumerate())  # its reader is gone too
 
 
 def test_a_helper_that_fails_leaves_the_rows_to_the_rebuild(played, monkeypatch):
@@ -201,12 +220,12 @@ def test_a_helper_that_fails_leaves_the_rows_to_the_rebuild(played, monkeypatch)
         alone = _stored(model)
     finally:
         model.close()
-    failing, taken = _rebuilt(played, monkeypatch, run="raise SystemExit(3)")
-    assert len(taken) > 3 and not any(taken)
+    failing, taken, _kept = _rebuilt(played, monkeypatch, run="raise SystemExit(3)")
+    assert taken and not any(taken)
     assert failing == alone
     once = ("import pickle, sys; sys.path[:0] = pickle.load(sys.stdin.buffer); "
             "import projections.pipeline as p; dump = p.pickle.dump; "
             "p.pickle.dump = lambda *a, **k: (dump(*a, **k), setattr(p.pickle, 'dump', None)); p.help_rebuild()")
-    stopped, taken = _rebuilt(played, monkeypatch, run=once)
+    stopped, taken, _kept = _rebuilt(played, monkeypatch, run=once, batch=50)
     assert len(taken) > 3 and taken[0] and not any(taken[1:])
     assert stopped == alone
