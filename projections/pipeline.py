@@ -16,8 +16,9 @@ Batch ``k`` of a rebuild is notifications ``k·batch + 1`` to ``(k+1)·batch``, 
 processes know which batch is whose without a word (the log's notification ids have
 no gaps; if they had one, the helper's next batch would not start at the position,
 and the rebuilding process would go on alone). A thread of the rebuilding process
-takes in the helper's batches as they come, at most ``AHEAD`` of them waiting: memory
-stays flat, and neither process waits on the other more than it must.
+takes in the helper's batches as they come, at most ``AHEAD`` of them waiting to be
+written (and one more on its way): memory stays flat, and neither process waits on the
+other more than it must.
 
 The helper is ``python -c`` (not ``multiprocessing``, which would run a caller's
 unguarded script again in the child). Its orders come on stdin, the rows go back
@@ -120,16 +121,19 @@ class Helper:
                 return
 
     def close(self) -> None:
-        """Stops the helper, whether it has finished or not."""
-        process, self._process = self._process, None
-        if process is not None:
-            self._closing.set()
-            process.kill()
-            process.wait()
-            if self._reader is not None:
-                self._reader.join(timeout=10)  # it meets the end of the helper's output
-            if process.stdout is not None:
-                process.stdout.close()
+        """Stops the helper, whether it has finished or not. Called again after being cut
+        short (Ctrl-C), it finishes the job."""
+        process = self._process
+        if process is None:
+            return
+        self._closing.set()
+        process.kill()
+        process.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=10)  # it meets the end of the helper's output
+        if process.stdout is not None:
+            process.stdout.close()
+        self._process = None
 
 
 def _leaves(k: int, share: int, first: int) -> bool:

@@ -403,14 +403,15 @@ class ReadModel:
         while this one writes them (``projections.pipeline``)."""
         from .pipeline import helper_for
 
-        helper = helper_for(self.ledger, self.tables, REBUILD_BATCH)  # started first: it only reads the log
+        batch = REBUILD_BATCH  # the helper's and this process's alike: whose batch is whose depends on it
+        helper = helper_for(self.ledger, self.tables, batch)  # started first: it only reads the log
         try:
             self._reset()
             with self._writing() as db:
                 for name in self.tables.index_names(db) & set(INDEX_NAMES):
                     db.execute(f"DROP INDEX [{name}]")
             try:
-                return self._catch_up(progress, REBUILD_BATCH, None, helper)
+                return self._catch_up(progress, batch, None, helper)
             finally:
                 with self._writing() as db:
                     _create_indexes(self.tables, db)

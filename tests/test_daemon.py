@@ -206,7 +206,7 @@ def _long_command(servers: Path, demo: Path, tmp_path: Path, **popen: object) ->
     before, start = _workers(server_pid), _seq(tmp_path / "demo.db")
     child = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
                              cwd=tmp_path, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen)
+                             **{"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, **popen})
     deadline = time.monotonic() + 60
     while not (_workers(server_pid) - before) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -272,13 +272,15 @@ def test_a_command_stopped_by_sigterm_ends_by_it_as_cold(server, cold, tmp_path)
     client dies of the signal (status 143 in a shell), with no word of its own, and
     what was recorded is whole."""
     servers, work = server
-    child, worker, server_pid = _long_command(servers, work / "demo.db", tmp_path)
+    child, worker, server_pid = _long_command(servers, work / "demo.db", tmp_path, stderr=subprocess.PIPE)
     try:
         child.send_signal(signal.SIGTERM)
         assert child.wait(timeout=30) == -signal.SIGTERM
+        assert child.stderr.read() == b""
         assert _gone(worker, server_pid, servers), "SIGTERM did not reach the command"
     finally:
         _stop(child, worker)
+        child.stderr.close()
     assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
     by_itself = tmp_path / "cold"
     by_itself.mkdir()
@@ -296,6 +298,34 @@ def test_a_command_stopped_by_sigterm_ends_by_it_as_cold(server, cold, tmp_path)
     finally:
         alone.kill()
         alone.wait()
+
+
+def test_closing_the_terminal_stops_a_command_even_when_the_server_ignores_sighup(tmp_path):
+    """A server started under ``nohup`` ignores SIGHUP, as it should; the command it runs
+    for a client that does not still stops when that client's terminal closes, and the
+    client ends by the signal, as cold."""
+    servers = _private_dir()
+    work = tmp_path / "work"
+    work.mkdir()
+    try:
+        assert ledger("demo", servers=servers, cwd=work).returncode == 0
+        env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
+        started = subprocess.run([sys.executable, "-m", "ledger", "daemon", "start"], cwd=work, env=env,
+                                 capture_output=True, text=True, timeout=120,
+                                 preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        assert started.returncode == 0, started.stderr
+        child, worker, server_pid = _long_command(servers, work / "demo.db", tmp_path)
+        try:
+            child.send_signal(signal.SIGHUP)
+            assert child.wait(timeout=30) == -signal.SIGHUP
+            assert _gone(worker, server_pid, servers), "SIGHUP did not reach the command"
+        finally:
+            _stop(child, worker)
+        assert status(servers) is not None  # the server itself goes on
+        assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
+    finally:
+        ledger("daemon", "stop", servers=servers, cwd=work)
+        shutil.rmtree(servers, ignore_errors=True)
 
 
 def _lower_limits() -> None:

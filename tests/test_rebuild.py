@@ -210,6 +210,43 @@ def test_a_rebuild_with_a_helper_writes_the_rows_a_rebuild_alone_writes(played, 
     assert not any(t.name == "rebuild helper's batches" for t in threading.enumerate())  # its reader is gone too
 
 
+def test_a_rebuild_cut_short_leaves_no_helper_behind_and_the_next_catch_up_finishes_it(played, monkeypatch):
+    """Ctrl-C in the middle of a rebuild with a helper: the helper process is killed and
+    its reader thread gone; the next catch-up applies the rest, and the tables follow the log."""
+    ledger, _, path = played
+    monkeypatch.setattr(pipeline, "LONG", 0)
+    monkeypatch.setattr(readmodel, "REBUILD_BATCH", 50)
+    helpers: list = []
+    start = pipeline.Helper.__init__
+
+    def kept(self, *args):
+        start(self, *args)
+        helpers.append((self._process, self._reader))
+
+    writes = {"n": 0}
+    write = readmodel._Rows.write
+
+    def interrupted(self, db):
+        writes["n"] += 1
+        if writes["n"] == 4:  # a batch of the helper's, after the rebuilding process's first two
+            raise KeyboardInterrupt
+        write(self, db)
+
+    monkeypatch.setattr(pipeline.Helper, "__init__", kept)
+    monkeypatch.setattr(readmodel._Rows, "write", interrupted)
+    model = ReadModel(ledger, path)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            model.rebuild()
+        [(process, reader)] = helpers
+        assert process.poll() is not None and not reader.is_alive()
+        monkeypatch.setattr(readmodel._Rows, "write", write)
+        model.catch_up()
+        assert compare_with_log(model) is None
+    finally:
+        model.close()
+
+
 def test_a_helper_that_fails_leaves_the_rows_to_the_rebuild(played, monkeypatch):
     """A helper that cannot start, or stops after its first batch: the rebuild makes
     the rows itself from where the helper left off, and they are the same."""

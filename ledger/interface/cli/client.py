@@ -206,17 +206,21 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
             pass
 
     ignored = _ignored()  # stays ignored, as for the command
+    before = {}
     for name in RELAYED:
         if name not in ignored:
-            signal.signal(getattr(signal, name), relay)
+            before[name] = signal.signal(getattr(signal, name), relay)
     try:
         status = _int(conn)
     except OSError:
         status = None
     finally:
         conn.close()
-    if status is None and relayed and relayed[-1] != signal.SIGINT:  # Ctrl-C stops a command with a word
-        _die_of(relayed[-1])
+        for name, handler in before.items():  # the worker is gone: nothing more to pass on
+            signal.signal(getattr(signal, name), handler)
+    deadly = [signum for signum in relayed if signum != signal.SIGINT]  # Ctrl-C stops a command with a word
+    if status is None and deadly:
+        _die_of(deadly[-1])
     if status is None:
         from ...i18n import _, from_environment, speaking
 
@@ -234,9 +238,9 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
 
 def _die_of(signum: int) -> None:
     """Ends this process by signal ``signum``, at its default action (its status then
-    says so to the shell: 143 for SIGTERM); returns if that action does not end it."""
+    says so to the shell: 143 for SIGTERM). Returns if that does not end it (as pid 1 of
+    a container, which no signal at its default action ends): the caller then says why."""
     import signal
 
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signum])  # delivered here, if it was blocked

@@ -182,6 +182,7 @@ def _work(conn: socket.socket, server: dict) -> None:
     status = 1
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)  # a server started under nohup ignores it; a command need not
         signal.signal(signal.SIGINT, signal.default_int_handler)
         message, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
         if len(message) < 5:
