@@ -414,18 +414,18 @@ def _must_be_campaign_file(path: Path, new_ok: bool = False) -> str:
     on it. Returns the name SQLite is to open it by: the path, or for a file on a
     read-only disk a URI that reads it as it stands (``ledger.store.frozen_uri``)."""
     from .storage_errors import unreadable
-    from .store import frozen_uri, lock_timeout, probe
+    from .store import cut_short, frozen_uri, lock_timeout, probe
 
     name, seconds = str(path), lock_timeout()
     try:
-        mode, names = probe(name, seconds)
+        mode, names, page = probe(name, seconds)
     except sqlite3.Error as exc:
         frozen = None if new_ok else frozen_uri(path)
         if frozen is None:
             raise unreadable(exc, path, lock_timeout=seconds) from None
         name, mode = frozen, "wal"  # read as it stands, SQLite reports no journal mode then
         try:
-            names = probe(name, seconds)[1]
+            names, page = probe(name, seconds)[1:]
         except sqlite3.Error as again:
             raise unreadable(again, path, lock_timeout=seconds) from None
     if new_ok and not names:
@@ -433,6 +433,9 @@ def _must_be_campaign_file(path: Path, new_ok: bool = False) -> str:
     if mode.lower() != "wal" or "stored_events" not in names:
         raise StoreError(_("{path} is not a campaign database; name another with --db, or start one with init").format(
             path=path))
+    if cut_short(path, page):  # nothing may read it as whole, or write to it
+        raise StoreError(_("{path} is damaged: it ends partway through a page (it was cut short); restore it from a "
+                           "copy").format(path=path))
     return name
 
 

@@ -79,16 +79,30 @@ def frozen_uri(path: Path) -> str | None:
     return f"{path.absolute().as_uri()}?immutable=1"
 
 
-def probe(db_name: str, seconds: float) -> tuple[str, set[str]]:
-    """The journal mode and table names of the SQLite database ``db_name`` (a path, or a
-    ``file:`` URI), through a connection of its own that writes nothing."""
+def probe(db_name: str, seconds: float) -> tuple[str, set[str], int]:
+    """The journal mode, table names and page size of the SQLite database ``db_name`` (a
+    path, or a ``file:`` URI), through a connection of its own that writes nothing."""
     connection = sqlite3.connect(db_name, timeout=seconds, uri=db_name.startswith("file:"))
     try:
         mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
         names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        page = connection.execute("PRAGMA page_size").fetchone()[0]
     finally:
         connection.close()
-    return mode, names
+    return mode, names, page
+
+
+def cut_short(path: Path, page_size: int) -> bool:
+    """Does the database file end partway through a page, with no WAL beside it that
+    could still hold that page (a file whose end was lost: a copy cut short, a damaged
+    disk)? SQLite would read the missing bytes as zeros, silently."""
+    try:
+        size = path.stat().st_size
+        wal = Path(f"{path}-wal")
+        frames = wal.exists() and wal.stat().st_size > 32  # more than a WAL header
+    except OSError:
+        return False
+    return page_size > 0 and size % page_size != 0 and not frames
 
 
 def file_of(db_name: str) -> str:
