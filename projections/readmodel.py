@@ -398,7 +398,8 @@ class ReadModel:
     def rebuild(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Drops every row and applies the whole log again, in large batches, with the
         secondary indexes dropped meanwhile and built once at the end (cheaper than
-        keeping them row by row; a rebuild cut short leaves them to the next open).
+        keeping them row by row; a rebuild cut short leaves them to the next open), and
+        a table an older ledger kept otherwise made again (``Tables.outdated``).
         A long log in an SQLite file is read and made into rows by a helper process
         while this one writes them (``projections.pipeline``)."""
         from .pipeline import helper_for
@@ -410,6 +411,10 @@ class ReadModel:
             with self._writing() as db:
                 for name in self.tables.index_names(db) & set(INDEX_NAMES):
                     db.execute(f"DROP INDEX [{name}]")
+                for table in TABLES:  # emptied: made again where an older ledger made it otherwise
+                    if self.tables.outdated(table, db):
+                        db.execute(f"DROP TABLE [{table}]")
+                        self.tables.create(db, table, *SCHEMAS[table])
             try:
                 return self._catch_up(progress, batch, None, helper)
             finally:

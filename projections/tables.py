@@ -50,7 +50,12 @@ class Tables(Protocol):
 
     def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None: ...
 
+    def outdated(self, table: str, writer: Writer | None = None) -> bool: ...
+
     def close(self) -> None: ...
+
+
+SQLITE_TYPES = {str: "TEXT", int: "INTEGER", float: "FLOAT"}  # as sqlite-utils spells them
 
 
 class SQLiteTables:
@@ -115,10 +120,28 @@ class SQLiteTables:
         return {row[1] for row in (writer or self.conn).execute(f"PRAGMA table_info([{table}])")}
 
     def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None:
+        """The table, if it is not there: made by sqlite-utils, except a table that is all
+        key (``card_actions``), which is made ``WITHOUT ROWID`` (sqlite-utils cannot): its
+        rows are then stored once, in the key's B-tree, not in the table and again in its
+        key's index (half the bytes, the same lookups)."""
+        keys = (pk,) if isinstance(pk, str) else tuple(pk)
+        if set(keys) == set(columns):
+            spec = ", ".join(f"[{name}] {SQLITE_TYPES[kind]}" for name, kind in columns.items())
+            writer.execute(f"CREATE TABLE IF NOT EXISTS [{table}] ({spec}, PRIMARY KEY "
+                           f"({', '.join(f'[{key}]' for key in keys)})) WITHOUT ROWID")
+            return
         import sqlite_utils  # only where a table is made
 
         sqlite_utils.Database(writer, execute_plugins=False, recursive_triggers=False)[table].create(
             columns, pk=pk, if_not_exists=True)
+
+    def outdated(self, table: str, writer: Writer | None = None) -> bool:
+        """Is ``table`` kept as an older ledger made it: a table that is all key stored
+        with a rowid (``create`` says why not)? A rebuild makes it again."""
+        db = writer or self.conn
+        found = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table]).fetchone()
+        all_key = all(column[5] for column in db.execute(f"PRAGMA table_info([{table}])"))  # pk: its place in the key
+        return found is not None and all_key and "WITHOUT ROWID" not in found[0].upper()
 
     def close(self) -> None:
         self.conn.close()
@@ -225,6 +248,10 @@ class PostgresTables:
         keys = (pk,) if isinstance(pk, str) else pk
         spec = ", ".join(f'"{name}" {self.TYPES[kind]}' for name, kind in columns.items())
         writer.execute(f'CREATE TABLE IF NOT EXISTS "{table}" ({spec}, PRIMARY KEY ({", ".join(keys)}))')
+
+    def outdated(self, table: str, writer: Writer | None = None) -> bool:
+        """Never: PostgreSQL has kept its tables one way only (``SQLiteTables.outdated``)."""
+        return False
 
     def close(self) -> None:
         pass  # the pool is the event store's

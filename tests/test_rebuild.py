@@ -247,6 +247,50 @@ def test_a_rebuild_cut_short_leaves_no_helper_behind_and_the_next_catch_up_finis
         model.close()
 
 
+def _card_actions_sql(model: ReadModel) -> str:
+    return model.read("SELECT sql FROM sqlite_master WHERE name = 'card_actions'")[0][0]
+
+
+def test_card_actions_is_stored_once_and_a_rebuild_moves_an_older_file_to_it(played, tmp_path):
+    """card_actions is all key: a new file keeps it WITHOUT ROWID (its rows once, not in
+    the table and again in its key's index). A file an older ledger made keeps working as
+    it is, and a rebuild makes the table again the new way, with the same rows."""
+    import sqlite3
+    from contextlib import closing
+
+    import sqlite_utils
+
+    ledger, _, path = played
+    older = tmp_path / "older.db"
+    with closing(sqlite3.connect(path)) as source, closing(sqlite3.connect(older)) as copy:
+        source.backup(copy)
+    with closing(sqlite3.connect(older)) as db, db:  # the read models as an older ledger made them, rows to come
+        for table in (*readmodel.TABLES, readmodel.POSITION):
+            db.execute(f"DROP TABLE IF EXISTS [{table}]")
+        sqlite_utils.Database(db)["card_actions"].create(*readmodel.SCHEMAS["card_actions"])
+    again = Ledger.open(older)
+    model = ReadModel(again, older)
+    try:
+        model.catch_up()
+        assert "WITHOUT ROWID" not in _card_actions_sql(model) and model.tables.outdated("card_actions")
+        assert compare_with_log(model) is None
+        before = _stored(model)
+        model.rebuild()
+        assert "WITHOUT ROWID" in _card_actions_sql(model) and not model.tables.outdated("card_actions")
+        assert _stored(model) == before and compare_with_log(model) is None
+        with closing(sqlite3.connect(older)) as db, db:
+            for table in (*readmodel.TABLES, readmodel.POSITION):
+                db.execute(f"DROP TABLE [{table}]")
+    finally:
+        model.close()
+    fresh = ReadModel(again, older)  # a file with no read models yet: made the new way
+    try:
+        assert "WITHOUT ROWID" in _card_actions_sql(fresh)
+    finally:
+        fresh.close()
+        again.close()
+
+
 def test_a_helper_that_fails_leaves_the_rows_to_the_rebuild(played, monkeypatch):
     """A helper that cannot start, or stops after its first batch: the rebuild makes
     the rows itself from where the helper left off, and they are the same."""
