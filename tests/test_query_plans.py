@@ -23,6 +23,7 @@ import pytest
 from rich.console import Console
 
 from ledger.interface.demo import DEMO_SLUG, run_demo
+from projections.consistency import card_actions_between
 from projections.queries import card_actions_query, history_query
 
 from .conftest import json_of, run_ledger
@@ -105,6 +106,23 @@ def test_history_reads_are_lookups(conn, last, filters, first, constraint, then)
 def test_card_history_is_a_lookup(conn, last):
     sql, params = card_actions_query(DEMO_SLUG, "item-sword", last)
     assert_lookup(plan_of(conn, sql, params), "a", "campaign=? AND card=? AND seq<?", BY_SEQ)
+
+
+def _by_card_and_seq(plan: list[str]) -> bool:
+    return len(plan) == 1 and plan[0].startswith("SEARCH card_actions USING ") \
+        and "(campaign=? AND card=? AND seq>? AND seq<?)" in plan[0]
+
+
+def test_verify_compares_card_actions_by_key(conn, last):
+    """``verify`` compares a batch's card_actions rows with the stored ones by a key lookup
+    per card; by the campaign alone, each batch walked every row of the campaign (a 1M
+    log's comparison grew with the square of its length)."""
+    cards = [card for (card,) in conn.execute("SELECT DISTINCT card FROM card_actions WHERE campaign = ?",
+                                              [DEMO_SLUG])]
+    sql, params = card_actions_between(DEMO_SLUG, cards, 1, last)
+    assert cards and _by_card_and_seq(plan_of(conn, sql, params))
+    walked = "SELECT card, seq FROM card_actions WHERE campaign = ? AND seq BETWEEN ? AND ?"
+    assert not _by_card_and_seq(plan_of(conn, walked, [DEMO_SLUG, 1, last]))
 
 
 def test_the_checker_refuses_the_plans_that_grew_with_the_log(conn, last):
