@@ -146,10 +146,8 @@ def test_the_command_runs_in_the_clients_directory_with_its_environment(server, 
 def test_ctrl_c_reaches_the_command_and_nothing_is_half_recorded(server, tmp_path):
     servers, work = server
     shutil.copy(work / "demo.db", tmp_path / "demo.db")
-    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
     before = served(servers, work)
-    child = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
-                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = _simulating(tmp_path, servers, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 60
     while served(servers, work) == before and time.monotonic() < deadline:  # handed over (status asks do not count)
         time.sleep(0.05)
@@ -198,15 +196,21 @@ def _seq(db: Path) -> int:
         ledger.close()
 
 
+def _simulating(cwd: Path, servers: Path, **popen: object) -> subprocess.Popen:
+    """``ledger --db demo.db simulate`` of a million actions in ``cwd``, with the command
+    servers of ``servers`` (none: cold); its output thrown away unless ``popen`` says otherwise."""
+    return subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
+                            cwd=cwd, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)},
+                            **{"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, **popen})
+
+
 def _long_command(servers: Path, demo: Path, tmp_path: Path, **popen: object) -> tuple[subprocess.Popen, int, int]:
     """A long `simulate` on a copy of ``demo`` handed to the server, once it records: the
     client, its worker's pid and the server's."""
     shutil.copy(demo, tmp_path / "demo.db")
     server_pid = status(servers)["pid"]
     before, start = _workers(server_pid), _seq(tmp_path / "demo.db")
-    child = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
-                             cwd=tmp_path, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)},
-                             **{"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, **popen})
+    child = _simulating(tmp_path, servers, **popen)
     deadline = time.monotonic() + 60
     while not (_workers(server_pid) - before) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -286,9 +290,7 @@ def test_a_command_stopped_by_sigterm_ends_by_it_as_cold(server, cold, tmp_path)
     by_itself.mkdir()
     shutil.copy(work / "demo.db", by_itself / "demo.db")
     start = _seq(by_itself / "demo.db")
-    alone = subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
-                             cwd=by_itself, env={**os.environ, "LEDGER_DAEMON_DIR": str(cold)},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    alone = _simulating(by_itself, cold)
     try:
         deadline = time.monotonic() + 60
         while _seq(by_itself / "demo.db") <= start and time.monotonic() < deadline:

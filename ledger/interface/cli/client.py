@@ -5,10 +5,10 @@ instead of importing the ledger itself (``ledger.interface.cli.warm``).
 What is handed over: the arguments, the working directory, the environment, the umask,
 the signals this process ignores, its resource limits, and its own stdin, stdout and
 stderr (passed as file descriptors over a Unix socket), so that the command reads and
-writes exactly where it would have, terminal or pipe. The server forks a worker that runs the command as this process would have, and
-sends back its exit status. This module imports nothing beyond the standard library's
-smallest modules: its whole cost is starting Python and one round trip (and, with no
-server running, one ``stat``).
+writes exactly where it would have, terminal or pipe. The server forks a worker that
+runs the command as this process would have, and sends back its exit status. This
+module imports nothing beyond the standard library's smallest modules: its whole cost
+is starting Python and one round trip (and, with no server running, one ``stat``).
 
 Only the user who started the server reaches it: the socket lies in a directory only
 that user may open (``socket_dir`` refuses any other), and the server checks the
