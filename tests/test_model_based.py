@@ -390,17 +390,25 @@ class LedgerMachine(RuleBasedStateMachine):
     def check_hero_learns_only_their_own(self, event, after: Campaign, before: dict[str, Any]) -> None:
         """Fair play: a hero's action gives that hero no hidden card id they could not
         see before, except the cards it brings into their own zones (a draw, a search, a
-        trade) or lays face-up for everyone."""
+        trade) or lays face-up for everyone. An undo (a redo) returns the table to the
+        moment before its first target (before the undo), which the hero saw then: what
+        they could see at that moment is not learned either — a hero who undoes their own
+        shuffle of a deck holding a card shown to them knows that card again, as before."""
         hero = event.actor
         if hero == "master":
             return
         before_table = Table.from_dict(before)
         seen_before = visible_sets(after, before_table)[hero]
+        returned_to = (min(event.targets) - 1 if isinstance(event, ActionUndone)
+                       else event.undo - 1 if isinstance(event, ActionRedone) else None)
+        seen_then = (visible_sets(after, Table.from_dict(self.states[returned_to]))[hero]
+                     if returned_to is not None else set())
         table = after.table
         theirs = {card for card in CATALOG_IDS if after.zone_of(card).owner == hero or table.face(card) == "up"}
-        learned = visible_sets(after)[hero] - seen_before
+        learned = visible_sets(after)[hero] - seen_before - seen_then
         assert learned <= theirs, f"{hero}'s {event.action} (seq {event.seq}) let {hero} see {sorted(learned - theirs)}"
-        assert set(event.identified.get(hero, ())) <= theirs | set(event.shown_to_all()), event.identified
+        identified = set(event.identified.get(hero, ()))
+        assert identified <= theirs | set(event.shown_to_all()) | seen_then, event.identified
 
     def advance_model(self, event, after: Campaign) -> None:
         seq = event.seq
@@ -1230,3 +1238,26 @@ def test_the_machine_notices_read_model_rows_and_renderings_that_disagree():
         assert_names_only(zones_view(campaign, "public"), allowed, "public's zones view")
     finally:
         machine.teardown()
+
+
+def test_a_heros_undo_of_their_own_shuffle_gives_back_only_what_they_knew(game):
+    """The machine found: the master shows ana a card of the item deck, ana shuffles
+    the deck (the card's place is secret again), then takes her shuffle back. The undo
+    is hers to make (the shuffle showed no one anything) and returns the deck to the
+    order she knew: she may identify that card again, as before her shuffle, and nobody
+    else learns it."""
+    items = [card for card in CATALOG_IDS if CATALOG[card].suit == "item"][:4]
+    game.add(*items, to="deck:item")
+    card = items[1]
+    game.do(c.Reveal(cards=(card,), to=("ana",)))
+    knew = game.campaign
+    assert can_identify(knew, "ana", card) and not can_identify(knew, "bo", card)
+    order = game.cards("deck:item")
+    game.do(c.Shuffle(actor="ana", stack="deck:item"))
+    assert not can_identify(game.campaign, "ana", card), "a shuffle makes the shown card's place secret"
+    undo = game.do(c.Undo(actor="ana"))
+    after = game.campaign
+    assert game.cards("deck:item") == order and not undo.event.reshuffled_stacks
+    assert can_identify(after, "ana", card)
+    assert not can_identify(after, "bo", card) and not can_identify(after, "public", card)
+    assert set(undo.event.identified) <= {"ana"}, undo.event.identified
