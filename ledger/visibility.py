@@ -26,17 +26,34 @@ def can_identify(campaign: Campaign, viewer: str, card: str) -> bool:
     """Whether ``viewer`` may know which card ``card`` is, where it lies now."""
     if sees_everything(viewer):
         return True
-    table = campaign.table
+    everyone, heroes, controller = identified_by(campaign, card)
+    return everyone or (viewer != PUBLIC and (viewer == controller or viewer in heroes))
+
+
+def identified_by(campaign: Campaign, card: str) -> tuple[bool, tuple[str, ...], str | None]:
+    """Who of the viewers that do not see everything may know which card ``card`` is,
+    where it lies now, as ``(everyone, heroes it is shown to, the hero whose zone lets
+    them look)``; ``public`` is only ever among ``everyone``. The one rule
+    ``can_identify`` and ``identifying`` apply."""
     zone = campaign.zone_of(card)
     if zone.kind == "box":
-        return False
+        return False, (), None
+    table = campaign.table
     if card in table.face_up:
-        return True
-    if viewer == PUBLIC:
-        return False
-    if viewer in table.shown.get(card, ()):  # revealed to them (reveal --to), where it lies
-        return True
-    return zone.owner == viewer and zone.visibility != "face-down"
+        return True, (), None
+    # revealed to them (reveal --to), where it lies; or a look their own zone allows
+    return False, table.shown.get(card, ()), zone.owner if zone.visibility != "face-down" else None
+
+
+def identifying(campaign: Campaign, card: str, blind: list[str]) -> list[str]:
+    """Those of ``blind`` (viewers who do not see everything) who may identify ``card``
+    where it lies now: ``can_identify`` for several viewers at once."""
+    everyone, heroes, controller = identified_by(campaign, card)
+    if everyone:
+        return blind
+    if controller is None and not heroes:
+        return []
+    return [v for v in blind if v != PUBLIC and (v == controller or v in heroes)]
 
 
 # What a viewer is told of a card they cannot see (or that is not there); translated where shown.

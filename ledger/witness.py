@@ -17,7 +17,7 @@ from __future__ import annotations
 from .campaign import Campaign
 from .changes import CardChanged, Change
 from .events import ActionRecorded
-from .visibility import can_identify, sees_everything
+from .visibility import can_identify, identifying, sees_everything
 
 
 def change_marks(event: ActionRecorded, after: Campaign, viewer: str) -> list[bool]:
@@ -110,25 +110,25 @@ def recorded_facts(event: ActionRecorded, after: Campaign, viewers: list[str]
         table = after.table
         saw = {v: {c for c in shown if c in table.where} for v in blind}
         for card in cards:
-            for v in blind:
-                if can_identify(after, v, card):
-                    saw[v].add(card)
+            for v in identifying(after, card, blind):
+                saw[v].add(card)
         undone = []
         try:
             for i in range(len(changes) - 1, -1, -1):
                 change = changes[i]
                 card = change.card if isinstance(change, CardChanged) else None
-                now_seen = {v: card in shown or can_identify(after, v, card) for v in blind} if card else {}
+                now_seen = blind if card in shown else identifying(after, card, blind) if card else ()
                 table.apply(change.inverse())
                 undone.append(change)
                 if card:
+                    before = identifying(after, card, blind)
                     for v in blind:
-                        before = can_identify(after, v, card)
-                        marks[v][i] = now_seen[v] or before
-                        if before:
-                            saw[v].add(card)
+                        marks[v][i] = v in now_seen or v in before
+                    for v in before:
+                        saw[v].add(card)
+            knew = {card: identifying(after, card, blind) for card in set().union(*saw.values())}
             for v in blind:
-                new = sorted(c for c in saw[v] if not can_identify(after, v, c))
+                new = sorted(c for c in saw[v] if v not in knew[c])
                 if new:
                     identified[v] = tuple(new)
         finally:  # forward again, exactly (the fold makes it so)
@@ -157,12 +157,28 @@ def _witnessed_from(event: ActionRecorded, after: Campaign, viewers: list[str], 
                     marks: dict[str, list[bool]]) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     seen: dict[str, list[str]] = {card: [] for card in touched}
     unnamed: dict[str, list[str]] = {}
+    moves = [(i, change.card) for i, change in enumerate(event.changes) if isinstance(change, CardChanged)]
+    moved = {card for _, card in moves}
+    shown = set(event.shown_to_all()) & touched
+    where = after.table.where
+    # the cards named without being moved: a viewer who can identify them witnessed them
+    still = {card: identifying(after, card, viewers) for card in touched - moved if card in where}
     for viewer in viewers:
-        named = visible_cards(event, after, viewer, touched, marks[viewer])
-        for card in witnessed_cards(event, after, viewer, touched, marks[viewer]):
-            seen[card].append(viewer)
-            if card not in named:
-                unnamed.setdefault(card, []).append(viewer)
+        if sees_everything(viewer):
+            for card in touched:
+                seen[card].append(viewer)
+            continue
+        mark = marks[viewer]
+        last: dict[str, bool] = {}
+        ever: dict[str, bool] = {}
+        for i, card in moves:  # visible_cards and witnessed_cards, in one pass
+            last[card] = mark[i]
+            ever[card] = ever.get(card, False) or mark[i]
+        for card in touched:
+            if card in shown or (ever[card] if card in ever else viewer in still.get(card, ())):
+                seen[card].append(viewer)
+                if card not in shown and card in last and not last[card]:
+                    unnamed.setdefault(card, []).append(viewer)
     return ({card: tuple(who) for card, who in sorted(seen.items()) if who},
             {card: tuple(who) for card, who in sorted(unnamed.items())})
 

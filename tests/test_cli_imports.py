@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 import pytest
 
+from ledger.catalog import sample_catalog_path
 from ledger.interface.cli import cli
 from ledger.interface.cli.group import COMMAND_MODULES, load_commands
 
@@ -110,3 +111,32 @@ def test_the_installed_command_asks_the_warm_server_before_importing_click(tmp_p
     modules = set(json.loads(out.read_text()))
     assert [name for name in (*HEAVY, "click", "ledger.i18n", "ledger.errors", "socket")
             if loaded(modules, name)] == []
+
+
+@pytest.mark.parametrize("setting", [None, ""])
+def test_the_command_does_not_search_for_pydantic_plugins_unless_asked(tmp_path, setting):
+    """pydantic looks through every installed distribution for plugins when it builds its
+    first validator; the ledger uses none, so the command skips that search (a fake
+    plugin on the path is never loaded) unless ``PYDANTIC_DISABLE_PLUGINS`` is set
+    already: set empty, the plugin is found and loaded."""
+    plugins = tmp_path / "plugins"
+    (plugins / "fakeplug-1.0.dist-info").mkdir(parents=True)
+    (plugins / "fakeplug-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: fakeplug\nVersion: 1.0\n")
+    (plugins / "fakeplug-1.0.dist-info" / "entry_points.txt").write_text("[pydantic]\nfake = fakeplug:plugin\n")
+    marker = tmp_path / "loaded"
+    (plugins / "fakeplug.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\n"
+        "class _Plugin:\n"
+        "    def new_schema_validator(self, *args, **kwargs):\n"
+        "        return None, None, None\n"
+        "plugin = _Plugin()\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(plugins), *filter(None, [env.get("PYTHONPATH")])])
+    if setting is not None:
+        env["PYDANTIC_DISABLE_PLUGINS"] = setting
+    db = tmp_path / "c.db"
+    script = "import sys\nfrom ledger.interface.cli import main\nmain(sys.argv[1:])\n"
+    done = subprocess.run([sys.executable, "-c", script, "--db", str(db), "init", "--catalog", str(sample_catalog_path())],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert marker.exists() == (setting == ""), "the plugin was loaded" if marker.exists() else "it was not"

@@ -18,6 +18,7 @@ In-process, with the same output and exit status as the real command::
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -28,7 +29,13 @@ def main(argv: list[str] | None = None) -> None:
     """The ``ledger`` command. Run as the installed command (no ``argv``), it first offers
     the command line to this user's warm command server, if one is running
     (``ledger daemon start``; ``client``), and exits with its status; otherwise, and
-    when called with ``argv``, it runs the command in this process (``group.main``)."""
+    when called with ``argv``, it runs the command in this process (``group.main``).
+
+    pydantic looks for plugins in every installed distribution's entry points (through
+    ``importlib.metadata``, ~20 ms and more the more is installed) when it builds its first
+    validator; the ledger uses none, so the command turns that search off unless
+    ``PYDANTIC_DISABLE_PLUGINS`` is set already (set it empty to load plugins)."""
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if argv is None:
         from .client import forward
 
