@@ -73,7 +73,9 @@ def pytest_configure(config) -> None:
     os.environ["LEDGER_KEY"] = str(Path(tempfile.gettempdir()) / f"no-key-here-{os.getpid()}" / "signing-key.pem")
     # No command of the suite is handed to a warm command server this machine's user may
     # have running (ledger daemon start): the tests of that server start their own.
+    # nor starts one of its own for later commands (a developer's terminal; tests/test_daemon.py)
     os.environ["LEDGER_DAEMON_DIR"] = str(Path(tempfile.gettempdir()) / f"no-command-server-{os.getpid()}")
+    os.environ["LEDGER_DAEMON"] = "off"
     config.addinivalue_line("markers", "both_stores: the module's (or test's) campaign databases are an SQLite file "
                             "and a PostgreSQL schema in turn (the ``store`` fixture; tests/conftest.py)")
     config.addinivalue_line("markers", "sqlite_only: this test of a both_stores module is about the SQLite file")

@@ -455,3 +455,75 @@ def test_a_server_whose_code_changed_declines_and_stops(tmp_path, cold):
     finally:
         ledger("daemon", "stop", servers=servers, cwd=tmp_path, python_path=copy)
         shutil.rmtree(servers, ignore_errors=True)
+
+
+# -- started by itself for a person at a terminal -------------------------------------------
+def at_terminal(*args: str, servers: Path, cwd: Path, extra: dict | None = None) -> tuple[int, str]:
+    """``ledger ARGS`` with a terminal for its stdin, stdout and stderr (as a person types
+    it); its exit status and what it wrote there."""
+    import pty
+
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers), "LEDGER_DAEMON": "auto", **(extra or {})}
+    main, other = pty.openpty()
+    try:
+        done = subprocess.run([sys.executable, "-m", "ledger", *args], cwd=cwd, env=env, stdin=other, stdout=other,
+                              stderr=other, timeout=120)
+        os.close(other)
+        other = -1
+        written = b""
+        with contextlib.suppress(OSError):  # EIO: the terminal's other side is closed and drained
+            while chunk := os.read(main, 1 << 16):
+                written += chunk
+    finally:
+        os.close(main)
+        if other >= 0:
+            os.close(other)
+    return done.returncode, written.decode()
+
+
+def _started_within(servers: Path, seconds: float) -> dict | None:
+    deadline = time.monotonic() + seconds
+    while (found := status(servers)) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
+def test_a_command_typed_at_a_terminal_starts_a_server_for_the_next_ones(tmp_path):
+    """The first ``ledger`` command a person types runs as always, and leaves a command
+    server starting in the background (30 minutes idle), so that the next ones are quick;
+    the next command goes through it."""
+    servers = _private_dir()
+    try:
+        assert ledger("demo", servers=servers, cwd=tmp_path).returncode == 0
+        assert status(servers) is None  # a script's command (no terminal) starts none
+        code, written = at_terminal("--db", "demo.db", "zones", servers=servers, cwd=tmp_path)
+        assert code == 0 and "deck:item" in written, written
+        found = _started_within(servers, 60)
+        assert found is not None, "no command server started"
+        before = found["served"]
+        code, again = at_terminal("--db", "demo.db", "zones", servers=servers, cwd=tmp_path)
+        assert code == 0 and again == written
+        assert status(servers)["served"] == before + 1  # it went through the server
+    finally:
+        ledger("daemon", "stop", servers=servers, cwd=tmp_path)
+        shutil.rmtree(servers, ignore_errors=True)
+
+
+@pytest.mark.parametrize("how", ["LEDGER_DAEMON=off", "--help", "not a terminal"])
+def test_no_server_starts_for_scripts_help_or_when_turned_off(tmp_path, how):
+    servers = _private_dir()
+    try:
+        assert ledger("demo", servers=servers, cwd=tmp_path).returncode == 0
+        if how == "not a terminal":
+            done = ledger("--db", "demo.db", "zones", servers=servers, cwd=tmp_path, extra={"LEDGER_DAEMON": "auto"})
+            assert done.returncode == 0
+        else:
+            args = ("--help",) if how == "--help" else ("--db", "demo.db", "zones")
+            extra = {"LEDGER_DAEMON": "off"} if how.startswith("LEDGER_DAEMON") else {}
+            assert at_terminal(*args, servers=servers, cwd=tmp_path, extra=extra)[0] == 0
+        # a start in the background is tried only after leaving its mark (start_for_later)
+        assert not any(servers.glob("*.tried"))
+        assert _started_within(servers, 1) is None
+    finally:
+        ledger("daemon", "stop", servers=servers, cwd=tmp_path)
+        shutil.rmtree(servers, ignore_errors=True)

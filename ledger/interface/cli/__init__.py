@@ -37,11 +37,12 @@ def main(argv: list[str] | None = None) -> None:
     ``PYDANTIC_DISABLE_PLUGINS`` is set already (set it empty to load plugins)."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     if argv is None:
-        from .client import forward
+        from .client import forward, start_for_later
 
         status = forward(sys.argv[1:])
         if status is not None:
             sys.exit(status)
+        start_for_later(sys.argv[1:])
     from .group import main as run
 
     run(argv)

@@ -35,6 +35,11 @@ COMMAND, STATUS = b"C", b"S"
 
 IDLE = 4 * 3600
 """Seconds without a command after which the server stops (``ledger daemon start --idle``)."""
+AUTO_IDLE = 30 * 60
+"""The same for a server started by itself for a person at a terminal (``start_for_later``)."""
+AUTO_PATIENCE = 60
+"""Seconds after a start in the background during which no other is tried: the server
+warms up for ~1–3 s, and one that could not start is not tried again at every command."""
 DECLINED = 0
 """The worker pid a server answers with when it declines (its code has changed on disk
 since it started: it stops, and the command runs in this process)."""
@@ -86,6 +91,49 @@ def forward(argv: list[str]) -> int | None:
     if found is None:
         return None
     return _wait(*found, as_json="--json" in argv)
+
+
+def start_for_later(argv: list[str]) -> None:
+    """When a person types ledger commands at a terminal and no command server runs, starts
+    one in the background (``ledger daemon start --idle 1800``, output discarded) for
+    their next commands, and returns at once: this command runs as it would have. Not for
+    scripts and pipes (stdin or stderr not a terminal), ``daemon`` and ``serve``, ``--help``,
+    nor with ``LEDGER_DAEMON=off``; at most one try a minute (``AUTO_PATIENCE``)."""
+    if (os.environ.get("LEDGER_DAEMON", "auto").strip().lower() != "auto" or sys.platform != "linux"
+            or not argv or NOT_FORWARDED.intersection(argv) or {"--help", "-h", "--version"}.intersection(argv)):
+        return
+    try:
+        if not (os.isatty(0) and os.isatty(2)):
+            return
+        tried = os.path.splitext(socket_path())[0] + ".tried"
+        folder = os.path.dirname(tried)
+        if os.path.isdir(folder):
+            if not private_dir(folder):
+                return  # ``daemon start`` would refuse it; ``ledger daemon start`` says why
+            try:
+                if os.stat(tried).st_mtime > _now() - AUTO_PATIENCE:
+                    return
+            except FileNotFoundError:
+                pass
+        else:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+        os.close(os.open(tried, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        os.utime(tried)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        try:
+            os.posix_spawn(sys.executable, [sys.executable, "-P", "-m", "ledger", "daemon", "start", "--idle",
+                                            str(AUTO_IDLE)], os.environ,
+                           file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)], setsid=True)
+        finally:
+            os.close(devnull)
+    except OSError:  # no room for the server: commands run as they always did
+        return
+
+
+def _now() -> float:
+    import time
+
+    return time.time()
 
 
 def status() -> dict | None:

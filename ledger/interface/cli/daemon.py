@@ -28,7 +28,9 @@ def daemon() -> None:
     (from any directory, on any campaign file) is handed to it and runs in a fresh copy
     of it, several times faster. Output, exit status, Ctrl-C and files behave as
     without it. Only you can reach it; it stops by itself after --idle seconds without
-    a command (4 hours), or when the ledger's code changes.
+    a command (4 hours), or when the ledger's code changes. The first command you type
+    at a terminal starts one for the next ones, which stops after 30 minutes without a
+    command (LEDGER_DAEMON=off: never).
 
     \b
     Example: ledger daemon start
