@@ -929,8 +929,12 @@ class LedgerMachine(RuleBasedStateMachine):
             return
         deck, hero = data.draw(st.sampled_from(decks)), data.draw(st.sampled_from(heroes))
         cards = set(table.cards_in(deck))
+        known = {card for card in cards if can_identify(self.campaign, hero, card)}  # face-up, shown to them
         drawn = self.attempt(c.Draw(actor=hero, stack=deck, count=data.draw(st.integers(1, 2))))
         if drawn is None:
+            return
+        if set(drawn.event.cards) <= known:  # the draw showed them nothing they did not know: no secret
+            assert not drawn.event.identified.get(hero), drawn.event.identified
             return
         assert drawn.event.identified.get(hero), "a hero's draw must record that the hero saw the cards"
         self.attempt(c.Undo(actor=hero), refuse=True, why="fair play: the draw showed hidden cards")
