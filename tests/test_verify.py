@@ -190,6 +190,28 @@ def digit_in_the_recorded_seed(db: Path | str, p: Played) -> int:
     return seq
 
 
+def _count_in_the_command(db: Path | str, p: Played, written: bytes) -> int:
+    """Bo's draw's recorded command says ``"count":1``; written as ``written`` it reads as an
+    equal Python value (1 == 1.0 == True), so deciding the command again gives back an
+    equal event: only the hash of what is stored can tell."""
+    seq = p.seqs["draw"][-1]
+    state = read_state(db, p.cid, seq)
+    stored = json.loads(state)
+    assert stored["command"]["count"] == 1 and state.count(b'"count":1') == 2, stored["command"]  # event, command
+    at = state.index(b'"count":1', state.index(b'"command":'))
+    write_state(db, p.cid, seq, state[:at] + b'"count":' + written + state[at + len(b'"count":1'):])
+    assert json.loads(read_state(db, p.cid, seq))["command"]["count"] == 1
+    return seq
+
+
+def whole_number_in_the_command_written_as_a_float(db: Path | str, p: Played) -> int:
+    return _count_in_the_command(db, p, b"1.0")
+
+
+def whole_number_in_the_command_written_as_true(db: Path | str, p: Played) -> int:
+    return _count_in_the_command(db, p, b"true")
+
+
 def byte_breaking_the_json(db: Path | str, p: Played) -> int:
     seq = p.last // 2
     state = read_state(db, p.cid, seq)
@@ -317,7 +339,8 @@ def trade_card_resealed(db: Path | str, p: Played) -> int:
 
 
 TAMPERINGS = [
-    digit_in_a_value, digit_in_the_timestamp, digit_in_the_recorded_seed, byte_breaking_the_json, deleted_row,
+    digit_in_a_value, digit_in_the_timestamp, digit_in_the_recorded_seed, whole_number_in_the_command_written_as_a_float,
+    whole_number_in_the_command_written_as_true, byte_breaking_the_json, deleted_row,
     deleted_row_renumbered, swapped_states,
     forged_row_at_the_end, forged_row_renumbered_in, shuffle_order, shuffle_order_resealed,
     shuffle_seed_resealed, trade_settlement, trade_settlement_resealed, trade_card_resealed,
