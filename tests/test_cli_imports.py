@@ -135,8 +135,7 @@ def test_the_command_does_not_search_for_pydantic_plugins_unless_asked(tmp_path,
     if setting is not None:
         env["PYDANTIC_DISABLE_PLUGINS"] = setting
     db = tmp_path / "c.db"
-    script = "import sys\nfrom ledger.interface.cli import main\nmain(sys.argv[1:])\n"
-    done = subprocess.run([sys.executable, "-c", script, "--db", str(db), "init", "--catalog", str(sample_catalog_path())],
+    done = subprocess.run([sys.executable, "-m", "ledger", "--db", str(db), "init", "--catalog", str(sample_catalog_path())],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert marker.exists() == (setting == ""), "the plugin was loaded" if marker.exists() else "it was not"

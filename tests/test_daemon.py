@@ -488,6 +488,15 @@ def _started_within(servers: Path, seconds: float) -> dict | None:
     return found
 
 
+def _tidy(servers: Path, cwd: Path, wait: bool = True) -> None:
+    """Stops a server a start in the background left (waiting for one that was tried to
+    answer or give up: its start waits at most a minute), then removes the directory."""
+    if wait and any(servers.glob("*.tried")):
+        _started_within(servers, 60)
+    ledger("daemon", "stop", servers=servers, cwd=cwd)
+    shutil.rmtree(servers, ignore_errors=True)
+
+
 def test_a_command_typed_at_a_terminal_starts_a_server_for_the_next_ones(tmp_path):
     """The first ``ledger`` command a person types runs as always, and leaves a command
     server starting in the background (30 minutes idle), so that the next ones are quick;
@@ -505,11 +514,10 @@ def test_a_command_typed_at_a_terminal_starts_a_server_for_the_next_ones(tmp_pat
         assert code == 0 and again == written
         assert status(servers)["served"] == before + 1  # it went through the server
     finally:
-        ledger("daemon", "stop", servers=servers, cwd=tmp_path)
-        shutil.rmtree(servers, ignore_errors=True)
+        _tidy(servers, tmp_path)
 
 
-@pytest.mark.parametrize("how", ["LEDGER_DAEMON=off", "--help", "not a terminal"])
+@pytest.mark.parametrize("how", ["LEDGER_DAEMON=off", "--help", "not a terminal", "a directory others may enter"])
 def test_no_server_starts_for_scripts_help_or_when_turned_off(tmp_path, how):
     servers = _private_dir()
     try:
@@ -517,6 +525,9 @@ def test_no_server_starts_for_scripts_help_or_when_turned_off(tmp_path, how):
         if how == "not a terminal":
             done = ledger("--db", "demo.db", "zones", servers=servers, cwd=tmp_path, extra={"LEDGER_DAEMON": "auto"})
             assert done.returncode == 0
+        elif how == "a directory others may enter":
+            servers.chmod(0o755)
+            assert at_terminal("--db", "demo.db", "zones", servers=servers, cwd=tmp_path)[0] == 0
         else:
             args = ("--help",) if how == "--help" else ("--db", "demo.db", "zones")
             extra = {"LEDGER_DAEMON": "off"} if how.startswith("LEDGER_DAEMON") else {}
@@ -525,5 +536,38 @@ def test_no_server_starts_for_scripts_help_or_when_turned_off(tmp_path, how):
         assert not any(servers.glob("*.tried"))
         assert _started_within(servers, 1) is None
     finally:
-        ledger("daemon", "stop", servers=servers, cwd=tmp_path)
-        shutil.rmtree(servers, ignore_errors=True)
+        _tidy(servers, tmp_path)
+
+
+def test_a_start_in_the_background_is_tried_at_most_once_a_minute(tmp_path):
+    """A server that cannot start (here: its start's lock is a directory) is not tried
+    again at every command typed: once a minute."""
+    servers = _private_dir()
+    try:
+        assert ledger("demo", servers=servers, cwd=tmp_path).returncode == 0
+        lock = Path(os.path.splitext(socket_path_in(servers))[0] + ".lock")
+        lock.mkdir()  # ledger daemon start cannot take its lock: it fails, quietly
+        assert at_terminal("--db", "demo.db", "zones", servers=servers, cwd=tmp_path)[0] == 0
+        [mark] = servers.glob("*.tried")
+        half = time.time() - 30
+        os.utime(mark, (half, half))
+        assert at_terminal("--db", "demo.db", "zones", servers=servers, cwd=tmp_path)[0] == 0
+        assert mark.stat().st_mtime == half  # tried half a minute ago: not again
+        old = time.time() - 90
+        os.utime(mark, (old, old))
+        assert at_terminal("--db", "demo.db", "zones", servers=servers, cwd=tmp_path)[0] == 0
+        assert mark.stat().st_mtime > old + 60  # a minute and a half ago: tried again
+        assert status(servers) is None
+    finally:
+        _tidy(servers, tmp_path, wait=False)  # each start failed at once, on its lock
+
+
+def socket_path_in(servers: Path) -> str:
+    before = os.environ.get("LEDGER_DAEMON_DIR")
+    os.environ["LEDGER_DAEMON_DIR"] = str(servers)
+    try:
+        return client.socket_path()
+    finally:
+        os.environ.pop("LEDGER_DAEMON_DIR")
+        if before is not None:
+            os.environ["LEDGER_DAEMON_DIR"] = before

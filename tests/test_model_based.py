@@ -403,6 +403,8 @@ class LedgerMachine(RuleBasedStateMachine):
                        else event.undo - 1 if isinstance(event, ActionRedone) else None)
         seen_then = (visible_sets(after, Table.from_dict(self.states[returned_to]))[hero]
                      if returned_to is not None else set())
+        # but not where the undo shuffled again: those cards' places are new
+        seen_then -= {card for stack in getattr(event, "reshuffled_stacks", ()) for card in after.table.cards_in(stack)}
         table = after.table
         theirs = {card for card in CATALOG_IDS if after.zone_of(card).owner == hero or table.face(card) == "up"}
         learned = visible_sets(after)[hero] - seen_before - seen_then

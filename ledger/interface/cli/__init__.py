@@ -29,14 +29,17 @@ def main(argv: list[str] | None = None) -> None:
     """The ``ledger`` command. Run as the installed command (no ``argv``), it first offers
     the command line to this user's warm command server, if one is running
     (``ledger daemon start``; ``client``), and exits with its status; otherwise, and
-    when called with ``argv``, it runs the command in this process (``group.main``).
+    when called with ``argv``, it runs the command in this process (``group.main``),
+    typed at a terminal having first started a server for the next commands
+    (``client.start_for_later``).
 
     pydantic looks for plugins in every installed distribution's entry points (through
     ``importlib.metadata``, ~20 ms and more the more is installed) when it builds its first
-    validator; the ledger uses none, so the command turns that search off unless
-    ``PYDANTIC_DISABLE_PLUGINS`` is set already (set it empty to load plugins)."""
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    validator; the ledger uses none, so the installed command (its own process) turns that
+    search off unless ``PYDANTIC_DISABLE_PLUGINS`` is set already (set it empty to load
+    plugins)."""
     if argv is None:
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
         from .client import forward, start_for_later
 
         status = forward(sys.argv[1:])

@@ -98,27 +98,16 @@ def start_for_later(argv: list[str]) -> None:
     one in the background (``ledger daemon start --idle 1800``, output discarded) for
     their next commands, and returns at once: this command runs as it would have. Not for
     scripts and pipes (stdin or stderr not a terminal), ``daemon`` and ``serve``, ``--help``,
-    nor with ``LEDGER_DAEMON=off``; at most one try a minute (``AUTO_PATIENCE``)."""
-    if (os.environ.get("LEDGER_DAEMON", "auto").strip().lower() != "auto" or sys.platform != "linux"
+    nor with ``LEDGER_DAEMON=off``; at most one try a minute (``AUTO_PATIENCE``: a mark
+    left beside the socket, in the private directory only). Nothing here may fail the
+    command."""
+    if (os.environ.get("LEDGER_DAEMON", "auto").strip().lower() in AUTO_OFF or sys.platform != "linux"
+            or not sys.executable or getattr(sys, "frozen", False)
             or not argv or NOT_FORWARDED.intersection(argv) or {"--help", "-h", "--version"}.intersection(argv)):
         return
     try:
-        if not (os.isatty(0) and os.isatty(2)):
+        if not (os.isatty(0) and os.isatty(2)) or not _mark_try(os.path.splitext(socket_path())[0] + ".tried"):
             return
-        tried = os.path.splitext(socket_path())[0] + ".tried"
-        folder = os.path.dirname(tried)
-        if os.path.isdir(folder):
-            if not private_dir(folder):
-                return  # ``daemon start`` would refuse it; ``ledger daemon start`` says why
-            try:
-                if os.stat(tried).st_mtime > _now() - AUTO_PATIENCE:
-                    return
-            except FileNotFoundError:
-                pass
-        else:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
-        os.close(os.open(tried, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
-        os.utime(tried)
         devnull = os.open(os.devnull, os.O_RDWR)
         try:
             os.posix_spawn(sys.executable, [sys.executable, "-P", "-m", "ledger", "daemon", "start", "--idle",
@@ -126,14 +115,41 @@ def start_for_later(argv: list[str]) -> None:
                            file_actions=[(os.POSIX_SPAWN_DUP2, devnull, fd) for fd in (0, 1, 2)], setsid=True)
         finally:
             os.close(devnull)
-    except OSError:  # no room for the server: commands run as they always did
+    except Exception:  # noqa: BLE001 — no room for a server: commands run as they always did
         return
 
 
-def _now() -> float:
+AUTO_OFF = frozenset({"off", "0", "no", "false", "never"})
+
+
+def _mark_try(mark: str) -> bool:
+    """Leaves the mark of a start tried now, unless one was tried in the last minute; False
+    then, or when the directory is not a real one of this user's that no one else may
+    enter (opened without following links, and checked as opened)."""
+    import stat
     import time
 
-    return time.time()
+    folder = os.path.dirname(mark)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+            return False
+        name = os.path.basename(mark)
+        try:
+            if os.stat(name, dir_fd=fd, follow_symlinks=False).st_mtime > time.time() - AUTO_PATIENCE:
+                return False
+        except FileNotFoundError:
+            pass
+        left = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=fd)
+        try:
+            os.utime(left)
+        finally:
+            os.close(left)
+        return True
+    finally:
+        os.close(fd)
 
 
 def status() -> dict | None:
