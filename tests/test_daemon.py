@@ -253,6 +253,60 @@ def test_a_client_killed_outright_takes_its_command_down_with_it(server, tmp_pat
     assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
 
 
+def _state(pid: int) -> str:
+    """A process's state letter (R, S, T: stopped...), from /proc; "" when it is gone."""
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def _until(check, patience: float = 10) -> bool:
+    deadline = time.monotonic() + patience
+    while not check() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return check()
+
+
+def test_ctrl_z_stops_the_command_with_its_client_and_fg_goes_on(server, tmp_path):
+    """Ctrl-Z (SIGTSTP from the terminal) stops the client, and the command with it, as it
+    stops a command run cold: nothing is recorded meanwhile. ``fg`` (SIGCONT) continues
+    both, and the command records on."""
+    servers, work = server
+    child, worker, server_pid = _long_command(servers, work / "demo.db", tmp_path)
+    try:
+        child.send_signal(signal.SIGTSTP)
+        assert _until(lambda: _state(child.pid) == "T" and _state(worker) == "T"), (_state(child.pid), _state(worker))
+        held = _seq(tmp_path / "demo.db")
+        time.sleep(1.0)
+        assert _seq(tmp_path / "demo.db") == held, "the command recorded on while stopped"
+        child.send_signal(signal.SIGCONT)
+        assert _until(lambda: _state(worker) not in ("T", "")), _state(worker)
+        assert _until(lambda: _seq(tmp_path / "demo.db") > held, 30), "the command did not go on"
+        child.send_signal(signal.SIGINT)
+        assert child.wait(timeout=30) == 1
+    finally:
+        _stop(child, worker)
+    assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
+
+
+def test_a_stopped_command_whose_client_is_killed_is_not_left_stopped(server, tmp_path):
+    """Stopped with its client (Ctrl-Z), then the client killed outright: the server
+    continues the worker, which stops as a hung-up command would (it held the file's
+    write lock, maybe), recording nothing half."""
+    servers, work = server
+    child, worker, server_pid = _long_command(servers, work / "demo.db", tmp_path)
+    try:
+        child.send_signal(signal.SIGTSTP)
+        assert _until(lambda: _state(worker) == "T"), _state(worker)
+        child.kill()
+        child.wait()
+        assert _gone(worker, server_pid, servers), f"the worker is left {_state(worker)!r}"
+    finally:
+        _stop(child, worker)
+    assert ledger("--db", "demo.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
+
+
 def test_a_signal_the_client_ignores_its_command_ignores(server, tmp_path):
     """Under ``nohup`` (SIGHUP ignored) a command goes on when the terminal closes, cold
     or through the server; a signal the client does not ignore still reaches it."""

@@ -257,7 +257,9 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
     """Waits for the worker's exit status, passing on the signals that would have
     stopped this process (Ctrl-C reaches the worker as it would the command). A worker
     that a passed-on signal stopped outright (SIGTERM, SIGHUP) sends no status: this
-    process then dies of the same signal, as the command run cold would have."""
+    process then dies of the same signal, as the command run cold would have. Ctrl-Z
+    (SIGTSTP) stops the worker too, and continuing this process continues it."""
+    import contextlib
     import signal
 
     relayed: list[int] = []
@@ -269,11 +271,23 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
         except OSError:
             pass
 
+    def suspend(_signum: int, _frame: object) -> None:
+        """Ctrl-Z: the worker stops with this process, and goes on when it does (fg, bg)."""
+        with contextlib.suppress(OSError):
+            os.kill(worker, signal.SIGSTOP)
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until continued
+        signal.signal(signal.SIGTSTP, suspend)
+        with contextlib.suppress(OSError):
+            os.kill(worker, signal.SIGCONT)
+
     ignored = _ignored()  # stays ignored, as for the command
     before = {}
     for name in RELAYED:
         if name not in ignored:
             before[name] = signal.signal(getattr(signal, name), relay)
+    if signal.getsignal(signal.SIGTSTP) is signal.SIG_DFL:  # a shell's job control may stop this process
+        before["SIGTSTP"] = signal.signal(signal.SIGTSTP, suspend)
     try:
         status = _int(conn)
     except OSError:

@@ -6,7 +6,8 @@ the event and command classes again (most of a cold command's time).
 
 Each worker is a copy of the warmed process that takes the client's stdin, stdout
 and stderr, working directory, environment, umask, ignored signals and resource limits,
-and stops if the client vanishes; it runs the command exactly as
+and stops if the client vanishes (one stopped with its client by Ctrl-Z is continued
+first, ``_wake_orphans``); it runs the command exactly as
 ``ledger`` would (``group.main``), and sends its exit status back. Workers share
 nothing with each other or with the server: the server opens no database (its
 warm-up plays a short campaign in a temporary directory and closes it), so every
@@ -109,6 +110,7 @@ def serve(path: str, idle: float = IDLE) -> None:
     listener.settimeout(min(idle, 60.0))
     started, served, last = time.time(), 0, time.monotonic()
     workers: dict[int, bool] = {}  # pid -> is it running a command (not answering a status)
+    clients: dict[int, int] = {}  # worker's pid -> its client's pid
 
     def stop(_signum: int = 0, _frame: object = None) -> None:
         with contextlib.suppress(OSError):
@@ -123,6 +125,8 @@ def serve(path: str, idle: float = IDLE) -> None:
     print(f"ledger command server {os.getpid()} listening on {path}", flush=True)
     while True:
         _reap(workers)
+        _wake_orphans(workers, clients)
+        listener.settimeout(ORPHAN_CHECK if workers else min(idle, 60.0))
         try:
             conn, _ = listener.accept()
         except TimeoutError:
@@ -133,7 +137,8 @@ def serve(path: str, idle: float = IDLE) -> None:
         last = time.monotonic()
         _reap(workers)
         with conn:
-            if not _same_user(conn):
+            client = _same_user(conn)
+            if client is None:
                 continue
             conn.settimeout(5.0)  # a client that connects and says nothing is not waited for long
             try:
@@ -157,13 +162,37 @@ def serve(path: str, idle: float = IDLE) -> None:
                 listener.close()
                 _work(conn, status)  # never returns
             workers[worker] = not asking
+            clients[worker] = client
             served += not asking
 
 
-def _same_user(conn: socket.socket) -> bool:
+ORPHAN_CHECK = 5.0
+"""Seconds between looks for a worker whose client is gone while the worker is stopped."""
+
+
+def _same_user(conn: socket.socket) -> int | None:
+    """The pid of the client at the other end, if it is this user's; else None."""
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return uid == os.getuid()
+    pid, uid, _gid = struct.unpack("3i", creds)
+    return pid if uid == os.getuid() else None
+
+
+def _wake_orphans(workers: dict[int, bool], clients: dict[int, int]) -> None:
+    """A worker stopped with its client (Ctrl-Z) whose client is then killed would stay
+    stopped for good, holding what it holds (a write lock, say): it is continued, and
+    then notices the hang-up (``_hang_up_with``) and stops as a hung-up command would."""
+    for worker in list(clients):
+        if worker not in workers:
+            del clients[worker]
+            continue
+        try:
+            os.kill(clients[worker], 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                os.kill(worker, signal.SIGCONT)
+            del clients[worker]
+        except OSError:
+            pass
 
 
 def _reap(workers: dict[int, bool]) -> None:
