@@ -246,20 +246,30 @@ class Ledger(Application):
         """The campaign at ``at`` (or now) from the latest snapshot at or before it that
         checks out against the action at its seq (``ledger.snapshots.unfit``), then the
         actions after it; a snapshot that does not is passed over for the one before."""
+        found = self.fit_snapshot(cid, at)
+        if found is None:
+            campaign = self.project(None, self.events.get(cid, lte=at))
+            if campaign is None:
+                raise AggregateNotFoundError(cid)
+            return campaign
+        snapshot, later = found
+        return self.project(self.project(None, [snapshot]), later)
+
+    def fit_snapshot(self, cid: UUID, at: int | None = None) -> tuple[CampaignSnapshot, list[ActionRecorded]] | None:
+        """The latest snapshot at or before ``at`` that checks out against the action at
+        its seq (``ledger.snapshots.unfit``; one that does not is passed over), with the
+        actions after it up to ``at``; None if there is none."""
         assert self.snapshots is not None
         below = at
         while True:
             found = list(self.snapshots.get(cid, desc=True, limit=1, lte=below))
             if not found:
-                campaign = self.project(None, self.events.get(cid, lte=at))
-                if campaign is None:
-                    raise AggregateNotFoundError(cid)
-                return campaign
+                return None
             snapshot = found[0]
             events = list(self.events.get(cid, gt=snapshot.originator_version - 1, lte=at))
             if events and events[0].originator_version == snapshot.originator_version \
                     and unfit(snapshot.state, events[0]) is None:
-                return self.project(self.project(None, [snapshot]), events[1:])
+                return snapshot, events[1:]
             below = snapshot.originator_version - 1
 
     def _current(self, cid: UUID, fresh: bool = True) -> Campaign:

@@ -18,6 +18,8 @@ checkpoints players keep (``--expect``) and signed exports catch that.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +41,9 @@ from .rulesets import decided_under
 from .snapshots import digest
 
 PAGE = 1000
+SPLIT_FROM = 20_000
+"""Actions from which ``verify`` checks a log in parts side by side (each part at least
+a quarter of that)."""
 
 
 @dataclass(frozen=True)
@@ -69,20 +74,21 @@ class _Bad(Exception):
         self.reason = reason
 
 
-def stored_actions(ledger: Ledger, cid: UUID) -> Iterator[StoredEvent]:
-    """The campaign's stored events in seq order, a page at a time."""
-    last = 0
+def stored_actions(ledger: Ledger, cid: UUID, after: int = 0, upto: int | None = None) -> Iterator[StoredEvent]:
+    """The campaign's stored events in seq order, a page at a time (those after ``after``,
+    up to ``upto``)."""
+    last = after
     while True:
-        page = ledger.recorder.select_events(cid, gt=last, limit=PAGE)
+        page = ledger.recorder.select_events(cid, gt=last, lte=upto, limit=PAGE)
         if not page:
             return
         yield from page
         last = page[-1].originator_version
 
 
-def _stored_snapshots(ledger: Ledger, cid: UUID) -> Iterator[StoredEvent]:
+def _stored_snapshots(ledger: Ledger, cid: UUID, after: int = 0) -> Iterator[StoredEvent]:
     assert ledger.snapshots is not None
-    last = 0
+    last = after
     while page := ledger.snapshots.recorder.select_events(cid, gt=last, limit=PAGE):
         yield from page
         last = page[-1].originator_version
@@ -92,7 +98,8 @@ class _Evidence:
     """What the log is checked against besides itself: the heads it must hold at some
     seqs (checkpoints kept in the file or held by a player) and the stored snapshots."""
 
-    def __init__(self, ledger: Ledger, cid: UUID, expect: Iterable[tuple[int, str]], signed_by: str | None):
+    def __init__(self, ledger: Ledger, cid: UUID, expect: Iterable[tuple[int, str]], signed_by: str | None,
+                 after: int = 0):
         self.ledger = ledger
         self.cid = cid
         self.expected: dict[int, list[tuple[str, str]]] = {}
@@ -104,7 +111,7 @@ class _Evidence:
             self._kept(checkpoint, number, signed_by)
         if signed_by is not None and self.signed_to is None:
             raise _Bad(1, _("no checkpoint kept in this file is signed by the key you trust"))
-        self.snapshots = _stored_snapshots(ledger, cid)
+        self.snapshots = _stored_snapshots(ledger, cid, after)  # a part of the log: the snapshots in it
         self.next_snapshot = next(self.snapshots, None)
 
     def _kept(self, checkpoint: Checkpoint, number: int, signed_by: str | None) -> None:
@@ -157,14 +164,20 @@ class _Evidence:
 
 def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = None,
            take_snapshots: bool = False, expect: Iterable[tuple[int, str]] = (),
-           signed_by: str | None = None) -> Report:
+           signed_by: str | None = None, jobs: int | None = None, split_from: int = SPLIT_FROM) -> Report:
     """Checks the whole log of a campaign (see the module's docstring). ``expect``:
     checkpoints ``(seq, head)`` held outside the file; ``signed_by``: the public key
     the kept checkpoints must be signed with. With ``take_snapshots`` it also stores
-    the snapshots a replay passes (for imports)."""
+    the snapshots a replay passes (for imports). A log of ``split_from`` actions or more
+    is checked in parts side by side, one process each (``jobs``, default one a core:
+    ``_check_parts``), with the very same report."""
     state: dict[str, Any] = {"slug": "?", "campaign": None}
+    expect = list(expect)
     try:
         evidence = _Evidence(ledger, cid, expect, signed_by)
+        starts = [] if take_snapshots else _part_starts(ledger, cid, jobs or min(os.cpu_count() or 1, 8), split_from)
+        if starts:
+            return _check_parts(ledger, cid, evidence, state, progress, expect, signed_by, starts)
         _check_log(ledger, cid, evidence, state, progress, take_snapshots)
     except _Bad as bad:
         campaign = state["campaign"]
@@ -175,11 +188,14 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
 
 
 def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, Any],
-               progress: Callable[[int], None] | None, take_snapshots: bool) -> None:
-    campaign: Campaign | None = None
-    previous = GENESIS
-    expected = 1
-    for stored in stored_actions(ledger, cid):
+               progress: Callable[[int], None] | None, take_snapshots: bool,
+               campaign: Campaign | None = None, stop: int | None = None) -> None:
+    """Checks the log from its start, or from ``campaign`` (the state at a seq, from a
+    snapshot that checks out) up to ``stop``, action by action; ``state`` keeps the
+    campaign as it goes, for the report."""
+    previous = campaign.last_hash if campaign is not None else GENESIS
+    expected = campaign.version + 1 if campaign is not None else 1
+    for stored in stored_actions(ledger, cid, after=expected - 1, upto=stop):
         seq = stored.originator_version
         if seq != expected:
             raise _Bad(expected, _("seq {seq} is missing from the log").format(seq=expected))
@@ -213,7 +229,177 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
             progress(seq)
     if campaign is None:
         raise _Bad(1, _("the campaign has no actions"))
-    evidence.past_the_end(campaign.version)
+    if stop is None:
+        evidence.past_the_end(campaign.version)
+    elif campaign.version != stop:
+        raise _Bad(campaign.version + 1, _("seq {seq} is missing from the log").format(seq=campaign.version + 1))
+
+
+def _part_starts(ledger: Ledger, cid: UUID, jobs: int, split_from: int) -> list[int]:
+    """The seqs where the parts after the first begin: snapshots that check out against
+    the action at their seq (``Ledger.fit_snapshot``), near each jobs-th of the log; none
+    for a short log, one core, or a log without such snapshots."""
+    last = ledger.last_seq(cid)
+    if jobs < 2 or last < split_from or not sys.executable:
+        return []
+    starts: list[int] = []
+    for part in range(1, jobs):
+        found = ledger.fit_snapshot(cid, last * part // jobs)
+        seq = found[0].originator_version if found is not None else 0
+        if seq - (starts[-1] if starts else 0) >= split_from // 4 and last - seq >= split_from // 4:
+            starts.append(seq)
+    return starts
+
+
+_RUN_PART = "import pickle, sys; sys.path[:0] = pickle.load(sys.stdin.buffer); " \
+            "from ledger.audit import check_part; check_part()"
+
+
+class _Part:
+    """A part of the log checked by a ``python -c`` process of its own (not
+    ``multiprocessing``, which would run a caller's unguarded script again, or fork a
+    process with threads), from its orders on stdin; what it finds comes back pickled on
+    stdout, read by a thread: how far it got, then its answer."""
+
+    def __init__(self, orders: tuple[Any, ...]):
+        import pickle
+        import subprocess
+        import threading
+
+        self.done = 0
+        self.answer: tuple[Any, ...] = ("failed", "no answer")
+        self.process = subprocess.Popen([sys.executable, "-c", _RUN_PART], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            with self.process.stdin as into:  # type: ignore[union-attr]
+                pickle.dump([p or os.getcwd() for p in sys.path], into)
+                pickle.dump(orders, into)
+        except OSError:  # it ended already: it will say nothing ("failed")
+            pass
+        self.reader = threading.Thread(target=self._listen, daemon=True, name="verify part")
+        self.reader.start()
+
+    def _listen(self) -> None:
+        import pickle
+
+        try:
+            while True:
+                said = pickle.load(self.process.stdout)  # type: ignore[arg-type]
+                if said[0] == "done":
+                    self.done = said[1]
+                else:
+                    self.answer = said
+                    return
+        except Exception:  # noqa: BLE001 — it stopped without a word: "failed"
+            return
+
+    def wait(self, progress: Callable[[], None]) -> tuple[Any, ...]:
+        while self.reader.is_alive():
+            self.reader.join(0.1)
+            progress()
+        self.process.wait()
+        return self.answer
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.reader.join()
+        self.process.stdout.close()  # type: ignore[union-attr]
+
+
+def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, Any],
+                 progress: Callable[[int], None] | None, expect: list[tuple[int, str]], signed_by: str | None,
+                 starts: list[int]) -> Report:
+    """The log in parts: this process checks it from its start to the first part's start,
+    a process of its own each part from its snapshot on (to the next part's start, or the
+    end). A part begins from a snapshot that checks out against the action at its seq,
+    and the part before it checks that very action, and the snapshot, against the log:
+    so every part rests on what the one before proved, as in one pass. The first bad seq
+    of the earliest part that finds one is the log's first; a part that fails for any
+    other reason (say, it could not open the file) has the whole log checked in one pass."""
+    from .i18n import language
+
+    parts: list[_Part] = []
+    mine = [0]
+
+    def shown() -> None:
+        if progress is not None:
+            progress(mine[0] + sum(part.done for part in parts))
+
+    def counted(seq: int) -> None:
+        if seq % 100 == 0:
+            mine[0] = seq
+            shown()
+
+    def one_pass() -> Report:
+        state["campaign"] = None
+        _check_log(ledger, cid, _Evidence(ledger, cid, expect, signed_by), state, progress, False)
+        campaign = state["campaign"]
+        return Report(campaign.slug, campaign.version, head=campaign.last_hash, signed_to=evidence.signed_to)
+
+    try:
+        for number, start in enumerate(starts):
+            stop = starts[number + 1] if number + 1 < len(starts) else None
+            try:
+                parts.append(_Part((dict(ledger.env), cid, expect, signed_by, start, stop, language())))
+            except OSError:  # no process could start
+                return one_pass()
+        _check_log(ledger, cid, evidence, state, counted, False, stop=starts[0])
+        mine[0] = starts[0]
+        for part in parts:
+            answer = part.wait(shown)
+            if answer[0] == "bad":
+                raise _Bad(answer[1], answer[2])
+            if answer[0] != "ok":  # not a finding about the log: check it in one pass
+                return one_pass()
+        last, head = parts[-1].answer[1], parts[-1].answer[2]
+        if progress is not None:
+            progress(last)
+        return Report(state["slug"], last, head=head, signed_to=evidence.signed_to)
+    except _Bad as bad:
+        return Report(state["slug"], bad.seq - 1, bad.seq, bad.reason)
+    finally:
+        for part in parts:
+            part.stop()
+
+
+def check_part() -> None:
+    """A part's process (``_Part``): checks the log from the snapshot at its start to its
+    stop with a ledger of its own, saying how far it got every 1,000 actions and then
+    ``("ok", last seq, head)``, ``("bad", seq, reason)`` or ``("failed", why)``."""
+    import pickle
+
+    from .i18n import speaking
+
+    out = sys.stdout.buffer
+
+    def say(*what: Any) -> None:
+        pickle.dump(what, out)
+        out.flush()
+
+    env, cid, expect, signed_by, start, stop, lang = pickle.load(sys.stdin.buffer)
+    with speaking(lang):
+        try:
+            ledger = Ledger(env=env)
+            found = ledger.fit_snapshot(cid, start)
+            if found is None or found[0].originator_version != start:
+                say("failed", f"no snapshot that checks out at seq {start}")
+                return
+            campaign = ledger.project(None, [found[0]])
+            state: dict[str, Any] = {"slug": campaign.slug, "campaign": campaign}
+
+            def counted(seq: int) -> None:
+                if seq % 1000 == 0:
+                    say("done", seq - start)
+
+            evidence = _Evidence(ledger, cid, expect, signed_by, after=start)
+            _check_log(ledger, cid, evidence, state, counted, False, campaign=campaign, stop=stop)
+            say("ok", state["campaign"].version, state["campaign"].last_hash)
+        except _Bad as bad:
+            say("bad", bad.seq, bad.reason)
+        except BaseException as exc:  # noqa: BLE001 — told to the process that waits, which checks in one pass
+            say("failed", repr(exc))
 
 
 def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded, seq: int) -> str | None:

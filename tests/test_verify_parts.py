@@ -1,0 +1,180 @@
+"""``verify`` of a long log in parts side by side (ledger.audit: ``_part_starts``,
+``_check_parts``, ``check_part``): each part a process of its own, starting from a
+snapshot that checks out. Whatever was done to the log, the report must be the one a
+single pass gives: the same first bad seq, the same reason, the same head. The log here
+is short (1,500 actions) and the parts forced small, so that the parts are really used."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from ledger import audit
+from ledger.application import Ledger
+from ledger.audit import Report, _part_starts, verify
+from ledger.interface.simulate import simulate, start_simulation
+
+from .conftest import raw_events
+from .test_verify import bump_digit, read_state, reseal_from, write_state
+
+SIZE = 1_500
+JOBS = 3
+SPLIT = 600  # parts of at least 150 actions
+
+
+@pytest.fixture(scope="module")
+def long_log(store, tmp_path_factory) -> tuple[Path, UUID]:
+    folder = tmp_path_factory.mktemp("parts")
+    db = folder / "long.db"
+    ledger = Ledger.open(db, create=True)
+    try:
+        cid = start_simulation(ledger, heroes=3, seed=1)
+        simulate(ledger, cid, SIZE, seed=2)
+    finally:
+        ledger.close()
+    return db, cid
+
+
+@pytest.fixture
+def copy(long_log, tmp_path) -> Path:
+    db, _cid = long_log
+    shutil.copy(db, tmp_path / "long.db")
+    return tmp_path / "long.db"
+
+
+def in_parts(ledger: Ledger, cid: UUID, split: int = SPLIT) -> Report:
+    """``verify`` in parts, which must give its report itself, not leave the log to one
+    pass (as it does when a part fails for a reason that is no finding about the log)."""
+    passes: list[int | None] = []
+    check_log = audit._check_log
+
+    def counted(*args, stop=None, **kwargs):
+        passes.append(stop)
+        return check_log(*args, stop=stop, **kwargs)
+
+    starts = _part_starts(ledger, cid, JOBS, split)
+    audit._check_log = counted
+    try:
+        report = verify(ledger, cid, jobs=JOBS, split_from=split)
+    finally:
+        audit._check_log = check_log
+    assert passes == ([starts[0]] if starts else [None]), f"this process checked {passes}, not only its part"
+    return report
+
+
+def both_ways(db: Path, cid: UUID) -> tuple[Report, Report, list[int]]:
+    """The report of one pass, the report in parts, and where the parts began."""
+    ledger = Ledger.open(db)
+    try:
+        return verify(ledger, cid, jobs=1), in_parts(ledger, cid), _part_starts(ledger, cid, JOBS, SPLIT)
+    finally:
+        ledger.close()
+
+
+def test_a_long_log_checked_in_parts_gives_the_report_of_one_pass(long_log, copy):
+    _db, cid = long_log
+    one, parts, starts = both_ways(copy, cid)
+    assert len(starts) == JOBS - 1 and all(seq % 100 == 0 for seq in starts), starts
+    assert one.ok and parts == one
+
+
+def _seq_near(db: Path, cid: UUID, seq: int, marker: bytes) -> int:
+    """The first action at or after ``seq`` whose stored JSON holds ``marker``."""
+    while marker not in read_state(db, cid, seq):
+        seq += 1
+    return seq
+
+
+WHERE = ["in the first part", "just before a part's snapshot", "at a part's snapshot", "a part's first action",
+         "in the last part"]
+
+
+def _seq_for(where: str, starts: list[int], last: int) -> int:
+    """A part checks the actions after its snapshot's seq up to the next part's snapshot
+    (which it checks too): the seqs on either side of where parts meet."""
+    return {"in the first part": last // 5, "just before a part's snapshot": starts[1] - 1,
+            "at a part's snapshot": starts[1], "a part's first action": starts[1] + 1,
+            "in the last part": last * 9 // 10}[where]
+
+
+@pytest.mark.parametrize("how", ["a changed byte", "a changed move, every hash after it made again"])
+@pytest.mark.parametrize("where", WHERE)
+def test_a_tampered_log_is_reported_in_parts_as_in_one_pass(long_log, copy, where, how):
+    _db, cid = long_log
+    ledger = Ledger.open(copy)
+    try:
+        starts = _part_starts(ledger, cid, JOBS, SPLIT)
+        last = ledger.last_seq(cid)
+    finally:
+        ledger.close()
+    seq = _seq_for(where, starts, last)
+    if how == "a changed byte":
+        write_state(copy, cid, seq, bump_digit(read_state(copy, cid, seq), b'"timestamp":"20'))
+    else:
+        seq = _seq_near(copy, cid, seq, b'"index":')
+        write_state(copy, cid, seq, bump_digit(read_state(copy, cid, seq), b'"index":'))
+        reseal_from(copy, cid, seq)
+    one, parts, _starts = both_ways(copy, cid)
+    assert one.bad_seq == seq, one
+    assert parts == one
+
+
+def test_a_changed_snapshot_where_a_part_would_begin_is_reported_as_in_one_pass(long_log, copy):
+    """The snapshot no longer checks out: no part begins there, and the part that checks
+    its seq names it, as one pass does."""
+    _db, cid = long_log
+    ledger = Ledger.open(copy)
+    try:
+        seq = _part_starts(ledger, cid, JOBS, SPLIT)[1]
+    finally:
+        ledger.close()
+    with raw_events(copy) as run:
+        state = bytes(run("SELECT state FROM stored_snapshots WHERE originator_version = ?", [seq]).fetchone()[0])
+        changed = bump_digit(state, b'"live_head":')
+        assert run("UPDATE stored_snapshots SET state = ? WHERE originator_version = ?", [changed, seq]).rowcount == 1
+    one, parts, starts = both_ways(copy, cid)
+    assert seq not in starts and len(starts) == JOBS - 1
+    assert one.bad_seq == seq and "snapshot" in (one.reason or ""), one
+    assert parts == one
+
+
+@pytest.mark.parametrize("python", ["false", "/no/such/python"])
+def test_parts_that_cannot_run_leave_the_log_checked_in_one_pass(long_log, copy, monkeypatch, python):
+    """A part's process that fails at once or cannot start (here: no Python where it is
+    looked for) is no finding about the log: the whole log is checked in one pass, with
+    the same report."""
+    _db, cid = long_log
+    ledger = Ledger.open(copy)
+    try:
+        expected = verify(ledger, cid, jobs=1)
+        monkeypatch.setattr(sys, "executable", shutil.which(python) or python)
+        assert verify(ledger, cid, jobs=JOBS, split_from=SPLIT) == expected
+    finally:
+        ledger.close()
+
+
+@pytest.mark.both_stores
+def test_parts_report_as_one_pass_on_either_store(db_path):
+    """Each part's process opens the store again from the ledger's settings: an SQLite file
+    or a PostgreSQL schema alike; a tampered action in the last part is named."""
+    ledger = Ledger.open(db_path, create=True)
+    try:
+        cid = start_simulation(ledger, heroes=2, seed=3)
+        simulate(ledger, cid, 900, seed=4)
+        assert len(_part_starts(ledger, cid, JOBS, 400)) == JOBS - 1
+        one = verify(ledger, cid, jobs=1)
+        assert one.ok and in_parts(ledger, cid, 400) == one
+        seq = ledger.last_seq(cid) - 50
+    finally:
+        ledger.close()
+    write_state(db_path, cid, seq, bump_digit(read_state(db_path, cid, seq), b'"timestamp":"20'))
+    ledger = Ledger.open(db_path)
+    try:
+        one = verify(ledger, cid, jobs=1)
+        assert one.bad_seq == seq and in_parts(ledger, cid, 400) == one
+    finally:
+        ledger.close()
