@@ -226,7 +226,7 @@ class Ledger(Application):
     # -- loading --------------------------------------------------------------
     def _catalog_of(self, cid: UUID) -> tuple[Catalog, Format]:
         if cid not in self._catalogs:
-            first = next(iter(self.events.get(cid, lte=1)))
+            first = next(iter(self.events.get(cid, gt=0, lte=1)))  # seq 1 itself: no row put before it
             assert isinstance(first, CampaignStarted)
             self._catalogs[cid] = (Catalog(first.catalog), first.format)
         return self._catalogs[cid]
@@ -257,15 +257,19 @@ class Ledger(Application):
 
     def fit_snapshot(self, cid: UUID, at: int | None = None) -> tuple[CampaignSnapshot, list[ActionRecorded]] | None:
         """The latest snapshot at or before ``at`` that checks out against the action at
-        its seq (``ledger.snapshots.unfit``; one that does not is passed over), with the
-        actions after it up to ``at``; None if there is none."""
+        its seq (``ledger.snapshots.unfit``; one that does not, or cannot be read, is passed
+        over), with the actions after it up to ``at``; None if there is none."""
         assert self.snapshots is not None
         below = at
         while True:
-            found = list(self.snapshots.get(cid, desc=True, limit=1, lte=below))
-            if not found:
+            stored = self.snapshots.recorder.select_events(cid, desc=True, limit=1, lte=below)
+            if not stored:
                 return None
-            snapshot = found[0]
+            try:
+                snapshot = self.snapshots.mapper.to_domain_event(stored[0])
+            except Exception:  # noqa: BLE001 — a changed byte can break the JSON or the model
+                below = stored[0].originator_version - 1
+                continue
             events = list(self.events.get(cid, gt=snapshot.originator_version - 1, lte=at))
             if events and events[0].originator_version == snapshot.originator_version \
                     and unfit(snapshot.state, events[0]) is None:

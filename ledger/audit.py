@@ -18,6 +18,7 @@ checkpoints players keep (``--expect``) and signed exports catch that.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -174,8 +175,10 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
     state: dict[str, Any] = {"slug": "?", "campaign": None}
     expect = list(expect)
     try:
+        if ledger.recorder.select_events(cid, lte=0, limit=1):
+            raise _Bad(1, _("the log holds a row before the campaign's start (seq 0 or less): it was put there"))
         evidence = _Evidence(ledger, cid, expect, signed_by)
-        starts = [] if take_snapshots else _part_starts(ledger, cid, jobs or min(os.cpu_count() or 1, 8), split_from)
+        starts = [] if take_snapshots else _part_starts(ledger, cid, jobs or _cores(), split_from)
         if starts:
             return _check_parts(ledger, cid, evidence, state, progress, expect, signed_by, starts)
         _check_log(ledger, cid, evidence, state, progress, take_snapshots)
@@ -235,6 +238,14 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
         raise _Bad(campaign.version + 1, _("seq {seq} is missing from the log").format(seq=campaign.version + 1))
 
 
+def _cores() -> int:
+    """The cores this process may run on (its affinity), at most 8."""
+    try:
+        return max(1, min(len(os.sched_getaffinity(0)), 8))
+    except (AttributeError, OSError):
+        return max(1, min(os.cpu_count() or 1, 8))
+
+
 def _part_starts(ledger: Ledger, cid: UUID, jobs: int, split_from: int) -> list[int]:
     """The seqs where the parts after the first begin: snapshots that check out against
     the action at their seq (``Ledger.fit_snapshot``), near each jobs-th of the log; none
@@ -244,7 +255,10 @@ def _part_starts(ledger: Ledger, cid: UUID, jobs: int, split_from: int) -> list[
         return []
     starts: list[int] = []
     for part in range(1, jobs):
-        found = ledger.fit_snapshot(cid, last * part // jobs)
+        try:
+            found = ledger.fit_snapshot(cid, last * part // jobs)
+        except Exception:  # noqa: BLE001 — an action that cannot be read: no part starts near it
+            found = None
         seq = found[0].originator_version if found is not None else 0
         if seq - (starts[-1] if starts else 0) >= split_from // 4 and last - seq >= split_from // 4:
             starts.append(seq)
@@ -259,21 +273,27 @@ class _Part:
     """A part of the log checked by a ``python -c`` process of its own (not
     ``multiprocessing``, which would run a caller's unguarded script again, or fork a
     process with threads), from its orders on stdin; what it finds comes back pickled on
-    stdout, read by a thread: how far it got, then its answer."""
+    stdout, read by a thread: how far it got, then its answer. Its stdin stays open: when
+    this process ends, however it ends, the part sees it close and ends too."""
 
-    def __init__(self, orders: tuple[Any, ...]):
-        import pickle
+    def __init__(self) -> None:
         import subprocess
-        import threading
 
         self.done = 0
         self.answer: tuple[Any, ...] = ("failed", "no answer")
+        self.reader: Any = None
         self.process = subprocess.Popen([sys.executable, "-c", _RUN_PART], stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def send(self, orders: tuple[Any, ...]) -> None:
+        import pickle
+        import threading
+
         try:
-            with self.process.stdin as into:  # type: ignore[union-attr]
-                pickle.dump([p or os.getcwd() for p in sys.path], into)
-                pickle.dump(orders, into)
+            into = self.process.stdin
+            pickle.dump([p or os.getcwd() for p in sys.path], into)  # type: ignore[arg-type]
+            pickle.dump(orders, into)  # type: ignore[arg-type]
+            into.flush()  # type: ignore[union-attr]
         except OSError:  # it ended already: it will say nothing ("failed")
             pass
         self.reader = threading.Thread(target=self._listen, daemon=True, name="verify part")
@@ -294,18 +314,32 @@ class _Part:
             return
 
     def wait(self, progress: Callable[[], None]) -> tuple[Any, ...]:
-        while self.reader.is_alive():
+        while self.reader is not None and self.reader.is_alive():
             self.reader.join(0.1)
             progress()
-        self.process.wait()
         return self.answer
 
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
-        self.reader.join()
-        self.process.stdout.close()  # type: ignore[union-attr]
+        if self.reader is not None:
+            self.reader.join()
+        for pipe in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()  # type: ignore[union-attr]
+
+
+def _fingerprint(campaign: Campaign) -> str:
+    """The state a part begins or ends on, in the very order of its keys (a snapshot's
+    digest sorts them; the order of the heroes, say, decides the order of each card's
+    witnesses in the actions recorded after it): the parts on either side of a seq must
+    hold the same."""
+    import hashlib
+    import json
+
+    text = json.dumps([campaign.version, campaign.snapshot()], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, Any],
@@ -333,6 +367,8 @@ def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str
             shown()
 
     def one_pass() -> Report:
+        for part in parts:
+            part.stop()
         state["campaign"] = None
         _check_log(ledger, cid, _Evidence(ledger, cid, expect, signed_by), state, progress, False)
         campaign = state["campaign"]
@@ -342,17 +378,21 @@ def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str
         for number, start in enumerate(starts):
             stop = starts[number + 1] if number + 1 < len(starts) else None
             try:
-                parts.append(_Part((dict(ledger.env), cid, expect, signed_by, start, stop, language())))
+                parts.append(_Part())
             except OSError:  # no process could start
                 return one_pass()
+            parts[-1].send((dict(ledger.env), cid, expect, signed_by, start, stop, language()))
         _check_log(ledger, cid, evidence, state, counted, False, stop=starts[0])
         mine[0] = starts[0]
+        ended_on = _fingerprint(state["campaign"])
         for part in parts:
             answer = part.wait(shown)
+            # ("ok", last seq, head, began on, ended on) or ("bad", seq, reason, began on)
+            if answer[0] not in ("ok", "bad") or answer[3] != ended_on:
+                return one_pass()  # no finding about the log, or not begun where the part before ended
             if answer[0] == "bad":
                 raise _Bad(answer[1], answer[2])
-            if answer[0] != "ok":  # not a finding about the log: check it in one pass
-                return one_pass()
+            ended_on = answer[4]
         last, head = parts[-1].answer[1], parts[-1].answer[2]
         if progress is not None:
             progress(last)
@@ -378,8 +418,17 @@ def check_part() -> None:
         pickle.dump(what, out)
         out.flush()
 
+    import threading
+
     env, cid, expect, signed_by, start, stop, lang = pickle.load(sys.stdin.buffer)
+
+    def orphaned() -> None:  # the checking process closed its end: it ended, or stopped this part
+        sys.stdin.buffer.read()
+        os._exit(1)
+
+    threading.Thread(target=orphaned, daemon=True).start()
     with speaking(lang):
+        began_on = ""
         try:
             ledger = Ledger(env=env)
             found = ledger.fit_snapshot(cid, start)
@@ -387,6 +436,7 @@ def check_part() -> None:
                 say("failed", f"no snapshot that checks out at seq {start}")
                 return
             campaign = ledger.project(None, [found[0]])
+            began_on = _fingerprint(campaign)
             state: dict[str, Any] = {"slug": campaign.slug, "campaign": campaign}
 
             def counted(seq: int) -> None:
@@ -395,9 +445,9 @@ def check_part() -> None:
 
             evidence = _Evidence(ledger, cid, expect, signed_by, after=start)
             _check_log(ledger, cid, evidence, state, counted, False, campaign=campaign, stop=stop)
-            say("ok", state["campaign"].version, state["campaign"].last_hash)
+            say("ok", state["campaign"].version, state["campaign"].last_hash, began_on, _fingerprint(state["campaign"]))
         except _Bad as bad:
-            say("bad", bad.seq, bad.reason)
+            say("bad", bad.seq, bad.reason, began_on)
         except BaseException as exc:  # noqa: BLE001 — told to the process that waits, which checks in one pass
             say("failed", repr(exc))
 

@@ -6,6 +6,7 @@ is short (1,500 actions) and the parts forced small, so that the parts are reall
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -62,7 +63,8 @@ def in_parts(ledger: Ledger, cid: UUID, split: int = SPLIT) -> Report:
         report = verify(ledger, cid, jobs=JOBS, split_from=split)
     finally:
         audit._check_log = check_log
-    assert passes == ([starts[0]] if starts else [None]), f"this process checked {passes}, not only its part"
+    # (nothing at all when the log is refused before any action is checked)
+    assert passes in ([], [starts[0]] if starts else [None]), f"this process checked {passes}, not only its part"
     return report
 
 
@@ -118,8 +120,89 @@ def test_a_tampered_log_is_reported_in_parts_as_in_one_pass(long_log, copy, wher
         seq = _seq_near(copy, cid, seq, b'"index":')
         write_state(copy, cid, seq, bump_digit(read_state(copy, cid, seq), b'"index":'))
         reseal_from(copy, cid, seq)
-    one, parts, _starts = both_ways(copy, cid)
+        reanchor_snapshots(copy, cid)  # as a careful forger would: the parts still begin where they did
+    one, parts, now = both_ways(copy, cid)
     assert one.bad_seq == seq, one
+    assert now == starts or seq in starts, (now, starts)  # the action at a part's start moved it
+    assert parts == one
+
+
+def reanchor_snapshots(db: Path, cid: UUID) -> None:
+    """Every snapshot made to name the head the log now holds at its seq."""
+    with raw_events(db) as run:
+        rows = run("SELECT originator_version, state FROM stored_snapshots").fetchall()
+    for seq, stored in rows:
+        snapshot = json.loads(bytes(stored))
+        snapshot["state"]["last_hash"] = json.loads(read_state(db, cid, seq))["hash"]
+        with raw_events(db) as run:
+            run("UPDATE stored_snapshots SET state = ? WHERE originator_version = ?",
+                [json.dumps(snapshot, separators=(",", ":")).encode(), seq])
+
+
+def _snapshot_at(db: Path, seq: int) -> dict:
+    with raw_events(db) as run:
+        return json.loads(bytes(run("SELECT state FROM stored_snapshots WHERE originator_version = ?",
+                                    [seq]).fetchone()[0]))
+
+
+def _write_snapshot(db: Path, seq: int, stored: bytes) -> None:
+    with raw_events(db) as run:
+        assert run("UPDATE stored_snapshots SET state = ? WHERE originator_version = ?", [stored, seq]).rowcount == 1
+
+
+def test_a_snapshot_whose_keys_were_reordered_leaves_the_parts_to_one_pass(long_log, copy):
+    """The order of the heroes in a snapshot is not in its digest (which sorts keys), yet
+    it orders each card's witnesses in the actions recorded after it: a part begun from
+    such a snapshot would find actions that do not replay. It does not begin on a state
+    other than the one the part before ended on: the log is checked in one pass (intact)."""
+    _db, cid = long_log
+    ledger = Ledger.open(copy)
+    try:
+        seq = _part_starts(ledger, cid, JOBS, SPLIT)[1]
+    finally:
+        ledger.close()
+    snapshot = _snapshot_at(copy, seq)
+    heroes = snapshot["state"]["table"]["heroes"]
+    snapshot["state"]["table"]["heroes"] = dict(reversed(list(heroes.items())))
+    _write_snapshot(copy, seq, json.dumps(snapshot, separators=(",", ":")).encode())
+    ledger = Ledger.open(copy)
+    try:
+        assert seq in _part_starts(ledger, cid, JOBS, SPLIT)  # it still checks out
+        one = verify(ledger, cid, jobs=1)
+        assert one.ok and verify(ledger, cid, jobs=JOBS, split_from=SPLIT) == one
+    finally:
+        ledger.close()
+
+
+@pytest.mark.parametrize("what", ["a snapshot", "an action"])
+def test_what_cannot_be_read_where_a_part_would_begin_is_reported_as_in_one_pass(long_log, copy, what):
+    _db, cid = long_log
+    ledger = Ledger.open(copy)
+    try:
+        seq = _part_starts(ledger, cid, JOBS, SPLIT)[1]
+    finally:
+        ledger.close()
+    if what == "a snapshot":
+        stored = json.dumps(_snapshot_at(copy, seq), separators=(",", ":")).encode()
+        _write_snapshot(copy, seq, stored[: len(stored) // 2])  # cut short: no longer JSON
+    else:
+        seq += 3  # between the snapshot and where the part would begin
+        write_state(copy, cid, seq, read_state(copy, cid, seq)[:-10])
+    one, parts, starts = both_ways(copy, cid)
+    assert one.bad_seq == seq, one
+    assert parts == one
+
+
+def test_a_row_put_before_the_campaign_start_is_named(long_log, copy):
+    """A row at seq 0 (a forged start with another format, say) is no part of the log:
+    loading takes the campaign's catalog and format from seq 1 itself, and verify names
+    the row, in one pass as in parts."""
+    _db, cid = long_log
+    with raw_events(copy) as run:
+        run("INSERT INTO stored_events SELECT originator_id, 0, topic, state FROM stored_events "
+            "WHERE originator_version = 1")
+    one, parts, _starts = both_ways(copy, cid)
+    assert one.bad_seq == 1 and "seq 0" in one.reason, one
     assert parts == one
 
 
@@ -151,6 +234,7 @@ def test_parts_that_cannot_run_leave_the_log_checked_in_one_pass(long_log, copy,
     ledger = Ledger.open(copy)
     try:
         expected = verify(ledger, cid, jobs=1)
+        assert len(_part_starts(ledger, cid, JOBS, SPLIT)) == JOBS - 1  # parts are tried
         monkeypatch.setattr(sys, "executable", shutil.which(python) or python)
         assert verify(ledger, cid, jobs=JOBS, split_from=SPLIT) == expected
     finally:
@@ -176,5 +260,24 @@ def test_parts_report_as_one_pass_on_either_store(db_path):
     try:
         one = verify(ledger, cid, jobs=1)
         assert one.bad_seq == seq and in_parts(ledger, cid, 400) == one
+    finally:
+        ledger.close()
+
+
+def test_loading_passes_over_a_snapshot_that_cannot_be_read(long_log, copy):
+    """Time travel (and every load) folds from the snapshot before one that cannot be
+    read, as from one that does not check out."""
+    _db, cid = long_log
+    ledger = Ledger.open(copy)
+    try:
+        expected = ledger.campaign(cid, at=1005).table.to_dict()
+    finally:
+        ledger.close()
+    stored = json.dumps(_snapshot_at(copy, 1000), separators=(",", ":")).encode()
+    _write_snapshot(copy, 1000, stored[: len(stored) // 2])
+    ledger = Ledger.open(copy)
+    try:
+        assert ledger.fit_snapshot(cid, 1005)[0].originator_version == 900
+        assert ledger.campaign(cid, at=1005).table.to_dict() == expected
     finally:
         ledger.close()

@@ -311,6 +311,23 @@ def measure_undo(path: Path, count: int = 50) -> dict:
     return {"undo_p50_ms": pct(times, 0.5), "undo_p95_ms": pct(times, 0.95)}
 
 
+def measure_verify(path: Path) -> dict:
+    """``verify`` of the whole log as ``ledger verify`` runs it (in parts side by side, one
+    process a core, from 20k actions on); it must say the log is intact."""
+    from ledger.application import Ledger
+    from ledger.audit import verify
+
+    ledger = Ledger.open(path)
+    cid = ledger.resolve(None)
+    t0 = time.perf_counter()
+    report = verify(ledger, cid)
+    spent = time.perf_counter() - t0
+    ledger.close()
+    if not report.ok:
+        raise RuntimeError(f"measure_verify: {path} does not verify: {report}")
+    return {"verify_aps": report.actions / spent}
+
+
 def _ledger_command() -> list[str]:
     """The installed `ledger` command, as a player types it (`python -m ledger` adds runpy's
     ~10 ms), if it is this checkout's; else `python -m ledger` run from this checkout."""
@@ -442,6 +459,7 @@ def main() -> None:
         figures.update(measure_rebuild(trial))  # also leaves the read models caught up
         figures.update(measure_travel(trial))
         figures.update(measure_undo(trial))
+        figures.update(measure_verify(trial))
         figures.update(measure_cli(trial))
         figures.update(measure_reads_and_size(trial))
         figures.update(measure_append(trial, work, args.appends))
@@ -470,8 +488,9 @@ ROWS = [
     ("time travel p95, ms", "travel_p95_ms", "{:.1f}"),
     ("undo p50, ms", "undo_p50_ms", "{:.1f}"),
     ("undo p95, ms", "undo_p95_ms", "{:.1f}"),
+    ("verify, actions/s (in parts from 20k actions, one process a core)", "verify_aps", "{:,.0f}"),
     ("one `ledger draw` process, ms", "cli_ms", "{:.0f}"),
-    ("  the same with the command server (ledger daemon start)", "cli_warm_ms", "{:.0f}"),
+    ("  the same through the command server (at a terminal, from the second command on)", "cli_warm_ms", "{:.0f}"),
     ("`ledger --help`, ms", "help_ms", "{:.0f}"),
     ("history --card (a quiet card) --limit 20, ms", "history_card_ms", "{:.2f}"),
     ("history --actor (a quiet hero) --limit 20, ms", "history_actor_ms", "{:.2f}"),

@@ -259,27 +259,21 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
     that a passed-on signal stopped outright (SIGTERM, SIGHUP) sends no status: this
     process then dies of the same signal, as the command run cold would have. Ctrl-Z
     (SIGTSTP) stops the worker too, and continuing this process continues it."""
-    import contextlib
     import signal
 
     relayed: list[int] = []
 
     def relay(signum: int, _frame: object) -> None:
         relayed.append(signum)
-        try:
-            os.kill(worker, signum)
-        except OSError:
-            pass
+        signal_worker(worker, signum)
 
     def suspend(_signum: int, _frame: object) -> None:
         """Ctrl-Z: the worker stops with this process, and goes on when it does (fg, bg)."""
-        with contextlib.suppress(OSError):
-            os.kill(worker, signal.SIGSTOP)
+        signal_worker(worker, signal.SIGSTOP)
         signal.signal(signal.SIGTSTP, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until continued
         signal.signal(signal.SIGTSTP, suspend)
-        with contextlib.suppress(OSError):
-            os.kill(worker, signal.SIGCONT)
+        signal_worker(worker, signal.SIGCONT)
 
     ignored = _ignored()  # stays ignored, as for the command
     before = {}
@@ -312,6 +306,19 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
         sys.stderr.write(f"error: {message}\n")
         return 1
     return status
+
+
+def signal_worker(worker: int, signum: int) -> None:
+    """A signal to the worker and the processes it started (its process group: a verify's
+    parts, a rebuild's helper), as a terminal signals a command's whole job; to the
+    worker alone if it has no group of its own."""
+    try:
+        os.killpg(worker, signum)
+    except OSError:
+        try:
+            os.kill(worker, signum)
+        except OSError:
+            pass
 
 
 def _die_of(signum: int) -> None:

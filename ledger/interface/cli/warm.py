@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .client import DECLINED, IDLE, STATUS, int_bytes, private_dir, recv_exact, socket_path
+from .client import DECLINED, IDLE, STATUS, int_bytes, private_dir, recv_exact, signal_worker, socket_path
 
 PACKAGES = ("ledger", "projections")
 
@@ -188,8 +188,7 @@ def _wake_orphans(workers: dict[int, bool], clients: dict[int, int]) -> None:
         try:
             os.kill(clients[worker], 0)
         except ProcessLookupError:
-            with contextlib.suppress(OSError):
-                os.kill(worker, signal.SIGCONT)
+            signal_worker(worker, signal.SIGCONT)
             del clients[worker]
         except OSError:
             pass
@@ -210,6 +209,7 @@ def _work(conn: socket.socket, server: dict) -> None:
     ``status``)."""
     status = 1
     try:
+        os.setpgid(0, 0)  # a group of its own with what it starts: the client signals the whole job
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGHUP, signal.SIG_DFL)  # a server started under nohup ignores it; a command need not
         signal.signal(signal.SIGINT, signal.default_int_handler)
