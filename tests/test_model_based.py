@@ -438,13 +438,20 @@ class LedgerMachine(RuleBasedStateMachine):
         """A viewer's rendering of an action names only cards the viewer could identify
         at some moment the action walks through: before it, after any of its changes
         (cards drawn face-up into the depot and refilled back were seen by all; an undo
-        walks back through states that once were on the table), or that it shows to all."""
+        walks back through states that once were on the table), or that it shows to all.
+        A redo applies again exactly the changes of the actions it redoes: what a viewer
+        witnessed of those may be said again (the master redoes a deal a viewer watched,
+        after its undo shuffled the deck: the same card goes to the same hand)."""
         table = Table.from_dict(before)
         seen = visible_sets(after, table)
         for change in event.changes:
             table.apply(change)
             for viewer, cards in visible_sets(after, table).items():
                 seen[viewer] |= cards
+        if isinstance(event, ActionRedone):
+            for target in event.targets:
+                for viewer in VIEWERS:
+                    seen[viewer] |= self.witnessed[target][viewer]
         shown = set(event.shown_to_all())
         self.witnessed[event.seq] = {viewer: seen[viewer] | shown for viewer in VIEWERS}
         for viewer in VIEWERS:
