@@ -41,16 +41,23 @@ def ledger(*args: str, servers: Path, cwd: Path, extra: dict | None = None, pyth
                           timeout=timeout)
 
 
-def status(servers: Path) -> dict | None:
-    """What the server of this checkout in ``servers`` says of itself (None: none runs)."""
+@contextlib.contextmanager
+def _servers_in(servers: Path):
+    """This process asks the servers of ``servers`` meanwhile (``$LEDGER_DAEMON_DIR``)."""
     before = os.environ.get("LEDGER_DAEMON_DIR")
     os.environ["LEDGER_DAEMON_DIR"] = str(servers)
     try:
-        return client.status()
+        yield
     finally:
         os.environ.pop("LEDGER_DAEMON_DIR")
         if before is not None:
             os.environ["LEDGER_DAEMON_DIR"] = before
+
+
+def status(servers: Path) -> dict | None:
+    """What the server of this checkout in ``servers`` says of itself (None: none runs)."""
+    with _servers_in(servers):
+        return client.status()
 
 
 def served(servers: Path, cwd: Path, python_path: Path | None = None) -> int | None:
@@ -617,11 +624,5 @@ def test_a_start_in_the_background_is_tried_at_most_once_a_minute(tmp_path):
 
 
 def socket_path_in(servers: Path) -> str:
-    before = os.environ.get("LEDGER_DAEMON_DIR")
-    os.environ["LEDGER_DAEMON_DIR"] = str(servers)
-    try:
+    with _servers_in(servers):
         return client.socket_path()
-    finally:
-        os.environ.pop("LEDGER_DAEMON_DIR")
-        if before is not None:
-            os.environ["LEDGER_DAEMON_DIR"] = before

@@ -84,6 +84,14 @@ def test_a_long_log_checked_in_parts_gives_the_report_of_one_pass(long_log, copy
     assert one.ok and parts == one
 
 
+def starts_of(db: Path, cid: UUID) -> list[int]:
+    ledger = Ledger.open(db)
+    try:
+        return _part_starts(ledger, cid, JOBS, SPLIT)
+    finally:
+        ledger.close()
+
+
 def _seq_near(db: Path, cid: UUID, seq: int, marker: bytes) -> int:
     """The first action at or after ``seq`` whose stored JSON holds ``marker``."""
     while marker not in read_state(db, cid, seq):
@@ -156,11 +164,7 @@ def test_a_snapshot_whose_keys_were_reordered_leaves_the_parts_to_one_pass(long_
     such a snapshot would find actions that do not replay. It does not begin on a state
     other than the one the part before ended on: the log is checked in one pass (intact)."""
     _db, cid = long_log
-    ledger = Ledger.open(copy)
-    try:
-        seq = _part_starts(ledger, cid, JOBS, SPLIT)[1]
-    finally:
-        ledger.close()
+    seq = starts_of(copy, cid)[1]
     snapshot = _snapshot_at(copy, seq)
     heroes = snapshot["state"]["table"]["heroes"]
     snapshot["state"]["table"]["heroes"] = dict(reversed(list(heroes.items())))
@@ -177,11 +181,7 @@ def test_a_snapshot_whose_keys_were_reordered_leaves_the_parts_to_one_pass(long_
 @pytest.mark.parametrize("what", ["a snapshot", "an action"])
 def test_what_cannot_be_read_where_a_part_would_begin_is_reported_as_in_one_pass(long_log, copy, what):
     _db, cid = long_log
-    ledger = Ledger.open(copy)
-    try:
-        seq = _part_starts(ledger, cid, JOBS, SPLIT)[1]
-    finally:
-        ledger.close()
+    seq = starts_of(copy, cid)[1]
     if what == "a snapshot":
         stored = json.dumps(_snapshot_at(copy, seq), separators=(",", ":")).encode()
         _write_snapshot(copy, seq, stored[: len(stored) // 2])  # cut short: no longer JSON
@@ -210,11 +210,7 @@ def test_a_changed_snapshot_where_a_part_would_begin_is_reported_as_in_one_pass(
     """The snapshot no longer checks out: no part begins there, and the part that checks
     its seq names it, as one pass does."""
     _db, cid = long_log
-    ledger = Ledger.open(copy)
-    try:
-        seq = _part_starts(ledger, cid, JOBS, SPLIT)[1]
-    finally:
-        ledger.close()
+    seq = starts_of(copy, cid)[1]
     with raw_events(copy) as run:
         state = bytes(run("SELECT state FROM stored_snapshots WHERE originator_version = ?", [seq]).fetchone()[0])
         changed = bump_digit(state, b'"live_head":')
