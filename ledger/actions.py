@@ -531,6 +531,7 @@ def redo(play: Play, cmd: c.Redo) -> Decided:
     undone = play.lookup(rules.something_to_redo(play.campaign))
     assert isinstance(undone, e.ActionUndone)
     rules.redoes_own_undo(play.actor, undone)
+    rules.undo_kept_the_order(undone)
     targets = [play.lookup(seq) for seq in undone.targets]
     rules.may_take_back(play.actor, targets, "redo")
     for event in reversed(targets):  # oldest first

@@ -248,7 +248,7 @@ class Ledger(Application):
         actions after it; a snapshot that does not is passed over for the one before."""
         found = self.fit_snapshot(cid, at)
         if found is None:
-            campaign = self.project(None, self.events.get(cid, lte=at))
+            campaign = self.project(None, self.events.get(cid, gt=0, lte=at))
             if campaign is None:
                 raise AggregateNotFoundError(cid)
             return campaign

@@ -28,8 +28,9 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 # The rules an action is decided under, recorded in every action so that ``verify``
 # decides it again under the same rules: 1 = the first ledger; 2 = fair play (what a
 # hero may do through the ledger, seen-aware undo, seeds for the master only); 3 = a
-# card in a stack is activated only by the stack effects its stack lets count (seed 002).
-RULESET = 3
+# card in a stack is activated only by the stack effects its stack lets count (seed 002);
+# 4 = no redo of an undo that shuffled decks again (fair play: their new order stays unseen).
+RULESET = 4
 
 
 class Rule(NamedTuple):
@@ -136,6 +137,7 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("something-to-undo", "CLI.md undo", N_("undo takes back an action still in force")),
     Rule("something-to-redo", "CLI.md undo", N_("redo applies again what the latest undo took back, "
          "if nothing came since")),
+    Rule("undo-kept-the-order", "§9", N_("a redo applies again only an undo that shuffled no deck again")),
     Rule("may-take-back", "CLI.md undo", N_("the master may take back any action; a hero only their own")),
     # -- fair play: what a hero may do through the ledger (§1, §4, §8, §9) -----------
     Rule("knows-card", "§9", N_("a hero names only cards they can see; a hidden card and a missing one read the same")),

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -203,11 +204,27 @@ def _seq(db: Path) -> int:
         ledger.close()
 
 
-def _simulating(cwd: Path, servers: Path, **popen: object) -> subprocess.Popen:
+def _as_typed() -> None:
+    """A command as a shell with job control starts it, whatever this test run inherited
+    (``nohup``, a background job: SIGHUP, SIGINT ignored; a process group orphaned, where
+    no Ctrl-Z stops anyone): the signals at their defaults, in a process group of its own
+    whose parent (this test) is in the same session."""
+    for name in ("SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM", "SIGTSTP"):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+    os.setpgrp()
+
+
+def _simulating(cwd: Path, servers: Path, preexec: Any = None, **popen: object) -> subprocess.Popen:
     """``ledger --db demo.db simulate`` of a million actions in ``cwd``, with the command
-    servers of ``servers`` (none: cold); its output thrown away unless ``popen`` says otherwise."""
+    servers of ``servers`` (none: cold), started as typed (``_as_typed``, then ``preexec``);
+    its output thrown away unless ``popen`` says otherwise."""
+    def started() -> None:
+        _as_typed()
+        if preexec is not None:
+            preexec()
+
     return subprocess.Popen([sys.executable, "-m", "ledger", "--db", "demo.db", "simulate", "--actions", "1000000"],
-                            cwd=cwd, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)},
+                            cwd=cwd, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)}, preexec_fn=started,
                             **{"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, **popen})
 
 
@@ -319,7 +336,7 @@ def test_a_signal_the_client_ignores_its_command_ignores(server, tmp_path):
     or through the server; a signal the client does not ignore still reaches it."""
     servers, work = server
     child, worker, server_pid = _long_command(
-        servers, work / "demo.db", tmp_path, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        servers, work / "demo.db", tmp_path, preexec=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
     try:
         child.send_signal(signal.SIGHUP)
         time.sleep(1.0)
@@ -402,7 +419,7 @@ def _lower_limits() -> None:
 def test_the_command_runs_under_the_clients_resource_limits(server, tmp_path):
     """``ulimit`` set where the command is typed holds for it through the server as cold."""
     servers, work = server
-    child, worker, _server_pid = _long_command(servers, work / "demo.db", tmp_path, preexec_fn=_lower_limits)
+    child, worker, _server_pid = _long_command(servers, work / "demo.db", tmp_path, preexec=_lower_limits)
     try:
         limits = Path(f"/proc/{worker}/limits").read_text()
     finally:

@@ -293,6 +293,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.live_head: int | None = None
         self.redo: list[int] = []  # undo seqs a redo may take back, latest last
         self.undo_targets: dict[int, tuple[int, ...]] = {}
+        self.reshuffled_by: dict[int, tuple[str, ...]] = {}  # an undo's seq: the decks it shuffled again
         self.identified: dict[int, dict[str, tuple[str, ...]]] = {}  # seq -> who was shown which hidden card
         # decks whose order an undo shuffled again: a later undo or redo gives back their
         # cards, not their old order (that order was seen)
@@ -419,6 +420,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.identified[seq] = dict(event.identified)
         self.undone_by[seq] = None
         if isinstance(event, ActionUndone):
+            self.reshuffled_by[seq] = tuple(event.reshuffled_stacks)
             self.live_head = event.live_head
             self.redo.append(seq)
             self.undo_targets[seq] = tuple(event.targets)
@@ -514,8 +516,9 @@ class LedgerMachine(RuleBasedStateMachine):
         if self.redo:
             undo_seq = self.redo[-1]
             targets = self.undo_targets[undo_seq]
-            if command.actor == "master" or (all(self.actors[t] == command.actor for t in targets)
-                                             and self.actors[undo_seq] == command.actor):  # fair play
+            if (command.actor == "master" or (all(self.actors[t] == command.actor for t in targets)
+                                              and self.actors[undo_seq] == command.actor)) \
+                    and not self.reshuffled_by[undo_seq]:  # fair play: a deck's new order stays unseen
                 expected = (undo_seq, targets)
         if must_record:
             assert expected is not None, "the model sees nothing to redo"

@@ -42,6 +42,8 @@ from ledger.changes import StackReordered
 from ledger.commitments import digest_of
 from ledger.errors import LedgerError, NotAllowed, RuleBroken
 from ledger.events import ActionRedone, ActionUndone
+from ledger.rulesets import decided_under
+from ledger.visibility import can_identify
 from projections.readmodel import ReadModel
 
 from .conftest import Game, db_of, run_ledger, stored_rows
@@ -159,7 +161,7 @@ def test_history_json_marks_the_undone_action_with_the_undos_seq_and_redo_clears
         ["hero", "add", "ana"],
         ["add", "item-sword", "item-bow", "--to", "deck:item"],
         ["--actor", "ana", "draw", "deck:item"],
-        ["undo"],
+        ["undo", "--keep-order"],  # the master's decision, so that it may be redone
     ):
         result = run_ledger(*args, db=db)
         assert result.returncode == 0, (args, result.stderr)
@@ -631,7 +633,7 @@ def test_redo_after_undo_gives_back_the_table_before_the_undo(game):
     game.add("item-sword", "item-bow", to="deck:item")
     game.do(c.Draw(actor="ana", stack="deck:item"))
     before_undo = table_of(game)
-    undo = game.do(c.Undo())
+    undo = game.do(c.Undo(keep_order=True))
     redo = game.do(c.Redo())
     assert redo.seq == undo.seq + 1 and redo.action == "redo"
     assert redo.event.undo == undo.seq
@@ -719,8 +721,8 @@ def test_a_hero_may_not_undo_even_their_own_draw_it_showed_them_hidden_cards_and
     assert sorted(game.cards("deck:item")) == ["item-bow", "item-rope", "item-sword"]
     assert undo.event.reshuffled_stacks == ("deck:item",)
     game.refuse(c.Redo(actor="ana"), NotAllowed)  # a hero redoes only their own undo
-    game.do(c.Redo())
-    assert game.zone("item-sword") == "inventory:ana"
+    game.refuse(c.Redo(), RuleBroken)  # nor the master: the deck's new order stays unseen (undo-kept-the-order)
+    assert game.zone("item-sword") == "deck:item"
 
 
 # -- cost and immutability ---------------------------------------------------------------------
@@ -785,3 +787,31 @@ def test_undo_and_redo_never_edit_or_delete_a_stored_row(game, db_path):
     assert sorted(after) == list(range(1, n + 4)), "undo and redo append; they never remove"
     for seq in range(1, n + 1):
         assert after[seq] == before[seq], f"stored row of seq {seq} was changed"
+
+
+def test_undo_kept_the_order_a_redo_after_an_undo_that_shuffled_a_deck_again_is_refused(game):
+    """Fair play (ruleset 4): the master's undo of ana's draw and of bo's private look at a
+    deck card shuffles the deck again, an order nobody has seen. Redoing them would show
+    bo where that card now lies in it, and take ana's card from another place than the
+    draw records: refused, saying why and what to do; nothing is appended."""
+    game.add("skill-dodge", "skill-stealth", "skill-riposte", "skill-blessing", to="deck:skill")
+    mark = game.do(c.Reveal(cards=("skill-riposte",), to=("bo",))).seq - 1
+    game.do(c.Draw(actor="ana", stack="deck:skill"))
+    undo = game.do(c.Undo(to=mark))
+    assert undo.event.reshuffled_stacks == ("deck:skill",)
+    assert not can_identify(game.campaign, "bo", "skill-riposte")
+    refusal = str(game.refuse(c.Redo(), RuleBroken))
+    assert f"seq {undo.seq} shuffled deck:skill again" in refusal and "--keep-order" in refusal
+    assert not can_identify(game.campaign, "bo", "skill-riposte")
+
+
+def test_undo_kept_the_order_holds_from_ruleset_4_on(game):
+    """An older campaign's redo of such an undo was allowed when it was recorded, and is
+    decided again under its own rules by verify."""
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.do(c.Draw(actor="ana", stack="deck:item"))
+    with decided_under(3):
+        assert game.do(c.Undo()).event.reshuffled_stacks == ("deck:item",)
+        redo = game.do(c.Redo())
+    assert redo.event.ruleset == 3
+    assert verify(game.app, game.cid).ok

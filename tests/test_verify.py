@@ -54,7 +54,7 @@ PLAY = [
     ["--actor", "ana", "trade", "ana", "--take", "item-bow", "skill-dodge", "--give", "item-sword", "item-rope",
      "skill-stealth", "skill-quick-strike", "--attach", "item-bow=companion-wolf"],
     ["search", "deck:skill", "--take", "skill-tracking", "--to", "inventory:ana"],  # reshuffled, no seed
-    ["undo"],
+    ["undo", "--keep-order"],                                    # the master's decision: it may be redone
     ["redo"],
     ["--actor", "ana", "send", "item-axe", "--to", "table:ana", "--face", "down"],  # shows no one a hidden card
     ["--actor", "ana", "attach", "companion-falcon", "--to", "item-axe"],

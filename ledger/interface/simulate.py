@@ -26,6 +26,7 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from uuid import UUID
 
 from .. import commands as c
@@ -114,7 +115,7 @@ def simulate(ledger: Ledger, cid: UUID, actions: int, seed: int = 0,
         attempts += 1
         if attempts > actions * 20 + 1000:
             raise LedgerError(_("the simulation found no legal action to take"))
-        kind, command = _choose(campaign, rng)
+        kind, command = _choose(campaign, rng, lambda seq: ledger.event(cid, seq))
         if command is None:
             continue
         try:
@@ -153,8 +154,9 @@ KIND_WEIGHTS = [WEIGHTS[k] for k in KINDS]
 class _Turn:
     """One step's view of the campaign: the hero chosen and the cards at hand."""
 
-    def __init__(self, campaign: Campaign, rng: random.Random, hero: str):
-        self.campaign, self.rng, self.hero = campaign, rng, hero
+    def __init__(self, campaign: Campaign, rng: random.Random, hero: str,
+                 lookup: Callable[[int], Any] | None = None):
+        self.campaign, self.rng, self.hero, self.lookup = campaign, rng, hero, lookup
         table = self.table = campaign.table
         self.hand = table.cards_in(Zone.inventory(hero))
         self.mat = table.cards_in(Zone.table(hero))
@@ -187,14 +189,17 @@ class _Turn:
         return [x for x in self.mat if self.suit(x).is_asset]
 
 
-def _choose(campaign: Campaign, rng: random.Random) -> tuple[str, c.Command | None]:
+def _choose(campaign: Campaign, rng: random.Random,
+            lookup: Callable[[int], Any] | None = None) -> tuple[str, c.Command | None]:
     """One random action: its kind and the command (None when this kind of action has
-    nothing to act on right now; the caller then simply chooses again)."""
+    nothing to act on right now; the caller then simply chooses again). ``lookup``: the
+    recorded action at a seq (a redo is chosen only for an undo that shuffled no deck
+    again, which one can be: rule undo-kept-the-order)."""
     kind = rng.choices(KINDS, KIND_WEIGHTS)[0]
     heroes = list(campaign.table.heroes)
     if not heroes:
         return kind, None
-    turn = _Turn(campaign, rng, rng.choice(heroes))
+    turn = _Turn(campaign, rng, rng.choice(heroes), lookup)
     if kind == "draw":
         command = _draw(turn)
         if command is not None:
@@ -384,7 +389,10 @@ def _undo(t: _Turn) -> c.Command | None:
 
 
 def _redo(t: _Turn) -> c.Command | None:
-    return c.Redo(actor=MASTER) if t.campaign.redo_stack else None
+    stack = t.campaign.redo_stack
+    if not stack or (t.lookup is not None and t.lookup(stack[-1]).reshuffled_stacks):
+        return None
+    return c.Redo(actor=MASTER)
 
 
 CHOICES: dict[str, Callable[[_Turn], c.Command | None]] = {

@@ -117,7 +117,7 @@ from .trading import (
     trades_assets_only,
     trading_location,
 )
-from .undo import may_take_back, something_to_redo, something_to_undo
+from .undo import may_take_back, something_to_redo, something_to_undo, undo_kept_the_order
 
 __all__ = [
     # data and the rulebook's API
@@ -146,7 +146,7 @@ __all__ = [
     # §8, seed 000: obtaining sheet cards by progression or incorporation
     "obtains_sheet_only", "obtained_from", "obtained_to",
     # undo and redo
-    "something_to_undo", "something_to_redo", "may_take_back",
+    "something_to_undo", "something_to_redo", "undo_kept_the_order", "may_take_back",
     # fair play: what a hero may do
     "knows_card", "searched_card", "controls_card", "sends_to_own_zone", "seed_is_the_masters", "search_allowed",
     "showed_nothing_hidden", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from ..campaign import Campaign
 from ..errors import NotAllowed, RuleBroken
-from ..events import ActionRecorded
+from ..events import ActionRecorded, ActionUndone
 from ..i18n import _
+from ..rulesets import ruleset
 from ..visibility import sees_everything
 from .words import doing
 
@@ -32,6 +33,18 @@ def something_to_redo(campaign: Campaign) -> int:
         raise RuleBroken(_("nothing to redo: redo applies again what the latest undo took back, and only while no "
                            "other action has been recorded after that undo"))
     return campaign.redo_stack[-1]
+
+
+def undo_kept_the_order(undo: ActionUndone) -> None:
+    """Fair play (ruleset 4): a redo applies again only an undo that shuffled no deck
+    again. One that did gave those decks an order nobody has seen; applying the old
+    changes again would take cards from other places than they record, and show a card
+    revealed to someone where it now lies in that order."""
+    if undo.reshuffled_stacks and ruleset() >= 4:
+        raise RuleBroken(_("seq {seq} shuffled {stacks} again when it took those actions back, so a redo cannot put "
+                           "the cards back as they were (nor show anyone where they now lie); record the actions "
+                           "again instead (an undo with --keep-order, the master's decision, can be redone)").format(
+            seq=undo.seq, stacks=", ".join(undo.reshuffled_stacks)))
 
 
 def may_take_back(actor: str, events: Sequence[ActionRecorded], verb: str) -> None:

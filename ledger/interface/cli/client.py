@@ -188,7 +188,7 @@ def _connect(kind: bytes, request: bytes, fds: list[int]) -> tuple[socket.socket
     except OSError:
         conn.close()
         return None
-    if worker is None or worker == DECLINED:
+    if worker is None or worker <= 1:  # DECLINED, or no worker's pid: the command runs here
         conn.close()
         return None
     return conn, worker

@@ -207,7 +207,7 @@ def _work(conn: socket.socket, server: dict) -> None:
     """The worker: becomes the client's process in all that a command can see, runs
     the command, and sends back its exit status (or, asked for it, the server's
     ``status``)."""
-    status = 1
+    status, told = 1, False  # told: the client has this worker's pid (before that, it hears nothing)
     try:
         os.setpgid(0, 0)  # a group of its own with what it starts: the client signals the whole job
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -233,13 +233,15 @@ def _work(conn: socket.socket, server: dict) -> None:
             signal.signal(getattr(signal, name), signal.SIG_IGN)
         _limit(request.get("limits", {}))
         conn.sendall(int_bytes(os.getpid()))
+        told = True
         _hang_up_with(conn)
         status = _run(request["argv"])
     except BaseException:  # the client is told the command failed; nothing else to do here
         status = 1
     finally:
-        with contextlib.suppress(BaseException):
-            conn.sendall(int_bytes(status))
+        if told:  # else the client, hung up on, runs the command itself
+            with contextlib.suppress(BaseException):
+                conn.sendall(int_bytes(status))
         os._exit(0)
 
 
