@@ -294,6 +294,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.redo: list[int] = []  # undo seqs a redo may take back, latest last
         self.undo_targets: dict[int, tuple[int, ...]] = {}
         self.reshuffled_by: dict[int, tuple[str, ...]] = {}  # an undo's seq: the decks it shuffled again
+        self.named: dict[int, dict[str, set[str]]] = {}  # seq -> viewer -> the cards its rendering named
         self.identified: dict[int, dict[str, tuple[str, ...]]] = {}  # seq -> who was shown which hidden card
         # decks whose order an undo shuffled again: a later undo or redo gives back their
         # cards, not their old order (that order was seen)
@@ -441,9 +442,8 @@ class LedgerMachine(RuleBasedStateMachine):
         at some moment the action walks through: before it, after any of its changes
         (cards drawn face-up into the depot and refilled back were seen by all; an undo
         walks back through states that once were on the table), or that it shows to all.
-        A redo applies again exactly the changes of the actions it redoes: what a viewer
-        witnessed of those may be said again (the master redoes a deal a viewer watched,
-        after its undo shuffled the deck: the same card goes to the same hand)."""
+        A redo applies again exactly the changes of the actions it redoes: what their own
+        renderings named to a viewer may be named again."""
         table = Table.from_dict(before)
         seen = visible_sets(after, table)
         for change in event.changes:
@@ -453,11 +453,13 @@ class LedgerMachine(RuleBasedStateMachine):
         if isinstance(event, ActionRedone):
             for target in event.targets:
                 for viewer in VIEWERS:
-                    seen[viewer] |= self.witnessed[target][viewer]
+                    seen[viewer] |= self.named[target][viewer]
         shown = set(event.shown_to_all())
         self.witnessed[event.seq] = {viewer: seen[viewer] | shown for viewer in VIEWERS}
+        self.named[event.seq] = {}
         for viewer in VIEWERS:
             view = action_view(event, after, viewer)
+            self.named[event.seq][viewer] = mentioned_cards(view)
             leaked = mentioned_cards(view) - seen[viewer] - shown
             assert not leaked, (
                 f"seq {event.seq} ({event.action}) as {viewer} sees it names {sorted(leaked)}, which "
