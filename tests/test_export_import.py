@@ -55,7 +55,7 @@ def source(tmp_path_factory) -> Path:
                    give=("item-sword", "item-rope", "skill-stealth", "skill-quick-strike"),
                    attach={"item-bow": "companion-wolf"}))
         do(c.Draw(actor="bo", stack="deck:skill"))
-        do(c.Undo())
+        do(c.Undo(keep_order=True))  # the master's decision, so that it may be redone
         do(c.Redo())
         do(c.Send(actor="ana", cards=("item-axe",), to="table:ana"))
         do(c.Attach(actor="ana", card="companion-falcon", host="item-axe"))
