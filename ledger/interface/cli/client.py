@@ -262,18 +262,30 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
     import signal
 
     relayed: list[int] = []
+    try:  # this very worker: once it has ended, its pid may be another process's
+        handle: int | None = os.pidfd_open(worker)
+    except (AttributeError, OSError):
+        handle = None
+
+    def to_worker(signum: int) -> None:
+        if handle is not None:
+            import select
+
+            if select.select([handle], [], [], 0)[0]:  # readable: it has ended
+                return
+        signal_worker(worker, signum)
 
     def relay(signum: int, _frame: object) -> None:
         relayed.append(signum)
-        signal_worker(worker, signum)
+        to_worker(signum)
 
     def suspend(_signum: int, _frame: object) -> None:
         """Ctrl-Z: the worker stops with this process, and goes on when it does (fg, bg)."""
-        signal_worker(worker, signal.SIGSTOP)
+        to_worker(signal.SIGSTOP)
         signal.signal(signal.SIGTSTP, signal.SIG_DFL)
         os.kill(os.getpid(), signal.SIGTSTP)  # stopped here until continued
         signal.signal(signal.SIGTSTP, suspend)
-        signal_worker(worker, signal.SIGCONT)
+        to_worker(signal.SIGCONT)
 
     ignored = _ignored()  # stays ignored, as for the command
     before = {}
@@ -290,6 +302,8 @@ def _wait(conn: socket.socket, worker: int, as_json: bool) -> int:
         conn.close()
         for name, handler in before.items():  # the worker is gone: nothing more to pass on
             signal.signal(getattr(signal, name), handler)
+        if handle is not None:
+            os.close(handle)
     deadly = [signum for signum in relayed if signum != signal.SIGINT]  # Ctrl-C stops a command with a word
     if status is None and deadly:
         _die_of(deadly[-1])
