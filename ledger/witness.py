@@ -157,28 +157,16 @@ def _witnessed_from(event: ActionRecorded, after: Campaign, viewers: list[str], 
                     marks: dict[str, list[bool]]) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     seen: dict[str, list[str]] = {card: [] for card in touched}
     unnamed: dict[str, list[str]] = {}
-    moves = [(i, change.card) for i, change in enumerate(event.changes) if isinstance(change, CardChanged)]
-    moved = {card for _, card in moves}
-    shown = set(event.shown_to_all()) & touched
-    where = after.table.where
-    # the cards named without being moved: a viewer who can identify them witnessed them
-    still = {card: identifying(after, card, viewers) for card in touched - moved if card in where}
+    blind = [viewer for viewer in viewers if not sees_everything(viewer)]
+    moved = {change.card for change in event.changes if isinstance(change, CardChanged)}
+    # the cards named without being moved: who may identify them, asked once a card
+    still = {card: identifying(after, card, blind) for card in touched - moved if card in after.table.where}
     for viewer in viewers:
-        if sees_everything(viewer):
-            for card in touched:
-                seen[card].append(viewer)
-            continue
-        mark = marks[viewer]
-        last: dict[str, bool] = {}
-        ever: dict[str, bool] = {}
-        for i, card in moves:  # visible_cards and witnessed_cards, in one pass
-            last[card] = mark[i]
-            ever[card] = ever.get(card, False) or mark[i]
-        for card in touched:
-            if card in shown or (ever[card] if card in ever else viewer in still.get(card, ())):
-                seen[card].append(viewer)
-                if card not in shown and card in last and not last[card]:
-                    unnamed.setdefault(card, []).append(viewer)
+        named, witnessed_ = _named_and_witnessed(event, after, viewer, touched, marks[viewer], still)
+        for card in witnessed_:
+            seen[card].append(viewer)
+            if card not in named:
+                unnamed.setdefault(card, []).append(viewer)
     return ({card: tuple(who) for card, who in sorted(seen.items()) if who},
             {card: tuple(who) for card, who in sorted(unnamed.items())})
 
@@ -203,18 +191,35 @@ def witnessed_cards(event: ActionRecorded, after: Campaign, viewer: str, cards: 
 
 def _cards(event: ActionRecorded, after: Campaign, viewer: str, cards: set[str],
            marks: list[bool] | None, last_only: bool) -> set[str]:
+    marks = marks if marks is not None or sees_everything(viewer) else change_marks(event, after, viewer)
+    named, witnessed_ = _named_and_witnessed(event, after, viewer, cards, marks)
+    return named if last_only else witnessed_
+
+
+def _named_and_witnessed(event: ActionRecorded, after: Campaign, viewer: str, cards: set[str],
+                         marks: list[bool] | None, still: dict[str, list[str]] | None = None
+                         ) -> tuple[set[str], set[str]]:
+    """``visible_cards`` and ``witnessed_cards`` in one pass over the changes. ``still``:
+    for the cards the action names without moving them (those on the table), who may
+    identify them, if already asked (``identifying``); else asked here."""
     if sees_everything(viewer):
-        return set(cards)
-    marks = marks if marks is not None else change_marks(event, after, viewer)
-    seen: dict[str, bool] = {}
-    for change, mark in zip(event.changes, marks):
+        return set(cards), set(cards)
+    last: dict[str, bool] = {}
+    ever: dict[str, bool] = {}
+    for change, mark in zip(event.changes, marks or ()):
         if isinstance(change, CardChanged):
-            seen[change.card] = mark if last_only else (seen.get(change.card, False) or mark)
-    visible = set(event.shown_to_all()) & cards
+            last[change.card] = mark
+            ever[change.card] = ever.get(change.card, False) or mark
+    named = set(event.shown_to_all()) & cards
+    witnessed_ = set(named)
     for card in cards:
-        if card in seen:
-            if seen[card]:
-                visible.add(card)
-        elif card in after.table.where and can_identify(after, viewer, card):
-            visible.add(card)
-    return visible
+        if card in last:
+            if last[card]:
+                named.add(card)
+            if ever[card]:
+                witnessed_.add(card)
+        elif card in after.table.where and (viewer in still.get(card, ()) if still is not None
+                                            else can_identify(after, viewer, card)):
+            named.add(card)
+            witnessed_.add(card)
+    return named, witnessed_
