@@ -180,7 +180,11 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
         evidence = _Evidence(ledger, cid, expect, signed_by)
         starts = [] if take_snapshots else _part_starts(ledger, cid, jobs or _cores(), split_from)
         if starts:
-            return _check_parts(ledger, cid, evidence, state, progress, expect, signed_by, starts)
+            report = _check_parts(ledger, cid, evidence, state, progress, expect, signed_by, starts)
+            if report is not None:
+                return report
+            state["campaign"] = None  # the parts could not tell: one pass, from the start
+            evidence = _Evidence(ledger, cid, expect, signed_by)
         _check_log(ledger, cid, evidence, state, progress, take_snapshots)
     except _Bad as bad:
         campaign = state["campaign"]
@@ -344,14 +348,15 @@ def _fingerprint(campaign: Campaign) -> str:
 
 def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, Any],
                  progress: Callable[[int], None] | None, expect: list[tuple[int, str]], signed_by: str | None,
-                 starts: list[int]) -> Report:
+                 starts: list[int]) -> Report | None:
     """The log in parts: this process checks it from its start to the first part's start,
     a process of its own each part from its snapshot on (to the next part's start, or the
     end). A part begins from a snapshot that checks out against the action at its seq,
     and the part before it checks that very action, and the snapshot, against the log:
     so every part rests on what the one before proved, as in one pass. The first bad seq
-    of the earliest part that finds one is the log's first; a part that fails for any
-    other reason (say, it could not open the file) has the whole log checked in one pass."""
+    of the earliest part that finds one is the log's first. None when a part fails for
+    any other reason (say, it could not open the file): the caller checks the whole log
+    in one pass."""
     from .i18n import language
 
     parts: list[_Part] = []
@@ -366,21 +371,13 @@ def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str
             mine[0] = seq
             shown()
 
-    def one_pass() -> Report:
-        for part in parts:
-            part.stop()
-        state["campaign"] = None
-        _check_log(ledger, cid, _Evidence(ledger, cid, expect, signed_by), state, progress, False)
-        campaign = state["campaign"]
-        return Report(campaign.slug, campaign.version, head=campaign.last_hash, signed_to=evidence.signed_to)
-
     try:
         for number, start in enumerate(starts):
             stop = starts[number + 1] if number + 1 < len(starts) else None
             try:
                 parts.append(_Part())
             except OSError:  # no process could start
-                return one_pass()
+                return None
             parts[-1].send((dict(ledger.env), cid, expect, signed_by, start, stop, language()))
         _check_log(ledger, cid, evidence, state, counted, False, stop=starts[0])
         mine[0] = starts[0]
@@ -389,7 +386,7 @@ def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str
             answer = part.wait(shown)
             # ("ok", last seq, head, began on, ended on) or ("bad", seq, reason, began on)
             if answer[0] not in ("ok", "bad") or answer[3] != ended_on:
-                return one_pass()  # no finding about the log, or not begun where the part before ended
+                return None  # no finding about the log, or not begun where the part before ended
             if answer[0] == "bad":
                 raise _Bad(answer[1], answer[2])
             ended_on = answer[4]
