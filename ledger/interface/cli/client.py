@@ -72,10 +72,15 @@ def socket_path() -> str:
 def private_dir(path: str) -> bool:
     """Is ``path`` a directory of this user's that no one else may enter or write?"""
     try:
-        st = os.stat(path)
+        return _private(os.stat(path))
     except OSError:
         return False
-    return st.st_uid == os.getuid() and (st.st_mode & 0o077) == 0 and os.path.isdir(path)
+
+
+def _private(st: os.stat_result) -> bool:
+    import stat
+
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and (st.st_mode & 0o077) == 0
 
 
 def forward(argv: list[str]) -> int | None:
@@ -126,15 +131,13 @@ def _mark_try(mark: str) -> bool:
     """Leaves the mark of a start tried now, unless one was tried in the last minute; False
     then, or when the directory is not a real one of this user's that no one else may
     enter (opened without following links, and checked as opened)."""
-    import stat
     import time
 
     folder = os.path.dirname(mark)
     os.makedirs(folder, mode=0o700, exist_ok=True)
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        if not _private(os.fstat(fd)):
             return False
         name = os.path.basename(mark)
         try:
