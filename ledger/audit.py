@@ -148,7 +148,10 @@ class _Evidence:
             raise _Bad(seq, _("the snapshot at seq {seq} cannot be read (it is ignored when loading)").format(
                 seq=seq)) from None
         expected = campaign.snapshot()
-        if state.get("last_hash") != expected["last_hash"] or digest(state) != expected["digest"] \
+        # the order of the heroes, locations and stacks too, whatever the ruleset: it is the fold's,
+        # and a snapshot holding another would make a ledger that loads it record other actions
+        if state.get("last_hash") != expected["last_hash"] \
+                or digest(state, ordered=True) != digest(expected, ordered=True) \
                 or state.get("digest") not in (None, expected["digest"]):
             raise _Bad(seq, _("the snapshot at seq {seq} does not match the log (it was changed; loading ignores it "
                               "and folds from the one before)").format(seq=seq))
@@ -335,10 +338,10 @@ class _Part:
 
 
 def _fingerprint(campaign: Campaign) -> str:
-    """The state a part begins or ends on, in the very order of its keys (a snapshot's
-    digest sorts them; the order of the heroes, say, decides the order of each card's
-    witnesses in the actions recorded after it): the parts on either side of a seq must
-    hold the same."""
+    """The state a part begins or ends on, in the very order of its keys (the digest an
+    action of ruleset 4 or older records sorts them, yet the order of the heroes decides
+    the order of each card's witnesses in the actions recorded after it): the parts on
+    either side of a seq must hold the same."""
     import hashlib
     import json
 

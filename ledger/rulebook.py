@@ -29,8 +29,10 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 # decides it again under the same rules: 1 = the first ledger; 2 = fair play (what a
 # hero may do through the ledger, seen-aware undo, seeds for the master only); 3 = a
 # card in a stack is activated only by the stack effects its stack lets count (seed 002);
-# 4 = no redo of an undo that shuffled decks again (fair play: their new order stays unseen).
-RULESET = 4
+# 4 = no redo of an undo that shuffled decks again (fair play: their new order stays unseen);
+# 5 = the state digest every hundredth action records covers the order of the heroes too
+# (``ledger.snapshots.ORDERED_FROM``: a snapshot with its heroes reordered no longer checks out).
+RULESET = 5
 
 
 class Rule(NamedTuple):

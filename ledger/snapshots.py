@@ -10,7 +10,12 @@ it) and every read would serve the edited table. So:
 - every action whose seq is a multiple of ``DIGEST_EVERY`` records the digest of
   the state right after it (``ActionRecorded.state_digest``), inside the hash chain:
   a snapshot taken there is anchored to the record, and editing it means editing
-  the chained action too, which ``verify`` catches;
+  the chained action too, which ``verify`` catches. From ruleset 5 that digest also
+  covers the order of the heroes, locations and stacks (``ordered``): the canonical
+  JSON sorts keys, yet the order of the heroes orders each card's witnesses in the
+  actions recorded after the snapshot, so a snapshot with its heroes reordered (and
+  its own digest written again) would make a ledger that loads it record honest
+  actions that ``verify``, folding from the start, does not get back;
 - loading checks a snapshot against the action at its seq (``unfit``); a bad one is
   ignored and the campaign is folded from the snapshot before it. ``verify`` folds
   the whole log and compares every snapshot with it.
@@ -41,9 +46,21 @@ def state_of(table: Table, live_head: int | None, redo_stack: list[int]) -> dict
     return {"table": table.to_dict(), "live_head": live_head, "redo_stack": list(redo_stack)}
 
 
-def digest(state: dict[str, Any]) -> str:
-    """SHA-256 over the canonical JSON of ``state_of``'s keys."""
+ORDERED_FROM = 5
+"""The ruleset from which the digest an action records is ``ordered``."""
+
+ORDERED = ("heroes", "locations", "stacks")
+"""The table's mappings whose order is part of the state (the fold keeps them in the
+order it made them; ``Table.to_dict`` and ``Table.from_dict`` keep it)."""
+
+
+def digest(state: dict[str, Any], ordered: bool = False) -> str:
+    """SHA-256 over the canonical JSON of ``state_of``'s keys; ``ordered``: and over the
+    order of the table's ``ORDERED`` mappings, which the canonical JSON sorts away."""
     part = {key: state.get(key) for key in ("table", "live_head", "redo_stack")}
+    if ordered:
+        table = part["table"] if isinstance(part["table"], dict) else {}
+        part["order"] = [list(kept) if isinstance(kept := table.get(key), dict) else kept for key in ORDERED]
     text = json.dumps(part, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -55,7 +72,7 @@ def digest_after(event: ActionRecorded, table: Table, books: LogBooks) -> str | 
         return None
     after = _Books(books.live_head, list(books.redo_stack))
     event.keep_books(after)
-    return digest(state_of(table, after.live_head, after.redo_stack))
+    return digest(state_of(table, after.live_head, after.redo_stack), ordered=event.ruleset >= ORDERED_FROM)
 
 
 def unfit(state: dict[str, Any], at: ActionRecorded) -> str | None:
@@ -63,9 +80,8 @@ def unfit(state: dict[str, Any], at: ActionRecorded) -> str | None:
     (the stored action at the snapshot's seq), or None if it checks out."""
     if state.get("last_hash") != at.hash:
         return "was not taken at the head the log holds at its seq"
-    actual = digest(state)
-    if state.get("digest") not in (None, actual):
+    if state.get("digest") not in (None, digest(state)):
         return "does not match its own digest (it was changed)"
-    if at.state_digest is not None and at.state_digest != actual:
+    if at.state_digest is not None and at.state_digest != digest(state, ordered=at.ruleset >= ORDERED_FROM):
         return "does not match the state its seq's action recorded (it was changed)"
     return None

@@ -25,7 +25,8 @@ from ledger.application import Ledger
 from ledger.audit import verify
 from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.errors import BadCatalog
-from ledger.snapshots import DIGEST_EVERY
+from ledger.rulebook import RULESET
+from ledger.snapshots import DIGEST_EVERY, digest
 from ledger.transfer import import_campaign
 
 from .conftest import copy_db, json_of, last_seq, one_error_line, run_ledger, succeeded
@@ -182,8 +183,6 @@ def test_a_cut_tail_fails_verify_by_a_snapshot_past_the_end(long):
 def _edit_snapshot(db: Path, reseal: bool) -> int:
     """Moves a card inside the snapshot at seq 100 (and, with ``reseal``, writes the
     snapshot's own digest again, as a forger who read the code would)."""
-    from ledger.snapshots import digest
-
     con = sqlite3.connect(str(db))
     try:
         (state,) = con.execute("SELECT state FROM stored_snapshots WHERE originator_version = ?",
@@ -227,11 +226,88 @@ def test_the_action_at_every_hundredth_seq_records_the_digest_of_the_state_its_s
         cid = ledger.resolve(None)
         event = ledger.event(cid, DIGEST_EVERY)
         (snapshot,) = ledger.snapshots.get(cid, gt=DIGEST_EVERY - 1, lte=DIGEST_EVERY)
-        assert event.state_digest is not None and event.state_digest == snapshot.state["digest"]
+        assert event.state_digest is not None and event.state_digest == digest(snapshot.state, ordered=True)
+        assert snapshot.state["digest"] == digest(snapshot.state)  # its own: a check against damage, not a forger
         assert ledger.event(cid, DIGEST_EVERY - 1).state_digest is None
         assert snapshot.state["last_hash"] == event.hash
     finally:
         ledger.close()
+
+
+@pytest.fixture(scope="module")
+def long_db_ruleset_4(tmp_path_factory) -> Path:
+    """``long_db`` as a ledger of ruleset 4 recorded it: its state digests sort the heroes away."""
+    from ledger.interface.simulate import simulate, start_simulation
+    from ledger.rulesets import decided_under
+
+    db = tmp_path_factory.mktemp("long4") / "campaign.db"
+    ledger = Ledger.open(db, create=True)
+    try:
+        with decided_under(4):
+            cid = start_simulation(ledger, heroes=3, seed=3)
+            simulate(ledger, cid, 110, seed=3)
+    finally:
+        ledger.close()
+    return db
+
+
+def _reorder_heroes_in_snapshot(db: Path) -> list[str]:
+    """The heroes of the snapshot at seq 100 put in the reverse order, its own digest
+    written again (as a forger who read the code would); returns the new order."""
+    con = sqlite3.connect(str(db))
+    try:
+        (stored,) = con.execute("SELECT state FROM stored_snapshots WHERE originator_version = ?",
+                                [DIGEST_EVERY]).fetchone()
+        data = json.loads(stored)
+        snapshot = data["state"]
+        heroes = snapshot["table"]["heroes"]
+        snapshot["table"]["heroes"] = dict(reversed(list(heroes.items())))
+        assert digest(snapshot) == snapshot["digest"]  # the canonical JSON sorts keys: the same digest
+        with con:
+            con.execute("UPDATE stored_snapshots SET state = ? WHERE originator_version = ?",
+                        [json.dumps(data).encode(), DIGEST_EVERY])
+    finally:
+        con.close()
+    return list(snapshot["table"]["heroes"])
+
+
+def _witnesses_of_the_next_action(db: Path) -> dict:
+    """Records the master exiling a face-up card (every viewer sees it go); returns who
+    the action records as having seen it, in the order it records them."""
+    ledger = Ledger.open(db)
+    try:
+        cid = ledger.resolve(None)
+        table = ledger.campaign(cid).table
+        card = next(card for card in sorted(table.face_up) if not table.where[card].startswith("on:"))
+        ledger.execute(cid, c.Exile(actor="master", cards=(card,)))
+        return dict(ledger.event(cid, ledger.last_seq(cid)).seen)
+    finally:
+        ledger.close()
+
+
+@pytest.mark.parametrize("ruleset", [RULESET, 4], ids=["current-ruleset", "ruleset-4"])
+def test_a_snapshot_with_its_heroes_reordered_is_named_by_verify_not_the_honest_actions_after_it(
+        long, long_db_ruleset_4, tmp_path, ruleset):
+    """The order of the heroes orders each card's witnesses in the actions recorded
+    after a snapshot. From ruleset 5 the digest the chain holds covers that order, so
+    loading passes over a snapshot whose heroes were reordered and the next action
+    records its witnesses as an honest ledger would; a log of ruleset 4 cannot tell
+    when loading, but verify, which compares every snapshot with the fold in full,
+    names the snapshot's seq in either case, not the actions recorded after it."""
+    db = long if ruleset == RULESET else copy_db(long_db_ruleset_4, tmp_path)
+    (tmp_path / "untouched").mkdir()
+    untouched = copy_db(db, tmp_path / "untouched")
+    heroes = _reorder_heroes_in_snapshot(db)
+    zones = run_ledger("--json", "zones", db=db).stdout, run_ledger("--json", "zones", db=untouched).stdout
+    honest, recorded = _witnesses_of_the_next_action(untouched), _witnesses_of_the_next_action(db)
+    assert any(len(who) > 2 for who in honest.values())  # several heroes saw it: their order shows
+    if ruleset == RULESET:
+        assert recorded == honest and zones[0] == zones[1]
+    else:  # the snapshot was loaded: its order of the heroes is the witnesses' order
+        assert recorded != honest and [v for v in next(iter(recorded.values())) if v != "public"] == heroes
+    assert succeeded(run_ledger("verify", db=untouched))
+    line, report = verify_fails(db)
+    assert report["bad_seq"] == DIGEST_EVERY and "snapshot" in line, line
 
 
 # -- a rewritten history: another valid campaign from seq N on ------------------------------
