@@ -148,8 +148,8 @@ class _Evidence:
             raise _Bad(seq, _("the snapshot at seq {seq} cannot be read (it is ignored when loading)").format(
                 seq=seq)) from None
         expected = campaign.snapshot()
-        # the order of the heroes, locations and stacks too, whatever the ruleset: it is the fold's,
-        # and a snapshot holding another would make a ledger that loads it record other actions
+        # the order of the heroes too, whatever the ruleset: it is the fold's, and a snapshot
+        # holding another would make a ledger that loads it record other actions
         if state.get("last_hash") != expected["last_hash"] \
                 or digest(state, ordered=True) != digest(expected, ordered=True) \
                 or state.get("digest") not in (None, expected["digest"]):

@@ -42,6 +42,9 @@ class Play:
         # The zone each card of a block being moved was in before this action moved any
         # of them: moving a host first must not hide that its named attachments left too.
         self._origins: dict[str, str] = {}
+        # The order of the heroes orders what actions record (``ledger.snapshots.ORDERED``):
+        # a hero the inverses put back must be put back in their place.
+        self._heroes = tuple(self.table.heroes)
 
     # -- bookkeeping ----------------------------------------------------------
     def apply(self, change: Change) -> None:
@@ -52,6 +55,9 @@ class Play:
         for change in reversed(self.changes):
             self.table.apply(change.inverse())
         self.changes.clear()
+        heroes = self.table.heroes
+        if tuple(heroes) != self._heroes:
+            self.table.heroes = {hero: heroes[hero] for hero in self._heroes}
 
     # -- cards ----------------------------------------------------------------
     def set_card(self, card: str, at: str, index: int | None, face: Face, exhausted: bool = False,

@@ -11,11 +11,11 @@ it) and every read would serve the edited table. So:
   the state right after it (``ActionRecorded.state_digest``), inside the hash chain:
   a snapshot taken there is anchored to the record, and editing it means editing
   the chained action too, which ``verify`` catches. From ruleset 5 that digest also
-  covers the order of the heroes, locations and stacks (``ordered``): the canonical
-  JSON sorts keys, yet the order of the heroes orders each card's witnesses in the
-  actions recorded after the snapshot, so a snapshot with its heroes reordered (and
-  its own digest written again) would make a ledger that loads it record honest
-  actions that ``verify``, folding from the start, does not get back;
+  covers the order of the heroes (``ordered``): the canonical JSON sorts keys, yet
+  the order of the heroes orders each card's witnesses (and the heroes an effect
+  reaches) in the actions recorded after the snapshot, so a snapshot with its heroes
+  reordered (and its own digest written again) would make a ledger that loads it
+  record honest actions that ``verify``, folding from the start, does not get back;
 - loading checks a snapshot against the action at its seq (``unfit``); a bad one is
   ignored and the campaign is folded from the snapshot before it. ``verify`` folds
   the whole log and compares every snapshot with it.
@@ -49,9 +49,11 @@ def state_of(table: Table, live_head: int | None, redo_stack: list[int]) -> dict
 ORDERED_FROM = 5
 """The ruleset from which the digest an action records is ``ordered``."""
 
-ORDERED = ("heroes", "locations", "stacks")
-"""The table's mappings whose order is part of the state (the fold keeps them in the
-order it made them; ``Table.to_dict`` and ``Table.from_dict`` keep it)."""
+ORDERED = ("heroes",)
+"""The table's mappings whose order is part of the state: what an action records
+follows it (the fold keeps it, and so do ``Table.to_dict``, ``Table.from_dict`` and
+``Play.rollback``). The order of the stacks is not: a walk back through an action and
+forward again (``ledger.witness``) may change it, and nothing recorded reads it."""
 
 
 def digest(state: dict[str, Any], ordered: bool = False) -> str:

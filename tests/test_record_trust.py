@@ -520,3 +520,51 @@ def test_import_reads_the_file_as_a_stream_and_stops_at_the_first_bad_line(demo,
 def test_export_into_a_missing_folder_gets_a_one_line_error(demo, tmp_path):
     line = one_error_line(run_ledger("export", str(tmp_path / "no" / "such" / "out.jsonl"), db=demo))
     assert "cannot write the export" in line and "unexpected" not in line
+
+
+def test_refused_actions_in_a_long_lived_ledger_leave_the_snapshot_at_seq_100_checking_out(tmp_path):
+    """A refused action may empty a stack before it is refused; its rollback puts the
+    stack back, at the end of the table's stacks. That order is no part of the state
+    (nothing recorded reads it), so the digest at seq 100 of a ledger that refused such
+    an action (the table server's, say, which keeps its campaigns in memory) is the one
+    verify, folding from the start, gets back, and loading uses the snapshot there."""
+    from ledger.errors import LedgerError
+
+    ledger = Ledger.open(tmp_path / "campaign.db", create=True)
+    try:
+        cid = ledger.start(load_catalog(SAMPLE), name="r", slug="r").campaign.id
+        for hero in ("ana", "bo"):
+            ledger.execute(cid, c.AddHero(hero=hero))
+        ledger.execute(cid, c.Add(cards=("item-sword",), to="scenario"))  # alone there
+        ledger.execute(cid, c.Add(cards=("item-bow",), to="limbo"))
+        live = ledger.campaign(cid)
+        before = list(live.table.stacks)
+        with pytest.raises(LedgerError):  # the sword goes first, then the bow is refused: already in limbo
+            ledger.execute(cid, c.Exile(actor="master", cards=("item-sword", "item-bow")))
+        assert list(live.table.stacks) != before and ledger.last_seq(cid) == 5  # the stacks' order did change
+        while ledger.last_seq(cid) < DIGEST_EVERY:
+            ledger.execute(cid, c.Hide(cards=("item-sword",)) if live.table.face("item-sword") == "up"
+                           else c.Reveal(cards=("item-sword",)))
+        assert ledger.fit_snapshot(cid, DIGEST_EVERY)[0].originator_version == DIGEST_EVERY
+        assert verify(ledger, cid).ok
+    finally:
+        ledger.close()
+
+
+def test_a_rollback_puts_a_hero_back_in_their_place_among_the_heroes(long):
+    """The order of the heroes orders what later actions record: a refused action that
+    took a hero away (as an undo of their arrival does) leaves them where they were."""
+    from ledger.changes import HeroChanged
+    from ledger.play import Play
+
+    ledger = Ledger.open(long)
+    try:
+        campaign = ledger.campaign(ledger.resolve(None))
+        order = list(campaign.table.heroes)
+        first = order[0]
+        play = Play(campaign, "master")
+        play.apply(HeroChanged(hero=first, was=campaign.table.heroes[first], now=None))
+        play.rollback()
+        assert list(campaign.table.heroes) == order
+    finally:
+        ledger.close()
