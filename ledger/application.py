@@ -248,12 +248,19 @@ class Ledger(Application):
         actions after it; a snapshot that does not is passed over for the one before."""
         found = self.fit_snapshot(cid, at)
         if found is None:
-            campaign = self.project(None, self.events.get(cid, gt=0, lte=at))
-            if campaign is None:
-                raise AggregateNotFoundError(cid)
-            return campaign
+            return self._load_from_start(cid, at)
         snapshot, later = found
-        return self.project(self.project(None, [snapshot]), later)
+        try:
+            restored = self.project(None, [snapshot])
+        except (KeyError, TypeError, AttributeError, ValueError):  # its digests check out, yet it holds no
+            return self._load_from_start(cid, at)  # table: forged at a seq whose action records no digest
+        return self.project(restored, later)
+
+    def _load_from_start(self, cid: UUID, at: int | None) -> Campaign:
+        campaign = self.project(None, self.events.get(cid, gt=0, lte=at))
+        if campaign is None:
+            raise AggregateNotFoundError(cid)
+        return campaign
 
     def fit_snapshot(self, cid: UUID, at: int | None = None) -> tuple[CampaignSnapshot, list[ActionRecorded]] | None:
         """The latest snapshot at or before ``at`` that checks out against the action at

@@ -568,3 +568,34 @@ def test_a_rollback_puts_a_hero_back_in_their_place_among_the_heroes(long):
         assert list(campaign.table.heroes) == order
     finally:
         ledger.close()
+
+
+def test_a_snapshot_forged_where_no_action_records_a_digest_is_named_by_verify_and_no_read_fails(long, tmp_path):
+    """Only every hundredth action anchors a snapshot in the chain; one put in between
+    (its own digest and head right, its table no table at all) cannot crash a read:
+    loading folds from the start instead, and verify names its seq."""
+    (tmp_path / "untouched").mkdir()
+    untouched = copy_db(long, tmp_path / "untouched")
+    seq = DIGEST_EVERY + 5
+    ledger = Ledger.open(long)
+    try:
+        state = ledger.campaign(ledger.resolve(None), at=seq).snapshot()
+    finally:
+        ledger.close()
+    state["table"]["stacks"] = 5
+    state["digest"] = digest(state)
+    con = sqlite3.connect(str(long))
+    try:
+        originator, topic, stored = con.execute("SELECT originator_id, topic, state FROM stored_snapshots "
+                                                "WHERE originator_version = ?", [DIGEST_EVERY]).fetchone()
+        data = json.loads(stored)
+        data["state"] = state
+        with con:
+            con.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
+                        "VALUES (?, ?, ?, ?)", [originator, seq, topic, json.dumps(data).encode()])
+    finally:
+        con.close()
+    for args in (["zones"], ["zones", "--at", str(seq + 1)]):
+        assert succeeded(run_ledger("--json", *args, db=long)).stdout == run_ledger("--json", *args, db=untouched).stdout
+    line, report = verify_fails(long)
+    assert report["bad_seq"] == seq and "snapshot" in line, line
