@@ -338,14 +338,16 @@ class _Part:
 
 
 def _fingerprint(campaign: Campaign) -> str:
-    """The state a part begins or ends on, in the very order of its keys (the digest an
-    action of ruleset 4 or older records sorts them, yet the order of the heroes decides
-    the order of each card's witnesses in the actions recorded after it): the parts on
-    either side of a seq must hold the same."""
+    """The state a part begins or ends on, the order of the heroes included (the digest
+    an action of ruleset 4 or older records sorts it away, yet it orders each card's
+    witnesses in the actions recorded after it; ``ledger.snapshots.ORDERED``): the parts
+    on either side of a seq must hold the same."""
     import hashlib
     import json
 
-    text = json.dumps([campaign.version, campaign.snapshot()], ensure_ascii=False)
+    state = campaign.snapshot()
+    text = json.dumps([campaign.version, {key: value for key, value in state.items() if key != "table"},
+                       digest(state, ordered=True)], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -46,8 +46,7 @@ class Table:
         """The start position: every card in the box, face-down."""
         table = cls()
         box = list(card_ids)
-        if box:  # no empty stack, as after any change (``to_dict`` keeps none, so the order stays the fold's)
-            table.stacks["box"] = box
+        table.stacks["box"] = box
         table.where = dict.fromkeys(box, "box")
         return table
 
