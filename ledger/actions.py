@@ -243,16 +243,15 @@ def search(play: Play, cmd: c.Search) -> Decided:
     rules.may_use_stack(play.campaign, play.actor, stack, "search")
     rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.search_allowed(play.campaign, play.actor, cmd.by)
-    taking = N_("search takes cards from the stack searched")
-    for card in cmd.take:
-        rules.searched_card(play.campaign, play.actor, card, stack.id, taking)
+    # Everything that does not depend on where the cards lie first: a refusal after the
+    # cards were found would tell a hero that a hidden card is in the stack.
+    if len(set(cmd.take)) != len(cmd.take):
+        raise BadInput(_("a card is named twice in --take"))
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
     if to is not None:
         rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take")
-    for card in cmd.take:
-        rules.must_be_in(play.campaign, play.actor, card, stack.id, taking)
-    if len(set(cmd.take)) != len(cmd.take):
-        raise BadInput(_("a card is named twice in --take"))
+    rules.searched_cards(play.campaign, play.actor, cmd.take, stack.id,
+                         N_("search takes cards from the stack searched"))
     moving = frozenset(cmd.take)
     for card in cmd.take:
         play.place(card, to, moving=moving)  # type: ignore[arg-type]

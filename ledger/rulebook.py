@@ -143,7 +143,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("may-take-back", "CLI.md undo", N_("the master may take back any action; a hero only their own")),
     # -- fair play: what a hero may do through the ledger (§1, §4, §8, §9) -----------
     Rule("knows-card", "§9", N_("a hero names only cards they can see; a hidden card and a missing one read the same")),
-    Rule("searched-card", "§9", N_("a card a hero searches for and one that does not exist read the same")),
+    Rule("searched-cards", "§9", N_("a refused search tells a hero neither where a hidden card lies nor which of the "
+         "hidden cards they named are in the stack")),
     Rule("controls-card", "§8", N_("a hero moves, turns or tilts only cards they control; the discard pile "
          "is reached by trading")),
     Rule("sends-to-own-zone", "§3", N_("a hero puts cards only into their own zones (and plays them into the "

@@ -197,6 +197,33 @@ def test_search_for_a_card_not_in_the_stack_is_refused_without_revealing_where_i
     assert str(err).replace("item-sword", "X") == str(missing).replace("item-nothing", "X")
 
 
+def test_searched_cards_a_refused_search_tells_a_hero_nothing_of_which_hidden_cards_are_in_the_stack(game):
+    """Rule searched-cards (§9): item-sword and item-bow lie face-down in deck:item,
+    item-rope in bo's inventory; ana sees none of them. However she names them (twice, with
+    a destination that is no zone, several at once in any order, with a card that does not
+    exist), her refusal reads the same whether the cards are in the deck or not: only a
+    search that takes them (recorded, and the deck shuffled again) shows her that."""
+    game.add("item-sword", "item-bow", to="deck:item")
+    game.add("item-rope", to="inventory:bo")
+    game.add("skill-tracking", to="table:ana")
+    names = re.compile(r"item-(sword|bow|rope|nothing)")
+
+    def refusal(*take: str, to: str | None = None) -> tuple[type, str]:
+        err = game.refuse(c.Search(actor="ana", stack="deck:item", take=take, by="skill-tracking", to=to))
+        return type(err), names.sub("X", str(err))
+
+    in_deck, elsewhere, missing = "item-sword", "item-rope", "item-nothing"
+    assert refusal(in_deck, in_deck) == refusal(elsewhere, elsewhere) == refusal(missing, missing)
+    assert refusal(in_deck, to="table:zz") == refusal(elsewhere, to="table:zz") == refusal(missing, to="table:zz")
+    assert refusal(in_deck, to="inventory:bo") == refusal(missing, to="inventory:bo")
+    several = {refusal(*take) for take in [(in_deck, elsewhere), (elsewhere, in_deck), (missing, elsewhere),
+                                           (in_deck, "item-bow", elsewhere), (elsewhere, in_deck, "item-bow")]}
+    assert len({text for _kind, text in several if text.startswith("cards X, X:")}) == 1, several
+    assert len({(kind, text.replace("X, X, X", "X, X")) for kind, text in several}) == 1, several
+    rec = game.do(c.Search(actor="ana", stack="deck:item", take=(in_deck, "item-bow"), by="skill-tracking"))
+    assert rec.event.taken == (in_deck, "item-bow")
+
+
 def test_search_for_a_card_not_in_the_stack_says_where_it_is_when_the_actor_sees_it(game):
     game.add("item-sword", "item-bow", to="deck:item")
     game.add("item-rope", to="inventory:ana")

@@ -380,6 +380,10 @@ def test_a_hidden_card_and_a_card_that_does_not_exist_get_the_same_refusal(tmp_p
     seated = table(tmp_path)
     sight = Sight(seated.db)
     own = "item-sword" if who == "ana" else "companion-wolf"
+    # a search finds a card by name in the deck searched (that is what it is for): any other is refused
+    def finds(card: str) -> dict:
+        return {"action": "search", "stack": "deck:item", "take": [card], "by": own}
+
     templates = [
         lambda card: {"action": "discard", "cards": [card]},
         lambda card: {"action": "send", "cards": [card], "to": f"table:{who}"},
@@ -393,8 +397,10 @@ def test_a_hidden_card_and_a_card_that_does_not_exist_get_the_same_refusal(tmp_p
         lambda card: {"action": "bury", "cards": [card]},
         lambda card: {"action": "detach", "card": card},
         lambda card: {"action": "restore", "cards": [card]},
-        # a search finds a card by name in the deck searched (that is what it is for): any other is refused
-        lambda card: {"action": "search", "stack": "deck:item", "take": [card], "by": own},
+        finds,
+        # ... but a search refused for any other reason says nothing of where the card is (in the deck too)
+        lambda card: {"action": "search", "stack": "deck:item", "take": [card, card], "by": own},
+        lambda card: {"action": "search", "stack": "deck:item", "take": [card], "by": own, "to": "table:zz"},
     ]
     with client_for(seated.db) as client:
         in_item_deck = {e["id"] for e in client.get(f"{API}/zones", headers=seated.headers("master")).json()
@@ -405,7 +411,7 @@ def test_a_hidden_card_and_a_card_that_does_not_exist_get_the_same_refusal(tmp_p
             assert missing.status_code in (409, 422), missing.text
             expected = one_error(missing, missing.status_code)
             for card in sight.never_seen(who):
-                if template(card)["action"] == "search" and card in in_item_deck:
+                if template is finds and card in in_item_deck:
                     continue
                 reply = post(client, seated, who, template(card))
                 assert (reply.status_code, one_error(reply, reply.status_code)) == (

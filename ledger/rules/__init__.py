@@ -63,7 +63,7 @@ from .fair_play import (
     master_sets_knowledge,
     redoes_own_undo,
     search_allowed,
-    searched_card,
+    searched_cards,
     seed_is_the_masters,
     sends_to_own_zone,
     showed_nothing_hidden,
@@ -148,7 +148,7 @@ __all__ = [
     # undo and redo
     "something_to_undo", "something_to_redo", "undo_kept_the_order", "may_take_back",
     # fair play: what a hero may do
-    "knows_card", "searched_card", "controls_card", "sends_to_own_zone", "seed_is_the_masters", "search_allowed",
+    "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "seed_is_the_masters", "search_allowed",
     "showed_nothing_hidden", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",
     "master_sets_knowledge", "master_discards_from_decks",
 ]

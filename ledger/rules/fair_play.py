@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..campaign import Campaign
-from ..errors import NotAllowed, RuleBroken
+from ..errors import CardNotThere, NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..formats import ZoneSpec
 from ..i18n import N_, _
@@ -23,7 +23,7 @@ from ..states import card_states
 from ..visibility import UNSEEN_PLACE, can_identify, sees_everything
 from ..vocabulary import Role, Zone
 from .actors import acts_for, master_only, unseen
-from .stacks import not_in
+from .stacks import must_be_in, not_in
 from .words import doing
 
 
@@ -41,14 +41,30 @@ def knows_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
         raise unseen(actor, card, verb)
 
 
-def searched_card(campaign: Campaign, actor: str, card: str, stack: str, why: str) -> None:
-    """RULES.md §4, §9: a hero names the card to take from a stack they search without
-    seeing it first; one that is not in the stack (or does not exist) reads the same
-    (``must_be_in``'s words for a card the hero cannot see)."""
+def searched_cards(campaign: Campaign, actor: str, cards: Sequence[str], stack: str, why: str) -> None:
+    """RULES.md §4, §9: the cards a search takes must lie in the stack searched. A hero
+    names them without seeing them first, so a refusal tells them nothing a search would
+    not show them in a recorded action: not where a card they cannot see lies (one that
+    does not exist reads the same), nor, when they named several such cards, which of them
+    is missing (that would tell them the others are in the stack). A card they can see
+    elsewhere is named with its place, before any of those."""
     if sees_everything(actor) or not _fair():
-        campaign.card(card)
-    elif card not in campaign.catalog.cards:
-        raise not_in(card, stack, _(UNSEEN_PLACE), why)
+        for card in cards:
+            campaign.card(card)
+        for card in cards:
+            must_be_in(campaign, actor, card, stack, why)
+        return
+    unseen_ones = []
+    for card in cards:
+        if card in campaign.catalog.cards and can_identify(campaign, actor, card):
+            must_be_in(campaign, actor, card, stack, why)
+        else:
+            unseen_ones.append(card)
+    if any(card not in campaign.catalog.cards or campaign.table.zone_of(card) != stack for card in unseen_ones):
+        if len(unseen_ones) == 1:
+            raise not_in(unseen_ones[0], stack, _(UNSEEN_PLACE), why)
+        raise CardNotThere(_("cards {cards}: not all of them are in {zone} ({where}); {why}").format(
+            cards=", ".join(unseen_ones), zone=stack, where=_(UNSEEN_PLACE), why=_(why)))
 
 
 def controls_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
