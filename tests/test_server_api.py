@@ -419,6 +419,21 @@ def test_a_hidden_card_and_a_card_that_does_not_exist_get_the_same_refusal(tmp_p
                     (who, template(card), reply.text, missing.text)
 
 
+def test_no_reply_of_the_api_may_be_kept_by_a_cache_between_a_seat_and_the_table(tmp_path):
+    """Each reply is what one seat may see: a cache (a proxy's, a browser's) must not keep
+    it for another request."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        replies = [client.get(f"{API}{path}", headers=seated.headers("ana"))
+                   for path in ("/zones", "/zones?at=3", "/history?limit=2", "/cards/item-sword", "/explain/3",
+                                "/checkpoint", "/cards/item-nothing")]
+        replies.append(post(client, seated, "ana", {"action": "battle start"}))  # refused: master only
+        replies.append(client.get(f"{API}/zones"))  # no seat
+        for reply in replies:
+            assert reply.headers.get("cache-control") == "no-store", (reply.request.url, reply.headers)
+        assert [r.status_code for r in replies][-2:] == [409, 401]  # refused by the rules; no seat
+
+
 def test_the_public_seat_only_reads_and_appends_nothing(tmp_path):
     seated = table(tmp_path)
     with client_for(seated.db) as client, nothing_appended(seated.db):
@@ -617,6 +632,10 @@ def test_the_bearer_header_and_the_join_cookie_both_seat_a_client(tmp_path):
         assert "httponly" in flags and "samesite=strict" in flags and "path=/" in flags
         zones = browser.get(f"{API}/zones")  # the cookie alone
         assert zones.status_code == 200 and zones.json()["viewer"] == "ana"
+        # behind a proxy that asks for Basic authentication, the cookie still seats the browser
+        proxied = browser.get(f"{API}/zones", headers={"Authorization": "Basic dXNlcjpwYXNz"})
+        assert proxied.status_code == 200 and proxied.json()["viewer"] == "ana"
+        one_error(browser.get(f"{API}/zones", headers={"Authorization": "Bearer nope"}), 401)  # a Bearer speaks first
         assert zones.json() == other.get(f"{API}/zones", headers=seated.headers("ana")).json()
         acted = browser.post(f"{API}/actions", json={"action": "restore", "cards": ["item-sword"]})
         assert acted.status_code in (200, 409), acted.text

@@ -79,11 +79,34 @@ def create_app(db: str) -> FastAPI:
                   docs_url=None, redoc_url=None)
     errors.install(app)
     app.add_middleware(BodyLimit)
+    app.add_middleware(PerSeat)
     app.add_middleware(Speaking)  # the outermost: every reply, a refused body's too, in the request's language
     app.include_router(api_routes())
     app.include_router(pages.routes())
     pages.mount_static(app)
     return app
+
+
+class PerSeat:
+    """Every API reply is what one seat may see: ``Cache-Control: no-store``, so that no
+    cache between the table and a player keeps it (the pages say so themselves)."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def private(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                from starlette.datastructures import MutableHeaders
+
+                MutableHeaders(scope=message).setdefault("Cache-Control", "no-store")
+            await send(message)
+
+        await self.app(scope, receive, private)
 
 
 class BodyLimit:

@@ -57,10 +57,14 @@ class Doorman:
 
 
 def token_of(request: Request) -> str | None:
+    """The seat's token: a ``Bearer`` header's (wrong or empty, it seats nobody), else the
+    join cookie's. Another scheme (a proxy's Basic authentication, say) is no seat's and
+    leaves the cookie to speak."""
     header = request.headers.get("authorization")
     if header is not None:
         scheme, _sep, token = header.partition(" ")
-        return token.strip() if scheme.lower() == "bearer" and token.strip() else ""
+        if scheme.lower() == "bearer":
+            return token.strip()
     return request.cookies.get(COOKIE)
 
 
