@@ -204,6 +204,8 @@ def bury(play: Play, cmd: c.Bury) -> Decided:
     _theirs(play, cmd.cards, "bury")
     if cmd.to is not None:
         rules.must_be_deck(play.campaign.zone(cmd.to), "bury")
+        for card in cmd.cards:
+            rules.buries_where_allowed(play.campaign, play.actor, card, play.campaign.zone(cmd.to))
     moving = frozenset(cmd.cards)
     for card in cmd.cards:
         deck = cmd.to or rules.bury_deck_for(play.campaign, card)

@@ -31,8 +31,9 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 # card in a stack is activated only by the stack effects its stack lets count (seed 002);
 # 4 = no redo of an undo that shuffled decks again (fair play: their new order stays unseen);
 # 5 = the state digest every hundredth action records covers the order of the heroes too
-# (``ledger.snapshots.ORDERED_FROM``: a snapshot with its heroes reordered no longer checks out).
-RULESET = 5
+# (``ledger.snapshots.ORDERED_FROM``: a snapshot with its heroes reordered no longer checks out);
+# 6 = a hero buries a card only into its suit's deck or a deck of their own (fair play).
+RULESET = 6
 
 
 class Rule(NamedTuple):
@@ -149,6 +150,8 @@ RULEBOOK: tuple[Rule, ...] = (
          "is reached by trading")),
     Rule("sends-to-own-zone", "§3", N_("a hero puts cards only into their own zones (and plays them into the "
          "scenario); the master anywhere")),
+    Rule("buries-where-allowed", "§5", N_("a hero buries a card into its suit's deck or a deck of their own; the "
+         "master into any deck")),
     Rule("seed-is-the-masters", "§4", N_("only the master chooses a seed; every other shuffle draws its seed "
          "from the system")),
     Rule("search-allowed", "§4", N_("a hero searches a stack only by the effect of an active card they control")),

@@ -38,6 +38,22 @@ def refused(game: Game, command: c.Command) -> str:
     return str(game.refuse(command, LedgerError))
 
 
+# -- bury ------------------------------------------------------------------------------------
+def test_buries_where_allowed_a_hero_buries_a_card_into_its_suits_deck_not_another(table):
+    """Attack: bury an item of her own into deck:skill, where a later draw of a skill
+    would be hers to predict. A hero buries only into the card's suit's deck (or a deck of
+    their own); the master may bury anywhere."""
+    table.do(c.Draw(actor="ana", stack="deck:item", count=2))
+    first, second = table.cards("inventory:ana")
+    message = refused(table, c.Bury(actor="ana", cards=(first,), to="deck:skill"))
+    assert "deck:item" in message and "deck:skill" in message
+    table.do(c.Bury(actor="ana", cards=(first,), to="deck:item"))
+    assert table.cards("deck:item")[-1] == first
+    table.do(c.Bury(cards=(second,), to="deck:skill"))  # the master
+    assert table.zone(second) == "deck:skill"
+    assert verify(table.app, table.cid).ok
+
+
 # -- undo peek ---------------------------------------------------------------------------------
 def test_a_hero_cannot_undo_a_draw_to_learn_the_deck_order(table):
     """Attack: draw the whole deck, read the hand, undo: the deck would come back in

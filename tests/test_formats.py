@@ -238,6 +238,20 @@ def test_hero_may_not_search_another_heros_discard_pile(personal):
     personal.refuse(c.Search(actor="bo", stack="discard:ana", take=("item-sword",)), NotAllowed)
 
 
+def test_buries_where_allowed_a_hero_buries_into_their_own_deck_not_another_heros(personal):
+    """Rule buries-where-allowed (§5): ana buries into her own deck (where bury puts her
+    cards in this format), never into bo's, nor into another suit's; the master anywhere."""
+    personal.add("item-sword", "item-bow", "item-rope", to="inventory:ana")
+    for deck in ("deck:item:bo", "deck:skill:bo", "deck:skill"):
+        message = str(personal.refuse(c.Bury(actor="ana", cards=("item-sword",), to=deck), NotAllowed))
+        assert deck in message and "deck:item:ana" in message
+    personal.do(c.Bury(actor="ana", cards=("item-sword",), to="deck:skill:ana"))  # a deck of her own
+    personal.do(c.Bury(actor="ana", cards=("item-bow",)))
+    assert personal.zone("item-bow") == "deck:item:ana"
+    personal.do(c.Bury(cards=("item-rope",), to="deck:item:bo"))  # the master
+    assert personal.zone("item-rope") == "deck:item:bo"
+
+
 def test_master_may_draw_from_a_heros_deck_for_them(personal):
     personal.add("item-sword", to="deck:item:ana")
     personal.do(c.Draw(stack="deck:item:ana", to="inventory:ana"))

@@ -165,6 +165,19 @@ def test_referee_is_refused_with_a_hint_to_use_master(demo):
     assert stored_events(demo) == before
 
 
+def test_only_the_master_opens_or_revokes_seats(demo):
+    """A hero (``--actor ana``) gets no join link, not even their own, and revokes none."""
+    succeeded(run_ledger("seat", "add", "bo", db=demo))
+    before = stored_events(demo)
+    for args in (("seat", "add", "master"), ("seat", "add", "ana"), ("--json", "seat", "add", "public"),
+                 ("seat", "revoke", "bo")):
+        result = run_ledger("--actor", "ana", *args, db=demo)
+        line = one_error_line(result)
+        assert "master" in line and "token" not in result.stdout and "/join/" not in result.stdout
+    assert stored_events(demo) == before
+    assert "bo" in succeeded(run_ledger("seat", "list", db=demo)).stdout
+
+
 def test_seat_add_without_who_is_a_usage_error(demo):
     result = run_ledger("seat", "add", db=demo)
     assert result.returncode == 2 and "Traceback" not in result.stderr

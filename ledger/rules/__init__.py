@@ -55,6 +55,7 @@ from .attachments import (
     not_attached_to_itself,
 )
 from .fair_play import (
+    buries_where_allowed,
     controls_card,
     decks_to_reshuffle,
     keeps_order_by_master,
@@ -148,7 +149,8 @@ __all__ = [
     # undo and redo
     "something_to_undo", "something_to_redo", "undo_kept_the_order", "may_take_back",
     # fair play: what a hero may do
-    "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "seed_is_the_masters", "search_allowed",
+    "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "buries_where_allowed",
+    "seed_is_the_masters", "search_allowed",
     "showed_nothing_hidden", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",
     "master_sets_knowledge", "master_discards_from_decks",
 ]

@@ -23,6 +23,7 @@ from ..states import card_states
 from ..visibility import UNSEEN_PLACE, can_identify, sees_everything
 from ..vocabulary import Role, Zone
 from .actors import acts_for, master_only, unseen
+from .placement import bury_deck_for
 from .stacks import must_be_in, not_in
 from .words import doing
 
@@ -96,6 +97,19 @@ def sends_to_own_zone(actor: str, zone: ZoneSpec, verb: str, scenario_ok: bool =
             _("{actor} may {doing} cards only to their own inventory, table or extra zone, not to {zone}; discard, "
               "bury and exile have commands of their own, and the master may put cards anywhere"))
     raise NotAllowed(text.format(actor=actor, doing=doing(verb), zone=zone.id))
+
+
+def buries_where_allowed(campaign: Campaign, actor: str, card: str, deck: ZoneSpec) -> None:
+    """RULES.md §5 (Decision), §3: a hero buries a card into its suit's deck (where ``bury``
+    puts it unless told otherwise) or into a deck of their own, not into another hero's
+    deck or another suit's; the master buries into any deck (from ruleset 6)."""
+    if sees_everything(actor) or ruleset() < 6 or deck.owner == actor:
+        return
+    own = bury_deck_for(campaign, card)
+    if deck.id != own:
+        raise NotAllowed(_("{actor} may bury {card} only into {own}, its suit's deck, or a deck of their own, not "
+                           "into {deck}; the master may bury into any deck").format(
+            actor=actor, card=card, own=own, deck=deck.id))
 
 
 def seed_is_the_masters(actor: str, seed: int | None) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from ...errors import BadInput
-from ...i18n import _, ngettext
+from ...i18n import N_, _, ngettext
 from .group import cli
 from .session import Session, note_line, pass_session
 
@@ -45,8 +45,10 @@ def seat_add(s: Session, who: tuple[str, ...], campaign: str | None, host: str, 
     \b
     Example: ledger seat add master ana bo --host 192.168.1.20
     """
+    from ...rules import master_only
     from ...seats import check_who, open_seat
 
+    master_only(s.actor, N_("opens seats at the table"))
     _campaign(s, campaign)
     ledger, cid = s.ledger(), s.cid()
     for each in who:  # every WHO checked before any seat is opened
@@ -96,8 +98,10 @@ def seat_revoke(s: Session, who: str, campaign: str | None) -> None:
     \b
     Example: ledger seat revoke ana
     """
+    from ...rules import master_only
     from ...seats import revoke_seat
 
+    master_only(s.actor, N_("revokes seats at the table"))
     _campaign(s, campaign)
     count = revoke_seat(s.ledger(), s.cid(), who)
     # --json: {"who", "revoked"}, ids and a count only
