@@ -44,18 +44,20 @@ class SetKnowledge(Command):
     knowledge: int = Field(ge=0, le=100)
 
 
+def _distinct(cards: tuple[str, ...]) -> tuple[str, ...]:
+    """Each card named once (a card named twice would be refused as already moved)."""
+    seen = set()
+    for card in cards:
+        if card in seen:
+            raise ValueError(_("card {card} is named twice").format(card=card))
+        seen.add(card)
+    return cards
+
+
 class Cards(Command):
     cards: tuple[str, ...] = Field(min_length=1)
 
-    @field_validator("cards")
-    @classmethod
-    def _distinct(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        seen = set()
-        for card in v:
-            if card in seen:
-                raise ValueError(_("card {card} is named twice").format(card=card))
-            seen.add(card)
-        return v
+    _distinct_cards = field_validator("cards")(_distinct)
 
 
 class Add(Cards):
@@ -85,6 +87,8 @@ class Discard(Command):
     stack: str | None = None  # discard from the top of this deck instead
     count: int = Field(default=1, ge=1, le=10_000)
     seed: int | None = None  # for a refill's shuffle
+
+    _distinct_cards = field_validator("cards")(_distinct)
 
 
 class Bury(Cards):

@@ -232,6 +232,17 @@ def test_refusals_exit_1_with_one_error_line_and_append_nothing(campaign_copy):
     assert stored(db) == (count_before, seq_before)
 
 
+@pytest.mark.parametrize("command", ["discard", "exile", "bury", "reveal", "exhaust"])
+def test_a_card_named_twice_is_refused_as_named_twice_before_anything_is_looked_up(campaign_copy, command):
+    """Not "already in the discard pile", as if the first naming had moved it: the command
+    itself is wrong, whoever acts and wherever the card is (a hidden one too)."""
+    before = stored(campaign_copy)
+    for actor, card in (("master", "item-sword"), ("ana", "item-sword"), ("ana", "item-nothing")):
+        line = one_error_line(run_ledger("--actor", actor, command, card, card, db=campaign_copy))
+        assert f"card {card} is named twice" in line, line
+    assert stored(campaign_copy) == before
+
+
 def test_an_actor_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
     """CLI.md: --actor is master or a hero id; an unknown hero is refused (exit 1)."""
     db = campaign_copy
