@@ -212,8 +212,8 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
         try:
             event = ledger.mapper.to_domain_event(stored)
         except Exception as exc:  # noqa: BLE001 — a changed byte can break the JSON or the model
-            raise _Bad(seq, _("seq {seq} cannot be read ({error})").format(seq=seq, error=exc.__class__.__name__)) \
-                from None
+            error = getattr(exc, "cause", exc).__class__.__name__
+            raise _Bad(seq, _("seq {seq} cannot be read ({error})").format(seq=seq, error=error)) from None
         if not isinstance(event, ActionRecorded):
             raise _Bad(seq, _("seq {seq} is not a recorded action").format(seq=seq))
         # hashed even though a replay gives the action back: equal events may be written

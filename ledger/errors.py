@@ -85,6 +85,15 @@ class StoreError(LedgerError):
     code = "store"
 
 
+class DamagedRecord(StoreError):
+    """A stored event that cannot be read back (its JSON or its fields were changed or
+    damaged in the file); ``cause``: what reading it raised."""
+
+    def __init__(self, message: str, cause: BaseException):
+        super().__init__(message)
+        self.cause = cause
+
+
 # What pydantic finds wrong with a field, by its error ``type``, in pydantic's own English
 # words (so that English reads exactly as pydantic writes it: tests/test_i18n_refusals.py
 # checks each against pydantic), with the figures of the error's ``ctx`` as placeholders.

@@ -49,6 +49,20 @@ class PydanticMapper(Mapper):
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
+        """The stored event as the ledger's own; one that cannot be read back (changed or
+        damaged in the file) raises ``DamagedRecord``, which says which seq and that
+        ``verify`` tells more, rather than whatever the JSON or the model raised."""
+        try:
+            return self._to_domain_event(stored_event)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            from .errors import DamagedRecord
+            from .i18n import _
+
+            raise DamagedRecord(_("the record at seq {seq} cannot be read ({error}): the file was changed or damaged; "
+                                  "ledger verify names the first bad seq").format(
+                seq=stored_event.originator_version, error=exc.__class__.__name__), exc) from exc
+
+    def _to_domain_event(self, stored_event: StoredEvent) -> Any:
         stored = stored_event.state
         if self.cipher:
             stored = self.cipher.decrypt(stored)
