@@ -96,7 +96,7 @@ def _stored_events(path: Path, reading: _Reading) -> Iterator[StoredEvent]:
                 path=path, line=number))
         try:
             line = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays or objects nested too deep
             raise BadCatalog(_("{path} line {line}: not an exported action").format(path=path, line=number)) from None
         if isinstance(line, dict) and "export" in line:
             raise BadCatalog(_viewer_export(path, line))
@@ -123,11 +123,13 @@ def _trailer(path: Path, number: int, trailer: Any) -> dict[str, Any]:
 
 def _action(path: Path, number: int, line: Any, reading: _Reading) -> StoredEvent:
     try:
-        this = UUID(line["campaign_id"])
-        seq, topic, state = int(line["seq"]), str(line["topic"]), line["event"]
-        if not topic.startswith("ledger.events:") or not isinstance(state, dict):
+        this, seq, topic, state = line["campaign_id"], line["seq"], line["topic"], line["event"]
+        if not (isinstance(this, str) and isinstance(seq, int) and not isinstance(seq, bool) and isinstance(topic, str)
+                and topic.startswith("ledger.events:") and isinstance(state, dict)):
             raise ValueError
-    except (ValueError, KeyError, TypeError):
+        this = UUID(this)
+        state_text = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, KeyError, TypeError, RecursionError):
         raise BadCatalog(_("{path} line {line}: not an exported action").format(path=path, line=number)) from None
     if reading.cid is not None and this != reading.cid:
         raise BadCatalog(_("{path} line {line}: a second campaign; an export holds one campaign").format(
@@ -138,7 +140,7 @@ def _action(path: Path, number: int, line: Any, reading: _Reading) -> StoredEven
                                                                   seq=seq))
     reading.cid, reading.count = this, seq
     return StoredEvent(originator_id=this, originator_version=seq, topic=topic,
-                       state=json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode())
+                       state=state_text.encode())
 
 
 def _pages(items: Iterable[StoredEvent]) -> Iterator[list[StoredEvent]]:

@@ -331,3 +331,71 @@ def test_an_imported_long_campaign_undoes_reading_a_bounded_number_of_events(tmp
     bound = Ledger.SNAPSHOT_INTERVAL + 5
     assert read["long.db"] <= bound
     assert read["imported.db"] <= bound, f"events read by one undo: {read} (bound {bound}; the log holds {last})"
+
+
+# -- export never writes over a database ----------------------------------------------------
+def _file_state(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize("name", ["g.db", "g.db-wal", "g.db-shm", "./g.db", "{absolute}"])
+def test_export_refuses_to_write_over_the_campaign_database_or_its_wal_and_shm_files(tmp_path, name):
+    assert run_ledger("init", "--catalog", SAMPLE, "--name", "Guardada", db=tmp_path / "g.db").returncode == 0
+    before = _file_state(tmp_path)
+    result = run_ledger("export", name.format(absolute=tmp_path / "g.db"), db="g.db", cwd=tmp_path)
+    assert "campaign database" in refusal_line(result)
+    assert _file_state(tmp_path) == before, "a refused export touched the files"
+    assert run_ledger("verify", db=tmp_path / "g.db").returncode == 0
+
+
+def test_export_refuses_to_write_over_another_sqlite_database(source, tmp_path):
+    import sqlite3
+
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    connection.close()
+    before = other.read_bytes()
+    result = run_ledger("export", str(other), db=source)
+    assert "SQLite database" in refusal_line(result)
+    assert other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"], "no partial file left"
+    plain = tmp_path / "old.jsonl"  # any other existing file is replaced, as before
+    plain.write_text("an older export\n", encoding="utf-8")
+    assert run_ledger("export", str(plain), db=source).returncode == 0
+    assert lines_of(plain)[-1].keys() == {"trailer"}
+
+
+# -- --signed-by "" is not "no check" ---------------------------------------------------------
+@pytest.mark.parametrize("value", ["", "  "], ids=["empty", "blank"])
+@pytest.mark.parametrize("command", ["verify", "import"])
+def test_an_empty_signed_by_is_refused_rather_than_turning_the_signature_check_off(source, exported, tmp_path,
+                                                                                  command, value):
+    target = tmp_path / "other.db"
+    args = ("verify",) if command == "verify" else ("import", str(exported), "--db", str(target))
+    result = run_ledger(*args, "--signed-by", value, db=source)
+    assert "public key" in refusal_line(result)
+    assert_no_campaign_and_no_scratch(target)
+
+
+# -- crafted lines are malformed lines, not crashes ----------------------------------------------
+CRAFTED = {
+    "nested-too-deep": "[" * 200_000,
+    "seq-beyond-any-number": '{"campaign_id":"3a50d153-850f-5175-b625-2fd7afa49da0","seq":1e400,'
+                             '"type":"CampaignStarted","topic":"ledger.events:CampaignStarted","event":{}}',
+    "seq-not-a-whole-number": '{"campaign_id":"3a50d153-850f-5175-b625-2fd7afa49da0","seq":2.5,'
+                              '"type":"CampaignStarted","topic":"ledger.events:CampaignStarted","event":{}}',
+    "campaign-id-a-number": '{"campaign_id":3,"seq":2,"type":"CampaignStarted",'
+                            '"topic":"ledger.events:CampaignStarted","event":{}}',
+}
+
+
+@pytest.mark.parametrize("crafted", CRAFTED.values(), ids=CRAFTED.keys())
+def test_a_crafted_line_is_refused_like_any_malformed_line_naming_it(exported, tmp_path, crafted):
+    first = exported.read_text(encoding="utf-8").splitlines()[0]
+    path = tmp_path / "export.jsonl"
+    path.write_text(f"{first}\n{crafted}\n", encoding="utf-8")
+    target = tmp_path / "other.db"
+    result = run_ledger("import", str(path), "--db", str(target))
+    assert "export.jsonl line 2: not an exported action" in refusal_line(result)
+    assert_no_campaign_and_no_scratch(target)

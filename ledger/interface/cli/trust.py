@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -28,9 +29,16 @@ def _expected(values: tuple[str, ...]) -> list[tuple[int, str]]:
 
 
 def _public_key(value: str | None) -> str | None:
+    """The key --signed-by names, checked; an empty one is refused rather than read as
+    "no check" (a script's unset $KEY must not turn the signature check off)."""
     from ...signing import check_public_key
 
-    return check_public_key(value) if value else None
+    if value is None:
+        return None
+    if not value.strip():
+        raise BadInput(_("--signed-by is empty; it expects the master's public key, the 44 characters ledger keys "
+                         "show prints"))
+    return check_public_key(value)
 
 
 @cli.command()
@@ -188,6 +196,8 @@ def export(s: Session, file: str | None) -> None:
     \b
     Example: ledger export campaign.jsonl    |    ledger --as ana export ana.jsonl
     """
+    if file is not None:  # before the database is opened: a refusal touches nothing
+        _refuse_overwriting(s, Path(file), _partial(Path(file)))
     ledger = s.ledger()
     cid = s.cid()
     viewer = s.viewing(ledger.campaign(cid))
@@ -195,7 +205,7 @@ def export(s: Session, file: str | None) -> None:
         count = _export_to(s, viewer, sys.stdout)  # the log itself is the output, with or without --json
         return
     target = Path(file)
-    partial = target.with_name(f".{target.name}.partial")
+    partial = _partial(target)
     try:
         with partial.open("w", encoding="utf-8") as out:
             count = _export_to(s, viewer, out)
@@ -215,6 +225,47 @@ def export(s: Session, file: str | None) -> None:
                         "exported {n} actions as {viewer} may know them to {file}", count)
     line = line.format(n=count, viewer=viewer, file=target)
     s.emit(with_message({"exported": count, "file": str(target), "viewer": viewer}, line), human=escape(line))
+
+
+def _partial(target: Path) -> Path:
+    """Where export writes first, replacing ``target`` with it once written."""
+    return target.with_name(f".{target.name}.partial")
+
+
+SQLITE_HEADER = b"SQLite format 3\0"
+
+
+def _refuse_overwriting(s: Session, *paths: Path) -> None:
+    """Export writes its file (and the partial file it writes first) over whatever is
+    there: never over the campaign database (--db) or its -wal/-shm files, nor over any
+    other SQLite database."""
+    from ...postgres import is_postgres
+
+    own = () if is_postgres(s.db) else tuple(Path(f"{s.db}{suffix}") for suffix in ("", "-wal", "-shm"))
+    for path in paths:
+        if any(_same_file(path, mine) for mine in own):
+            raise BadInput(_("export would write over {file}, the campaign database (--db {db}) or its -wal/-shm "
+                             "file; export to another file, e.g. campaign.jsonl").format(file=path, db=s.db))
+        if _is_sqlite(path):
+            raise BadInput(_("export would write over {file}, an SQLite database; export to a new file, e.g. "
+                             "campaign.jsonl").format(file=path))
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    try:
+        if path.exists() and other.exists():
+            return os.path.samefile(path, other)
+        return path.resolve() == other.resolve()
+    except (OSError, RuntimeError):  # unreadable folders, symlink loops: the write will say what is wrong
+        return False
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:  # missing (the usual case), a directory, unreadable: the write will say what is wrong
+        return False
 
 
 def _export_to(s: Session, viewer: str, out: IO[str]) -> int:
