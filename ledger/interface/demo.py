@@ -17,23 +17,69 @@ from ..errors import LedgerError, StoreError
 from ..i18n import ENGLISH, _, language, ngettext
 
 DEMO_SLUG = "demo"
+DEMO_NAME = "Demo: Campanha do Norte"
 
 
 def _fresh(path: Path) -> None:
-    """Replace an earlier demo file, but never a file holding anything else."""
+    """Make room for the demo at ``path``: remove a file there only when it holds an
+    untouched demo that the demo itself wrote (``_untouched_demo``); refuse anything else
+    with one line naming the file and the way on, touching nothing."""
     if not path.exists():
         return
     try:
         old = Ledger.open(path)
-        slugs = [e.slug for e in old.campaigns()]
-        old.close()
     except LedgerError:
-        slugs = ["?"]
-    if slugs != [DEMO_SLUG]:
-        raise StoreError(_("{path} exists and is not a demo campaign; the demo writes to a new file (use --db NEW.db)")
+        untouched = None  # not a campaign database this ledger can read: surely not its demo
+    else:
+        try:
+            untouched = _untouched_demo(old)
+        except LedgerError:
+            untouched = None
+        finally:
+            old.close()
+    if untouched is None:
+        raise StoreError(_("{path} holds something other than the demo's own campaign, and the demo replaces only "
+                           "a demo it wrote itself: remove {path} or pick another file with --db NEW.db")
                          .format(path=path))
+    if not untouched:
+        raise StoreError(_("{path} holds a demo campaign played on since (actions, seats or checkpoints added "
+                           "after the demo), which the demo will not replace: keep it and pick another file with "
+                           "--db NEW.db, or remove {path} to start the demo again").format(path=path))
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _untouched_demo(ledger: Ledger) -> bool | None:
+    """Does this database hold exactly a demo that ``run_demo`` wrote and nothing else?
+
+    ``None``: it holds no demo campaign at all (other campaigns, or a campaign with
+    another slug or name). ``False``: a demo campaign, touched since. ``True`` only when
+    all of these hold:
+
+    * its only campaign is the demo's (slug ``demo`` and the demo's name: a campaign
+      someone started with ``ledger init --name Demo`` has another name);
+    * the log holds nothing but that campaign's registration and its actions (no seat
+      opened, no checkpoint kept, no other campaign: each of those is an event too);
+    * every action after the start is the command the demo's script gives next, in
+      order (the script's refused commands recorded nothing, so they are skipped). The
+      commands are stored in their actions exactly as asked, seeds included, and the
+      script names no language, so a demo in any language matches.
+
+    A player's action recorded after the demo (an undo too: it is an action) is no
+    command left in the script, so it fails the last check. A demo cut short (a crash,
+    Ctrl-C) passes, and is replaced, as it should be."""
+    entries = ledger.campaigns()
+    if [(e.slug, e.name) for e in entries] != [(DEMO_SLUG, DEMO_NAME)]:
+        return None
+    cid = entries[0].campaign_id
+    planned = [command.to_record() for _text, command in script()]
+    seq = ledger.last_seq(cid)
+    if seq > len(planned) + 1 or ledger.stored_event_count() != seq + 1:
+        return False  # checked first, so that a long campaign is never read in full
+    remaining = iter(planned)
+    # ``any`` consumes the script up to the command matched: the next action must match a later one
+    return all(any(getattr(action, "command", None) == command for command in remaining)
+               for action in ledger.actions(cid, gt=1))
 
 
 def script() -> list[tuple[str, c.Command]]:
@@ -112,6 +158,14 @@ def script() -> list[tuple[str, c.Command]]:
 
 
 def run_demo(db: str | Path, out: Console) -> Ledger:
+    """Play the demo into ``db``, narrated on ``out``; the ledger, still open."""
+    return play_demo(db, out)[0]
+
+
+def play_demo(db: str | Path, out: Console) -> tuple[Ledger, dict[str, Any]]:
+    """``run_demo``, also giving what ``ledger --json demo`` reports: the file, the
+    campaign, its seq, how many of the script's actions were recorded and refused, the
+    verdict of ``verify`` and the checkpoint."""
     from ..postgres import is_postgres, shown
 
     if is_postgres(db):  # a PostgreSQL schema: start() refuses one that holds a demo already
@@ -122,7 +176,7 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
         _fresh(path)
         named = str(path)
     ledger = Ledger.open(path, create=True)
-    rec = ledger.start(load_catalog(sample_catalog_path()), name="Demo: Campanha do Norte", slug=DEMO_SLUG)
+    rec = ledger.start(load_catalog(sample_catalog_path()), name=DEMO_NAME, slug=DEMO_SLUG)
     cid = rec.campaign.id
     out.print("[bold]ledger demo[/bold] — " + escape(_("a sample campaign in {file}").format(file=named)) + "\n",
               highlight=False)
@@ -133,6 +187,7 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
 
     from projections.views import action_view
 
+    recorded = refused = 0
     for text, command in script():
         if text:
             out.print(f"\n[italic]{escape(text)}[/italic]", highlight=False)
@@ -146,7 +201,9 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
             out.print("  " + (_("(refused: 0 events appended)") if appended == 0 else ngettext(
                 "(refused: {n} event appended)", "(refused: {n} events appended)", appended).format(n=appended)),
                 highlight=False)
+            refused += 1
             continue
+        recorded += 1
         view = action_view(done.event, done.campaign, "referee")
         out.print(f"  [bold]seq {done.seq}[/bold]  {escape(view['summary'])}", highlight=False)
 
@@ -200,4 +257,6 @@ def run_demo(db: str | Path, out: Console) -> Ledger:
     lines += ["", "[bold]" + _("Play at the table") + "[/bold] " + escape(_("(each player on their own device)"))]
     lines += [f"  ledger --db {quoted} {what:<22}{escape(why)}".rstrip() for what, why in at_the_table]
     out.print("\n".join(lines) + "\n", highlight=False)
-    return ledger
+    facts = {"db": named, "campaign": DEMO_SLUG, "seq": campaign.seq, "recorded": recorded, "refused": refused,
+             "verify": "ok" if report.ok else "broken", "checkpoint": kept.as_dict()}
+    return ledger, facts

@@ -147,8 +147,22 @@ def demo(ctx: click.Context) -> None:
     \b
     Example: ledger demo && ledger --db demo.db zones
     """
-    from ..demo import run_demo
+    from ..demo import play_demo
 
     s: Session = ctx.obj
     explicit = ctx.parent is not None and ctx.parent.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
-    run_demo(s.db if explicit else "demo.db", s.out).close()  # no connection outlives the command
+    db = s.db if explicit else "demo.db"
+    if not s.as_json:
+        play_demo(db, s.out)[0].close()  # no connection outlives the command
+        return
+    import io
+
+    from rich.console import Console
+
+    # --json: the narration (tables and all) is left out; stdout is the one JSON document
+    ledger, facts = play_demo(db, Console(file=io.StringIO()))
+    ledger.close()
+    line = ngettext("played the demo into {file}: {n} action recorded",
+                    "played the demo into {file}: {n} actions recorded",
+                    facts["seq"]).format(file=facts["db"], n=facts["seq"])
+    s.emit(with_message(facts, line))

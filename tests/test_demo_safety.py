@@ -1,0 +1,132 @@
+"""``ledger demo`` replaces only an untouched demo file it wrote itself (never a real
+campaign that happens to be called "demo", nor a demo played on since), and with
+``--json`` writes exactly one JSON document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger.application import Ledger
+from ledger.catalog import load_catalog, sample_catalog_path
+from ledger.interface.demo import DEMO_SLUG, script
+
+from .conftest import json_error, json_of, one_error_line, run_ledger, succeeded
+
+SAMPLE = str(sample_catalog_path())
+DEMO_NAME = "Demo: Campanha do Norte"  # the name the demo gives its campaign
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    """Every file in ``folder`` and its bytes (the database and any -wal/-shm beside it)."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def seq_and_heroes(db: Path) -> tuple[int, list[str]]:
+    view = json_of(succeeded(run_ledger("--json", "zones", db=db)))
+    return view["seq"], sorted(zone.split(":", 1)[1] for zone in view["zones"] if zone.startswith("table:"))
+
+
+def refused_untouched(db: Path, *args: str) -> str:
+    """``ledger [ARGS] demo`` on ``db`` is refused with one line naming the file and the way
+    on, and leaves every file as it was."""
+    before = files(db.parent)
+    line = one_error_line(run_ledger(*args, "demo", db=db, cwd=db.parent))
+    assert str(db) in line, line
+    assert "remove" in line and "--db" in line, line
+    assert files(db.parent) == before, "a refused demo changed the folder"
+    return line
+
+
+def test_demo_refuses_a_real_campaign_whose_slug_is_demo(tmp_path):
+    db = tmp_path / "x.db"
+    succeeded(run_ledger("init", "--catalog", SAMPLE, "--name", "Demo", db=db))
+    succeeded(run_ledger("hero", "add", "zoe", db=db))
+    refused_untouched(db)
+    assert seq_and_heroes(db) == (2, ["zoe"])
+
+
+def test_demo_refuses_a_demo_played_on_since(tmp_path):
+    db = tmp_path / "d.db"
+    first = succeeded(run_ledger("demo", db=db, cwd=tmp_path))
+    assert "--actor ana draw deck:skill" in first.stdout  # what the demo suggests trying next
+    seq, heroes = seq_and_heroes(db)
+    succeeded(run_ledger("--actor", "ana", "draw", "deck:skill", db=db))
+    refused_untouched(db)
+    assert seq_and_heroes(db) == (seq + 1, heroes)
+    # an undo is an action too: a demo taken back to where it was is still played on
+    succeeded(run_ledger("undo", db=db))
+    refused_untouched(db)
+    assert seq_and_heroes(db)[0] == seq + 2
+
+
+def test_demo_refuses_a_demo_with_seats_opened(tmp_path):
+    db = tmp_path / "demo.db"
+    succeeded(run_ledger("demo", db=db, cwd=tmp_path))
+    succeeded(run_ledger("seat", "add", "master", "ana", db=db))
+    refused_untouched(db)
+
+
+def test_demo_replaces_its_own_untouched_demo_again_and_again(tmp_path):
+    db = tmp_path / "demo.db"
+    for lang in ("en", "en", "pt"):  # the README: the quickstart's demo twice, then again in Portuguese
+        succeeded(run_ledger("--lang", lang, "demo", cwd=tmp_path))  # demo.db in the working folder
+        seq, heroes = seq_and_heroes(db)
+        assert heroes == ["ana", "bo"] and seq > 1
+    assert json_of(succeeded(run_ledger("--json", "campaigns", db=db))) == [{"id": DEMO_SLUG, "name": DEMO_NAME}]
+
+
+def _cut_short(db: Path, extra=None) -> None:
+    """The demo's first actions, as a demo interrupted after them leaves its file (and then ``extra``)."""
+    ledger = Ledger.open(db, create=True)
+    try:
+        cid = ledger.start(load_catalog(sample_catalog_path()), name=DEMO_NAME, slug=DEMO_SLUG).campaign.id
+        for _text, command in script()[:4]:
+            ledger.execute(cid, command)
+        if extra is not None:
+            ledger.execute(cid, extra)
+    finally:
+        ledger.close()
+
+
+def test_demo_replaces_a_demo_cut_short_but_not_one_played_on(tmp_path):
+    from ledger import commands as c
+
+    cut = tmp_path / "cut.db"
+    _cut_short(cut)
+    succeeded(run_ledger("demo", db=cut, cwd=tmp_path))
+    assert seq_and_heroes(cut)[0] > 5
+    played = tmp_path / "played.db"
+    _cut_short(played, extra=c.Draw(actor="ana", stack="deck:item"))
+    refused_untouched(played)
+    assert seq_and_heroes(played)[0] == 6
+
+
+def test_demo_refuses_a_file_that_is_no_campaign_database(tmp_path):
+    db = tmp_path / "notes.db"
+    db.write_text("my notes\n")
+    refused_untouched(db)
+    assert db.read_text() == "my notes\n"
+
+
+def test_json_demo_writes_one_json_document_and_no_narration(tmp_path):
+    db = tmp_path / "demo.db"
+    result = succeeded(run_ledger("--json", "demo", db=db, cwd=tmp_path))
+    doc = json_of(result)  # the whole of stdout is one JSON document
+    assert isinstance(doc, dict)
+    seq = seq_and_heroes(db)[0]
+    assert doc["campaign"] == DEMO_SLUG and doc["db"] == str(db) and doc["seq"] == seq
+    assert doc["verify"] == "ok" and doc["checkpoint"]["seq"] == seq
+    assert doc["refused"] > 0 and doc["recorded"] == seq - 1
+    assert isinstance(doc["message"], str) and str(db) in doc["message"]
+    assert "Try next" not in result.stdout and result.stderr == ""
+    # run again over its own demo: still one document
+    assert json_of(succeeded(run_ledger("--json", "demo", db=db, cwd=tmp_path)))["seq"] == seq
+
+
+def test_json_demo_refusal_is_one_json_error(tmp_path):
+    db = tmp_path / "x.db"
+    succeeded(run_ledger("init", "--catalog", SAMPLE, "--name", "Demo", db=db))
+    before = files(tmp_path)
+    error = json_error(run_ledger("--json", "demo", db=db, cwd=tmp_path))
+    assert str(db) in error["message"]
+    assert files(tmp_path) == before
