@@ -303,6 +303,11 @@ def test_bad_numbers_are_refused_with_one_error_line_and_append_nothing(campaign
         ["zones", "--at", "0"],
         ["zones", "--at", str(LAST + 1)],
         ["zones", "--at", "abc"],
+        # what Python's int() reads but a person does not write: 5_0 as 50, other scripts' digits
+        ["zones", "--at", "1_0"],
+        ["zones", "--at", "\u0665"],
+        ["--actor", "ana", "draw", "deck:item", "--count", "1_0"],
+        ["send", "item-rope", "--to", "deck:item", "--position", "\u0661"],
     ):
         one_error_line(run_ledger(*args, db=db), exit_codes=(1, 2))
         assert stored(db) == before, f"{args} appended events"

@@ -93,9 +93,9 @@ def explain(s: Session, seq: int) -> None:
 
     ledger = s.ledger()
     cid = s.cid()
+    event = ledger.event(cid, seq)  # first: a seq past the end is "not an action", not a bad --at
     after = ledger.campaign(cid, at=seq)
     viewer = s.viewing(after)
-    event = ledger.event(cid, seq)
     before = ledger.campaign(cid, at=seq - 1) if seq > 1 else None
     view = explain_action(event, before, after, viewer)
     s.emit_view(view, human=lambda out: render_explain(out, view))

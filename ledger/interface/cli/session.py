@@ -271,6 +271,16 @@ def check_actor(actor: str) -> str:
     return actor if actor == MASTER else check_hero_id(actor)
 
 
+def whole_number(text: Any) -> int:
+    """A number as a person types it: ASCII digits, perhaps a sign (not ``5_0``, which
+    Python's ``int`` reads as 50, nor other scripts' digits); ValueError otherwise."""
+    digits = str(text).strip()
+    body = digits[1:] if digits[:1] in ("+", "-") else digits
+    if not (body.isascii() and body.isdigit()):
+        raise ValueError(text)
+    return int(digits)
+
+
 class Position(click.ParamType):
     name = "top|bottom|N"
 
@@ -278,7 +288,7 @@ class Position(click.ParamType):
         if isinstance(value, int) or value in ("top", "bottom"):
             return value
         try:
-            n = int(value)
+            n = whole_number(value)
         except ValueError:
             self.fail(_("{value!r} is not top, bottom or a number (1 = top)").format(value=value), param, ctx)
         if n < 1:
@@ -303,7 +313,7 @@ class Count(click.ParamType):
             number = value
         else:
             try:
-                number = int(value)
+                number = whole_number(value)
             except ValueError:
                 raise BadInput(_("{value!r} is not {what}; it is a whole number from 1").format(
                     value=value, what=_(self.what))) from None
