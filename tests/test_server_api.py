@@ -576,6 +576,13 @@ def test_a_request_without_a_seat_is_401_whatever_its_body_or_query(tmp_path):
             assert client.post(f"{API}/actions", json=body).status_code == 401
         assert client.get(f"{API}/zones?at=abc").status_code == 401
         assert client.get(f"{API}/history?limit=-3").status_code == 401
+        # a body that is not even JSON, or JSON too odd to parse, with no seat or a seat of another campaign
+        other = {"Authorization": f"Bearer {seated.tokens['ana']}", "Content-Type": "application/json"}
+        for content in (b"{not json", b'{"action": "draw", "count": ' + b"9" * 5000 + b"}"):
+            assert client.post(f"{API}/actions", content=content,
+                               headers={"Content-Type": "application/json"}).status_code == 401
+            assert client.post("/api/campaigns/elsewhere/actions", content=content, headers=other).status_code == 403
+            assert client.post(f"{API}/actions", content=content, headers=other).status_code == 422  # seated
 
 
 def test_a_seat_revoked_at_the_cli_is_401_at_its_next_request(tmp_path):

@@ -78,14 +78,31 @@ def first_problem(errors: Any) -> str:
     return _("{field}: {problem}").format(field=".".join(where), problem=msg) if where else msg
 
 
+async def _seat_first(request: Request) -> JSONResponse | None:
+    """The seat's refusal (401, 403, 429) for an API request whose body FastAPI could
+    not even parse, which it reports before the endpoint's ``seated`` dependency runs:
+    identity first, so a request without a seat learns nothing of what the endpoint takes.
+    None when the request has a seat of its campaign (or is no campaign's API request)."""
+    campaign = request.path_params.get("campaign")
+    if campaign is None or not request.url.path.startswith("/api/"):
+        return None
+    from .seating import seat_in
+
+    try:
+        await seat_in(request, campaign)
+    except Refused as exc:
+        return reply(exc.status, exc.code, exc.message, exc.headers)
+    return None
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(Refused)
     async def refused(_request: Request, exc: Refused) -> JSONResponse:
         return reply(exc.status, exc.code, exc.message, exc.headers)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        return reply(422, "bad-input", first_problem(exc.errors()))
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return await _seat_first(request) or reply(422, "bad-input", first_problem(exc.errors()))
 
     @app.exception_handler(ValidationError)
     async def invalid_command(_request: Request, exc: ValidationError) -> JSONResponse:
@@ -98,7 +115,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http(_request: Request, exc: HTTPException) -> JSONResponse:
         if exc.status_code == 400:  # a body FastAPI could not parse (e.g. a number of 5000 digits)
-            return reply(422, "bad-input", _("the body is not valid JSON"))
+            return await _seat_first(_request) or reply(422, "bad-input", _("the body is not valid JSON"))
         if exc.status_code == 413:  # a body that grew too large as it came (app.BodyLimit)
             return reply(413, "too-large", str(exc.detail))
         message = {404: _("no such page or endpoint (see /openapi.json)"),
