@@ -70,16 +70,18 @@ def serving(db: Path | str, workers: int = 1, timeout: float = 20.0, logs: Path 
 
 
 @contextmanager
-def server(db: Path | str, workers: int, logs: Path, timeout: float = 20.0
+def server(db: Path | str, workers: int, logs: Path, timeout: float = 20.0, options: tuple[str, ...] = ()
            ) -> Iterator[tuple[str, subprocess.Popen, Path]]:
-    """``ledger --db DB serve --workers N`` on a free port, in a child process, once every
-    worker has started; yields (base URL, the process, its log's path), then stops it."""
+    """``ledger --db DB serve --workers N [OPTIONS]`` on a free port, in a child process,
+    once every worker has started; yields (base URL, the process, its log's path), then
+    stops it."""
     port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     log_path = logs / f"serve-{port}.log"
     log = log_path.open("w+b")  # a file, not a pipe nobody reads (it would fill)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ledger", "--db", str(db), "serve", "--port", str(port), "--workers", str(workers)],
+        [sys.executable, "-m", "ledger", "--db", str(db), "serve", "--port", str(port), "--workers", str(workers),
+         *options],
         stdout=log, stderr=subprocess.STDOUT, env=env,
     )
     base = f"http://127.0.0.1:{port}"

@@ -214,3 +214,38 @@ def test_serve_where_it_cannot_listen_is_one_line_and_exit_1(demo: Path):
         done = run_ledger("serve", "--port", str(port), db=demo)
         assert "address already in use" in one_error_line(done).lower()
     assert "not an address" in one_error_line(run_ledger("serve", "--host", "nowhere.invalid", db=demo))
+
+
+def _zones_status(base: str, token: str, client: str) -> int:
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"{base}/api/campaigns/demo/zones",
+                                     headers={"Authorization": f"Bearer {token}", "X-Forwarded-For": client})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+@pytest.mark.parametrize("proxy", [True, False], ids=["serve-proxy", "no-proxy-option"])
+def test_behind_a_proxy_a_strangers_bad_tokens_do_not_lock_the_players_out(demo, tmp_path, proxy):
+    """Behind the HTTPS proxy the README recommends, every request comes from the proxy's
+    address. With ``serve --proxy ADDRESS`` failed tokens are counted by the client address
+    the proxy forwards, so a stranger's guesses lock out only the stranger; without it the
+    forwarded address is not believed (anyone could send it), and the proxy's one address is
+    locked out, players and all, which is why the option exists."""
+    from .server_support import server
+
+    token = add(demo, "ana")["token"]
+    options = ("--proxy", "127.0.0.1") if proxy else ()
+    with server(demo, 1, tmp_path, options=options) as (base, _proc, _log):
+        for _ in range(10):
+            assert _zones_status(base, "x" * 43, "203.0.113.9") == 401  # a stranger guessing
+        assert _zones_status(base, "x" * 43, "203.0.113.9") == 429
+        assert _zones_status(base, token, "198.51.100.7") == (200 if proxy else 429)  # ana, through the proxy
+
+
+def test_serve_proxy_takes_an_ip_address(demo):
+    assert "--proxy" in one_error_line(run_ledger("serve", "--proxy", "my-proxy", db=demo))

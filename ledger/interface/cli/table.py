@@ -115,12 +115,16 @@ def seat_revoke(s: Session, who: str, campaign: str | None) -> None:
               help="The address to listen on (0.0.0.0 lets other devices on the network in).")
 @click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535), help="The port.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Server processes.")
+@click.option("--proxy", default=None, metavar="ADDRESS",
+              help="The address of the HTTPS proxy in front of the server: the client address it forwards "
+                   "(X-Forwarded-For) is the one failed tokens are counted by, not the proxy's.")
 @pass_session
-def serve(s: Session, host: str, port: int, workers: int) -> None:
+def serve(s: Session, host: str, port: int, workers: int, proxy: str | None) -> None:
     """Serve every campaign of the file to the seats' own devices (SERVER.md).
 
     \b
     Example: ledger --db demo.db serve    then open the links of ledger seat add
+             ledger --db demo.db serve --proxy 127.0.0.1    behind an HTTPS proxy on this machine
     """
     from ..server.app import run
 
@@ -130,7 +134,21 @@ def serve(s: Session, host: str, port: int, workers: int) -> None:
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(note_line(_("serving on {host}: anyone who can reach it and holds a join link can use it; "
                                "the links travel unencrypted over plain http").format(host=host)), err=True)
-    run(s.db, host=host, port=port, workers=workers)
+    if proxy is not None:
+        _proxy_address(proxy)
+    run(s.db, host=host, port=port, workers=workers, proxy=proxy)
+
+
+def _proxy_address(proxy: str) -> None:
+    """``--proxy``: one IP address (a name would be resolved by nobody: uvicorn compares
+    the peer's address with it as written)."""
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(proxy)
+    except ValueError:
+        raise BadInput(_("--proxy {proxy}: give the proxy's IP address, e.g. 127.0.0.1").format(
+            proxy=repr(proxy))) from None
 
 
 def _port_free(host: str, port: int) -> None:

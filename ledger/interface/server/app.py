@@ -309,8 +309,11 @@ class _NoTokens(logging.Filter):
         return True
 
 
-def run(db: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) -> None:
-    """``ledger serve``: uvicorn on ``host:port``, ``workers`` processes."""
+def run(db: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, proxy: str | None = None) -> None:
+    """``ledger serve``: uvicorn on ``host:port``, ``workers`` processes. ``proxy``: the
+    address of a proxy in front, whose X-Forwarded-For (and -Proto) uvicorn takes as the
+    client's, from that address only: failed tokens are then counted per player, not
+    per proxy (``seating.Doorman``)."""
     import uvicorn
 
     from ...postgres import is_postgres
@@ -321,7 +324,7 @@ def run(db: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1) ->
     log_config["handlers"]["access"]["filters"] = ["no_tokens"]
     config = uvicorn.Config("ledger.interface.server.app:app_from_env", factory=True, host=host, port=port,
                             log_config=log_config, workers=workers, log_level="info", timeout_graceful_shutdown=2,
-                            proxy_headers=False)
+                            proxy_headers=proxy is not None, forwarded_allow_ips=proxy)
     if workers == 1:
         server = uvicorn.Server(config)
         server.run()

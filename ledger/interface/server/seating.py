@@ -2,7 +2,8 @@
 cookie the join page set or an ``Authorization: Bearer`` header, and nothing else.
 No token or one not in force: 401. A seat asking for another campaign: 403, the same
 whether that campaign exists or not. Failed token attempts are counted per client
-address; past ``LIMIT`` within ``WINDOW`` seconds, every attempt from it gets 429.
+address; past ``LIMIT`` within ``WINDOW`` seconds, every attempt from it gets 429
+(behind a proxy, the address it forwards, when ``ledger serve --proxy`` names it).
 """
 
 from __future__ import annotations
