@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
-from eventsourcing.utils import get_topic, resolve_topic
+from eventsourcing.utils import TopicError, get_topic, resolve_topic
 from pydantic import BaseModel
 
 from .integrity import stored_state
@@ -54,7 +54,7 @@ class PydanticMapper(Mapper):
         ``verify`` tells more, rather than whatever the JSON or the model raised."""
         try:
             return self._to_domain_event(stored_event)
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError, TopicError) as exc:
             from .errors import DamagedRecord
             from .i18n import _
 

@@ -103,7 +103,8 @@ def viewers_of(campaign: Campaign) -> list[str]:
 def mark_of(note: Any) -> str:
     """What recognises a notification of the log: its originator, its version and a
     digest of the stored event (which holds the action's place in the hash chain)."""
-    digest = hashlib.sha256(bytes(note.state)).hexdigest()
+    state = note.state if isinstance(note.state, (bytes, bytearray, memoryview)) else str(note.state).encode()
+    digest = hashlib.sha256(bytes(state)).hexdigest()  # (a row rewritten as text by hand is still recognised)
     return f"{note.originator_id}:{note.originator_version}:{digest}"
 
 

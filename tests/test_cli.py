@@ -308,6 +308,8 @@ def test_bad_numbers_are_refused_with_one_error_line_and_append_nothing(campaign
         ["zones", "--at", "\u0665"],
         ["--actor", "ana", "draw", "deck:item", "--count", "1_0"],
         ["send", "item-rope", "--to", "deck:item", "--position", "\u0661"],
+        ["shuffle", "deck:item", "--seed", "1_0"],
+        ["hero", "add", "cy", "--knowledge", "\u0661"],
     ):
         one_error_line(run_ledger(*args, db=db), exit_codes=(1, 2))
         assert stored(db) == before, f"{args} appended events"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
-from ledger.interface.demo import DEMO_SLUG, script
+from ledger.interface.demo import DEMO_ACTIONS, DEMO_SLUG, script
 
 from .conftest import json_error, json_of, one_error_line, run_ledger, succeeded
 
@@ -75,30 +75,41 @@ def test_demo_replaces_its_own_untouched_demo_again_and_again(tmp_path):
     assert json_of(succeeded(run_ledger("--json", "campaigns", db=db))) == [{"id": DEMO_SLUG, "name": DEMO_NAME}]
 
 
-def _cut_short(db: Path, extra=None) -> None:
+def _cut_short(db: Path, *extra) -> None:
     """The demo's first actions, as a demo interrupted after them leaves its file (and then ``extra``)."""
     ledger = Ledger.open(db, create=True)
     try:
         cid = ledger.start(load_catalog(sample_catalog_path()), name=DEMO_NAME, slug=DEMO_SLUG).campaign.id
         for _text, command in script()[:4]:
             ledger.execute(cid, command)
-        if extra is not None:
-            ledger.execute(cid, extra)
+        for command in extra:
+            ledger.execute(cid, command)
     finally:
         ledger.close()
 
 
-def test_demo_replaces_a_demo_cut_short_but_not_one_played_on(tmp_path):
+def test_demo_refuses_a_demo_cut_short_whatever_was_played_on_in_it(tmp_path):
+    """A demo interrupted after its first actions is not taken for untouched: a player may
+    have played on in it with commands that happen to come later in the script (here an
+    undo and a redo, which the script has too), and those actions must not be dropped."""
     from ledger import commands as c
 
-    cut = tmp_path / "cut.db"
-    _cut_short(cut)
-    succeeded(run_ledger("demo", db=cut, cwd=tmp_path))
-    assert seq_and_heroes(cut)[0] > 5
-    played = tmp_path / "played.db"
-    _cut_short(played, extra=c.Draw(actor="ana", stack="deck:item"))
-    refused_untouched(played)
-    assert seq_and_heroes(played)[0] == 6
+    for name, extra in (("cut.db", ()), ("played.db", (c.Draw(actor="ana", stack="deck:item"),)),
+                        ("undone.db", (c.Undo(), c.Redo()))):
+        db = tmp_path / name
+        _cut_short(db, *extra)
+        seq = seq_and_heroes(db)[0]
+        line = refused_untouched(db)
+        assert "cut short" in line, line
+        assert seq_and_heroes(db)[0] == seq
+
+
+def test_the_demo_records_as_many_actions_as_it_says(tmp_path):
+    """``DEMO_ACTIONS``, which tells an untouched demo from one played on, is what a run records."""
+    db = tmp_path / "demo.db"
+    doc = json_of(succeeded(run_ledger("--json", "demo", db=db, cwd=tmp_path)))
+    assert doc["recorded"] == DEMO_ACTIONS == seq_and_heroes(db)[0] - 1
+    assert f"{DEMO_ACTIONS} actions recorded" in doc["message"]
 
 
 def test_demo_refuses_a_file_that_is_no_campaign_database(tmp_path):

@@ -601,12 +601,15 @@ def test_a_snapshot_forged_where_no_action_records_a_digest_is_named_by_verify_a
     assert report["bad_seq"] == seq and "snapshot" in line, line
 
 
-@pytest.mark.parametrize("state", [b"\x00", b"{}", b'{"actor": 1}'], ids=["not-json", "empty", "wrong-field"])
-def test_a_damaged_action_row_gives_one_line_naming_its_seq_and_verify_names_it(demo, state):
+@pytest.mark.parametrize("column, state", [("state", b"\x00"), ("state", b"{}"), ("state", b'{"actor": 1}'),
+                                           ("topic", "ledger.events:NoSuchEvent"), ("topic", "no.such.module:X"),
+                                           ("state", '{"actor": "master"}')],
+                         ids=["not-json", "empty", "wrong-field", "unknown-event", "unknown-module", "text"])
+def test_a_damaged_action_row_gives_one_line_naming_its_seq_and_verify_names_it(demo, column, state):
     """An action row whose bytes were changed cannot be read back: every command says so
     in one line naming its seq (never an unexpected failure, nor a field error as if the
     user had typed it), and verify names that seq as the first bad one."""
-    raw(demo, "UPDATE stored_events SET state = ? WHERE originator_version = 12 AND topic LIKE 'ledger.events:%'",
+    raw(demo, f"UPDATE stored_events SET {column} = ? WHERE originator_version = 12 AND topic LIKE 'ledger.events:%'",
         [state])
     for args in (["zones"], ["--as", "bo", "zones", "--at", "5"], ["history", "--limit", "3"], ["battle", "start"]):
         line = one_error_line(run_ledger(*args, db=demo))

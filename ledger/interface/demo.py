@@ -18,6 +18,9 @@ from ..i18n import ENGLISH, _, language, ngettext
 
 DEMO_SLUG = "demo"
 DEMO_NAME = "Demo: Campanha do Norte"
+DEMO_ACTIONS = 35
+"""How many of the script's commands the demo records (the others are refused on purpose);
+a test checks it against a run."""
 
 
 def _fresh(path: Path) -> None:
@@ -43,8 +46,8 @@ def _fresh(path: Path) -> None:
                          .format(path=path))
     if not untouched:
         raise StoreError(_("{path} holds a demo campaign played on since (actions, seats or checkpoints added "
-                           "after the demo), which the demo will not replace: keep it and pick another file with "
-                           "--db NEW.db, or remove {path} to start the demo again").format(path=path))
+                           "after the demo) or cut short, which the demo will not replace: keep it and pick another "
+                           "file with --db NEW.db, or remove {path} to start the demo again").format(path=path))
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
@@ -60,21 +63,24 @@ def _untouched_demo(ledger: Ledger) -> bool | None:
       someone started with ``ledger init --name Demo`` has another name);
     * the log holds nothing but that campaign's registration and its actions (no seat
       opened, no checkpoint kept, no other campaign: each of those is an event too);
-    * every action after the start is the command the demo's script gives next, in
-      order (the script's refused commands recorded nothing, so they are skipped). The
-      commands are stored in their actions exactly as asked, seeds included, and the
-      script names no language, so a demo in any language matches.
+    * it holds exactly the ``DEMO_ACTIONS`` actions a whole demo records, and each is the
+      command the demo's script gives next, in order (the script's refused commands
+      recorded nothing, so they are skipped). The commands are stored in their actions
+      exactly as asked, seeds included, and the script names no language, so a demo in
+      any language matches.
 
-    A player's action recorded after the demo (an undo too: it is an action) is no
-    command left in the script, so it fails the last check. A demo cut short (a crash,
-    Ctrl-C) passes, and is replaced, as it should be."""
+    A player's action recorded after the demo (an undo too: it is an action) makes one
+    action too many. A demo cut short (a crash, Ctrl-C) is not taken for untouched
+    either: a player may have played on in it with commands that happen to come later in
+    the script, so it is refused like a demo played on, and the message says to remove
+    the file."""
     entries = ledger.campaigns()
     if [(e.slug, e.name) for e in entries] != [(DEMO_SLUG, DEMO_NAME)]:
         return None
     cid = entries[0].campaign_id
     planned = [command.to_record() for _text, command in script()]
     seq = ledger.last_seq(cid)
-    if seq > len(planned) + 1 or ledger.stored_event_count() != seq + 1:
+    if seq != DEMO_ACTIONS + 1 or ledger.stored_event_count() != seq + 1:
         return False  # checked first, so that a long campaign is never read in full
     remaining = iter(planned)
     # ``any`` consumes the script up to the command matched: the next action must match a later one

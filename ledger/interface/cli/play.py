@@ -10,14 +10,14 @@ import click
 from ...errors import BadInput
 from ...i18n import N_, _
 from .group import cli
-from .session import POSITION, Session, pairs, pass_session, record
+from .session import INTEGER, POSITION, Session, pairs, pass_session, record
 
 
 @cli.command()
 @click.argument("stack")
-@click.option("--count", default=1, type=int, show_default=True, help="How many cards.")
+@click.option("--count", default=1, type=INTEGER, show_default=True, help="How many cards.")
 @click.option("--to", "to", default=None, help="Where they go (default: the actor's inventory).")
-@click.option("--seed", default=None, type=int, help="Master only: seed for a refill's shuffle.")
+@click.option("--seed", default=None, type=INTEGER, help="Master only: seed for a refill's shuffle.")
 @pass_session
 def draw(s: Session, stack: str, count: int, to: str | None, seed: int | None) -> None:
     """Draw from the top of a deck; an empty deck is first refilled from the depot.
@@ -50,8 +50,8 @@ def send(s: Session, cards: tuple[str, ...], to: str, position: Any, face: str |
 @cli.command()
 @click.argument("cards", nargs=-1)
 @click.option("--from", "stack", default=None, help="Discard from the top of this deck instead.")
-@click.option("--count", default=1, type=int, show_default=True, help="With --from: how many.")
-@click.option("--seed", default=None, type=int, help="Master only, with --from: seed for a refill's shuffle.")
+@click.option("--count", default=1, type=INTEGER, show_default=True, help="With --from: how many.")
+@click.option("--seed", default=None, type=INTEGER, help="Master only, with --from: seed for a refill's shuffle.")
 @pass_session
 def discard(s: Session, cards: tuple[str, ...], stack: str | None, count: int, seed: int | None) -> None:
     """Discard cards to their discard pile (face-up), or the top of a deck with --from.
@@ -95,7 +95,7 @@ def exile(s: Session, cards: tuple[str, ...]) -> None:
 
 @cli.command()
 @click.argument("stack")
-@click.option("--seed", default=None, type=int, help="Master only: makes the shuffle reproducible (heroes get a seed from the system).")
+@click.option("--seed", default=None, type=INTEGER, help="Master only: makes the shuffle reproducible (heroes get a seed from the system).")
 @pass_session
 def shuffle(s: Session, stack: str, seed: int | None) -> None:
     """Shuffle a deck; the new order is recorded (replay never re-randomises).
@@ -112,7 +112,7 @@ def shuffle(s: Session, stack: str, seed: int | None) -> None:
 @click.argument("stack")
 @click.option("--take", multiple=True, help="A card to take (repeat for more).")
 @click.option("--to", "to", default=None, help="Where taken cards go (default: the actor's inventory).")
-@click.option("--seed", default=None, type=int, help="Master only: seed for the reshuffle after.")
+@click.option("--seed", default=None, type=INTEGER, help="Master only: seed for the reshuffle after.")
 @click.option("--by", "by", default=None, help="The active card whose effect lets you search (heroes need one).")
 @pass_session
 def search(s: Session, stack: str, take: tuple[str, ...], to: str | None, seed: int | None, by: str | None) -> None:
@@ -230,7 +230,7 @@ def battle_end(s: Session) -> None:
 @cli.command()
 @click.argument("location_id")
 @click.argument("suit")
-@click.argument("level", type=int, required=False)
+@click.argument("level", type=INTEGER, required=False)
 @click.option("--by", "by", default=None, help="The card whose effect changes the access.")
 @click.option("--clear", is_flag=True, help="Remove the effect on this suit's access.")
 @pass_session
@@ -309,11 +309,11 @@ def obtain(s: Session, hero_id: str, card: str, by: str, to: str | None, cost: s
 
 @cli.command()
 @click.argument("card")
-@click.option("--effect", type=int, default=None, help="Which effect (1 = the card's first); needed if several.")
+@click.option("--effect", type=INTEGER, default=None, help="Which effect (1 = the card's first); needed if several.")
 @click.option("--hero", "hero_id", default=None, help="Who activates, when the master records it.")
 @click.option("--target", default=None, help="The target, as text.")
 @click.option("--note", default=None, help="A note for the record.")
-@click.option("--ap", "action_points", type=int, default=None, help="Action points paid (recorded, not enforced).")
+@click.option("--ap", "action_points", type=INTEGER, default=None, help="Action points paid (recorded, not enforced).")
 @click.option("--energy", "energies", multiple=True, help="KIND=N energy paid (recorded, not enforced).")
 @pass_session
 def activate(s: Session, card: str, effect: int | None, hero_id: str | None, target: str | None, note: str | None,

@@ -9,7 +9,7 @@ import click
 from ...errors import BadInput
 from ...i18n import _, ngettext, pgettext
 from .group import cli
-from .session import SEQ, Session, pass_session, record, with_message
+from .session import INTEGER, SEQ, Session, pass_session, record, with_message
 from .speech import plural_form
 
 
@@ -17,7 +17,7 @@ from .speech import plural_form
 @click.option("--to", "to", type=SEQ, default=None, help="Undo every action after SEQ, in one action.")
 @click.option("--keep-order", is_flag=True,
               help="Master only: do not shuffle again the decks that seen cards return to (recorded).")
-@click.option("--seed", default=None, type=int, help="Master only: seed for shuffling those decks again.")
+@click.option("--seed", default=None, type=INTEGER, help="Master only: seed for shuffling those decks again.")
 @pass_session
 def undo(s: Session, to: int | None, keep_order: bool, seed: int | None) -> None:
     """Take back the latest action (or every one after SEQ); it stays in the history.
@@ -64,9 +64,9 @@ def rebuild(s: Session) -> None:
 
 
 @cli.command()
-@click.option("--actions", "count", type=int, required=True, help="How many actions to record.")
-@click.option("--seed", type=int, default=0, show_default=True, help="The same seed gives the same campaign.")
-@click.option("--heroes", type=int, default=3, show_default=True, help="Heroes in a new simulated campaign.")
+@click.option("--actions", "count", type=INTEGER, required=True, help="How many actions to record.")
+@click.option("--seed", type=INTEGER, default=0, show_default=True, help="The same seed gives the same campaign.")
+@click.option("--heroes", type=INTEGER, default=3, show_default=True, help="Heroes in a new simulated campaign.")
 @pass_session
 def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
     """Random legal play through the real command path, for trying things at scale.
@@ -164,5 +164,5 @@ def demo(ctx: click.Context) -> None:
     ledger.close()
     line = ngettext("played the demo into {file}: {n} action recorded",
                     "played the demo into {file}: {n} actions recorded",
-                    facts["seq"]).format(file=facts["db"], n=facts["seq"])
+                    facts["recorded"]).format(file=facts["db"], n=facts["recorded"])
     s.emit(with_message(facts, line))

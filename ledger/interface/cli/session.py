@@ -281,6 +281,24 @@ def whole_number(text: Any) -> int:
     return int(digits)
 
 
+class WholeNumber(click.ParamType):
+    """click's ``int`` as a person types it (``whole_number``): ``5_0`` and other scripts'
+    digits are usage errors, as ``abc`` is."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int):
+            return value
+        try:
+            return whole_number(value)
+        except ValueError:
+            self.fail(_("{value!r} is not a whole number").format(value=value), param, ctx)
+
+
+INTEGER = WholeNumber()
+
+
 class Position(click.ParamType):
     name = "top|bottom|N"
 

@@ -9,7 +9,7 @@ import click
 
 from ...i18n import ngettext
 from .group import cli
-from .session import POSITION, Session, action_data, pairs, pass_session, record, with_message
+from .session import INTEGER, POSITION, Session, action_data, pairs, pass_session, record, with_message
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -77,7 +77,7 @@ def hero() -> None:
 @hero.command("add")
 @click.argument("hero_id")
 @click.option("--name", default=None, help="Display name.")
-@click.option("--knowledge", default=0, type=int, show_default=True, help="Knowledge level.")
+@click.option("--knowledge", default=0, type=INTEGER, show_default=True, help="Knowledge level.")
 @pass_session
 def hero_add(s: Session, hero_id: str, name: str | None, knowledge: int) -> None:
     """Add a hero: their table, inventory and extra zone appear.
@@ -92,7 +92,7 @@ def hero_add(s: Session, hero_id: str, name: str | None, knowledge: int) -> None
 
 @hero.command("knowledge")
 @click.argument("hero_id")
-@click.argument("level", type=int)
+@click.argument("level", type=INTEGER)
 @pass_session
 def hero_knowledge(s: Session, hero_id: str, level: int) -> None:
     """Set a hero's knowledge; table cards they no longer qualify for go to their inventory.

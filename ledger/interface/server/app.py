@@ -309,6 +309,14 @@ class _NoTokens(logging.Filter):
         return True
 
 
+def _trusted(proxy: str | None) -> str | None:
+    """uvicorn's ``forwarded_allow_ips`` for ``--proxy``: an IPv4 proxy also as the
+    IPv4-mapped address a dual-stack socket (``--host ::``) sees it connect from."""
+    if proxy is None or ":" in proxy:
+        return proxy
+    return f"{proxy},::ffff:{proxy}"
+
+
 def run(db: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, proxy: str | None = None) -> None:
     """``ledger serve``: uvicorn on ``host:port``, ``workers`` processes. ``proxy``: the
     address of a proxy in front, whose X-Forwarded-For (and -Proto) uvicorn takes as the
@@ -324,7 +332,7 @@ def run(db: str, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, pr
     log_config["handlers"]["access"]["filters"] = ["no_tokens"]
     config = uvicorn.Config("ledger.interface.server.app:app_from_env", factory=True, host=host, port=port,
                             log_config=log_config, workers=workers, log_level="info", timeout_graceful_shutdown=2,
-                            proxy_headers=proxy is not None, forwarded_allow_ips=proxy)
+                            proxy_headers=proxy is not None, forwarded_allow_ips=_trusted(proxy))
     if workers == 1:
         server = uvicorn.Server(config)
         server.run()
