@@ -338,7 +338,7 @@ def _file_state(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
 
 
-@pytest.mark.parametrize("name", ["g.db", "g.db-wal", "g.db-shm", "./g.db", "{absolute}"])
+@pytest.mark.parametrize("name", ["g.db", "g.db-wal", "g.db-shm", "g.db-journal", "./g.db", "{absolute}"])
 def test_export_refuses_to_write_over_the_campaign_database_or_its_wal_and_shm_files(tmp_path, name):
     assert run_ledger("init", "--catalog", SAMPLE, "--name", "Guardada", db=tmp_path / "g.db").returncode == 0
     before = _file_state(tmp_path)

@@ -131,11 +131,11 @@ def serve(s: Session, host: str, port: int, workers: int, proxy: str | None) -> 
     s.ledger()  # refuse a missing or foreign file here, with its one line
     s.close()
     _port_free(host, port)
+    if proxy is not None:
+        _proxy_address(proxy)
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(note_line(_("serving on {host}: anyone who can reach it and holds a join link can use it; "
                                "the links travel unencrypted over plain http").format(host=host)), err=True)
-    if proxy is not None:
-        _proxy_address(proxy)
     run(s.db, host=host, port=port, workers=workers, proxy=proxy)
 
 

@@ -241,7 +241,7 @@ def _refuse_overwriting(s: Session, *paths: Path) -> None:
     other SQLite database."""
     from ...postgres import is_postgres
 
-    own = () if is_postgres(s.db) else tuple(Path(f"{s.db}{suffix}") for suffix in ("", "-wal", "-shm"))
+    own = () if is_postgres(s.db) else tuple(Path(f"{s.db}{suffix}") for suffix in ("", "-wal", "-shm", "-journal"))
     for path in paths:
         if any(_same_file(path, mine) for mine in own):
             raise BadInput(_("export would write over {file}, the campaign database (--db {db}) or its -wal/-shm "
