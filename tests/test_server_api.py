@@ -236,6 +236,27 @@ def test_every_catalog_card_now_and_back_then_shows_only_what_the_seat_may_see(d
                 assert data["attached"] == [] and data["attached_to"] is None
 
 
+def test_history_gives_at_most_a_page_a_request_and_to_pages_back(tmp_path, monkeypatch):
+    """One seat asking for the whole history of a long campaign would hold every other
+    seat while it is made: a request gets at most ``HISTORY_MAX`` entries, the latest, and
+    ``to`` pages back."""
+    from ledger.interface.server import app as server_app
+
+    monkeypatch.setattr(server_app, "HISTORY_MAX", 7)
+    seated = table(tmp_path)
+    last = json.loads(seated.ledger("--json", "checkpoint"))["seq"]
+    with client_for(seated.db) as client:
+        def seqs(query: str) -> list[int]:
+            reply = client.get(f"{API}/history{query}", headers=seated.headers("ana"))
+            assert reply.status_code == 200, reply.text
+            return [entry["seq"] for entry in reply.json()]
+
+        latest = list(range(last - 6, last + 1))
+        assert seqs("") == seqs("?limit=100") == latest
+        assert seqs(f"?to={last - 7}") == list(range(last - 13, last - 6))
+        assert seqs("?limit=3") == latest[-3:]
+
+
 @pytest.mark.parametrize("who", WHO)
 def test_history_with_and_without_filters_shows_only_what_the_seat_may_see(demo, who):
     seated, sight, client = demo

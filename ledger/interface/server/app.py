@@ -45,6 +45,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (409, "refused under the rules"), (413, "a body too large"), (422, "not a request this endpoint takes"),
         (429, "too many failed token attempts"), (503, "the campaign file cannot be used now"))
 }
+HISTORY_MAX = 5_000
+"""The most history entries one request gets (the latest, oldest first; ``to`` pages back):
+the work runs on the event loop, and a whole long history would hold every other seat."""
 MAX_BODY = 1_000_000  # bytes: an action's body is a few hundred; a larger one is refused before it is read whole
 TOO_LARGE = N_("the body is too large for an action (at most {limit} bytes)")
 UNSEEN = {"model": ErrorBody, "description": "no such card that this seat can see"}
@@ -182,7 +185,8 @@ def api_routes() -> Any:
 
         return await clerk(view)
 
-    @api.get("/history", summary="The seat's history of the campaign, oldest first", responses={404: UNSEEN})
+    @api.get("/history", summary="The seat's history of the campaign, oldest first: the latest `limit` entries "
+             f"(at most {HISTORY_MAX:,}; page back with `to`)", responses={404: UNSEEN})
     async def history(
         request: Request, seated: SEATED,
         start: Annotated[int | None, Query(alias="from", ge=1, le=2**53)] = None,
@@ -201,7 +205,7 @@ def api_routes() -> Any:
             if card is not None and seat.viewer == REFEREE and card not in found.catalog.cards:
                 raise _unseen(card)
             return history_view(clerk.ledger, clerk.model(), cid, found.slug, seat.viewer, start=start, end=to,
-                                card=card, actor=actor, limit=limit)
+                                card=card, actor=actor, limit=min(limit or HISTORY_MAX, HISTORY_MAX))
 
         return await clerk(view)
 
