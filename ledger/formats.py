@@ -118,13 +118,37 @@ class Format(BaseModel):
             if clash:
                 raise BadCatalog(_("stack {stack} would replace {zone} of the standard format").format(
                     stack=repr(spec.id), zone=repr(clash[0])))
-        return Format(
+            ours |= theirs  # nor may a stack of the file replace another of the file
+        extended = Format(
             name=other.name,
             discard_to=other.discard_to,
             bury_to=other.bury_to,
             value_types={**self.value_types, **other.value_types},
             stacks=self.stacks + other.stacks,
         )
+        for setting in ("discard_to", "bury_to"):
+            _names_a_zone(extended, setting)
+        return extended
+
+
+PLACEHOLDERS = ("{suit}", "{owner}")
+
+
+def _names_a_zone(fmt: Format, setting: str) -> None:
+    """A format's ``discard_to`` or ``bury_to`` is a zone id, perhaps with ``{suit}`` and
+    ``{owner}`` in it, that names a zone of the format for some card (else every card
+    would silently go to the default pile or deck instead)."""
+    template: str = getattr(fmt, setting)
+    rest = template
+    for placeholder in PLACEHOLDERS:
+        rest = rest.replace(placeholder, "")
+    if "{" in rest or "}" in rest:
+        raise BadCatalog(_("{setting} = {template}: the only placeholders are {{suit}} and {{owner}}").format(
+            setting=setting, template=repr(template)))
+    zones = fmt.zones(("hero",))
+    if not any(template.replace("{suit}", str(suit)).replace("{owner}", "hero") in zones for suit in Suit):
+        raise BadCatalog(_("{setting} = {template} names no zone of the format (e.g. discard, discard:{{owner}}, "
+                           "deck:{{suit}})").format(setting=setting, template=repr(template)))
 
 
 @lru_cache(maxsize=256)

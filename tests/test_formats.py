@@ -275,6 +275,12 @@ BAD_FORMATS = [
     ("clash-with-standard-deck-template", _stack("deck:{suit}", "deck", "face-down"), ["deck:{suit}"]),
     ("clash-with-a-standard-deck", _stack("deck:item", "pile", "face-up"), ["deck:item"]),
     ("clash-with-hero-inventory", _stack("inventory:{hero}", "area", "face-up"), ["inventory"]),
+    ("stack-named-twice", _stack("discard:{hero}", "pile", "face-up") + "\n" + _stack("discard:{hero}", "pile",
+                                                                                          "face-up"), ["discard:{hero}"]),
+    ("unknown-placeholder", 'discard_to = "discard:{foo}"\n', ["discard_to", "{foo}", "{suit}", "{owner}"]),
+    ("unbalanced-brace", 'bury_to = "deck:{suit"\n', ["bury_to", "deck:{suit"]),
+    ("discard-to-names-no-zone", 'discard_to = "discard:{owner}"\n', ["discard_to", "names no zone"]),
+    ("bury-to-names-no-zone", 'bury_to = "deck:nowhere"\n', ["bury_to", "deck:nowhere"]),
     ("invalid-toml", 'name = "broken\n[[stacks]\n', ["not valid TOML"]),
     ("unknown-top-level-key", 'colour = "red"\n', ["colour"]),
 ]
