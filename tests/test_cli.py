@@ -243,6 +243,14 @@ def test_a_card_named_twice_is_refused_as_named_twice_before_anything_is_looked_
     assert stored(campaign_copy) == before
 
 
+def test_history_of_an_actor_who_is_nobody_in_the_campaign_says_so(campaign_copy):
+    """Not an empty history, as if they had done nothing: a typo names the heroes."""
+    line = one_error_line(run_ledger("history", "--actor", "zzz", db=campaign_copy))
+    assert "zzz" in line and "heroes: ana" in line
+    assert json_of(succeeded(run_ledger("--json", "history", "--actor", "master", "--to", "1",
+                                        db=campaign_copy)))[0]["seq"] == 1
+
+
 def test_an_actor_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
     """CLI.md: --actor is master or a hero id; an unknown hero is refused (exit 1)."""
     db = campaign_copy

@@ -7,6 +7,7 @@ import click
 
 from ...errors import BadInput
 from ...i18n import N_, _
+from ...vocabulary import MASTER
 from .group import cli
 from .session import SEQ, Count, Session, pass_session
 
@@ -76,6 +77,10 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
         raise BadInput(_("--limit {limit}: give a number of actions, at least 1").format(limit=limit))
     rows = history_view(ledger, s.model(), cid, campaign.slug, s.viewing(campaign), start=start, end=end,
                         card=card_id, actor=actor, limit=limit)
+    if actor is not None and not rows and actor != MASTER and actor not in campaign.table.heroes:
+        # (a hero no longer in the campaign, an undo of their arrival, still has their actions listed)
+        raise BadInput(_("--actor {actor}: not the master nor a hero of this campaign (heroes: {heroes})").format(
+            actor=repr(actor), heroes=", ".join(campaign.table.heroes) or _("none yet; add one with hero add")))
     s.emit_view(rows, human=lambda out: render_history(out, rows, campaign, s.viewer))
 
 
