@@ -134,6 +134,12 @@ class Format(BaseModel):
 PLACEHOLDERS = ("{suit}", "{owner}")
 
 
+def destination(template: str, suit: str, owner: str) -> str:
+    """A format's ``discard_to`` or ``bury_to`` filled in for a card of ``suit`` whose
+    zone's owner is ``owner`` ("" for none)."""
+    return template.replace("{suit}", suit).replace("{owner}", owner)
+
+
 def _names_a_zone(fmt: Format, setting: str) -> None:
     """A format's ``discard_to`` or ``bury_to`` is a zone id, perhaps with ``{suit}`` and
     ``{owner}`` in it, that names a zone of the format for some card (else every card
@@ -146,7 +152,7 @@ def _names_a_zone(fmt: Format, setting: str) -> None:
         raise BadCatalog(_("{setting} = {template}: the only placeholders are {{suit}} and {{owner}}").format(
             setting=setting, template=repr(template)))
     zones = fmt.zones(("hero",))
-    if not any(template.replace("{suit}", str(suit)).replace("{owner}", "hero") in zones for suit in Suit):
+    if not any(destination(template, str(suit), "hero") in zones for suit in Suit):
         raise BadCatalog(_("{setting} = {template} names no zone of the format (e.g. discard, discard:{{owner}}, "
                            "deck:{{suit}})").format(setting=setting, template=repr(template)))
 

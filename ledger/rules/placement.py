@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from ..campaign import Campaign
 from ..catalog import Card
 from ..errors import RuleBroken
-from ..formats import ZoneSpec
+from ..formats import ZoneSpec, destination
 from ..i18n import _, ngettext
 from ..vocabulary import Role, Zone
 
@@ -33,7 +33,7 @@ def _resolve(campaign: Campaign, template: str, card: str, fallback: str) -> str
     owner = None
     if card in campaign.table.where:
         owner = campaign.zone_of(card).owner
-    zid = template.replace("{suit}", str(campaign.card(card).suit)).replace("{owner}", owner or "")
+    zid = destination(template, str(campaign.card(card).suit), owner or "")
     return zid if zid in campaign.zones() else fallback
 
 
