@@ -245,10 +245,9 @@ def search(play: Play, cmd: c.Search) -> Decided:
     rules.may_use_stack(play.campaign, play.actor, stack, "search")
     rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.search_allowed(play.campaign, play.actor, cmd.by)
-    # Everything that does not depend on where the cards lie first: a refusal after the
-    # cards were found would tell a hero that a hidden card is in the stack.
-    if len(set(cmd.take)) != len(cmd.take):
-        raise BadInput(_("a card is named twice in --take"))
+    # Everything that does not depend on where the cards lie first (a card named twice is
+    # the command's own check): a refusal after the cards were found would tell a hero
+    # that a hidden card is in the stack.
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
     if to is not None:
         rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take")

@@ -115,6 +115,10 @@ class Search(Command):
     seed: int | None = None
     by: str | None = None  # the card whose effect lets a hero search
 
+    # before anything is looked up: a refusal after the cards were found would tell a hero
+    # that a hidden card is in the stack
+    _distinct_take = field_validator("take")(_distinct)
+
 
 class Reveal(Cards):
     type: Literal["Reveal"] = "Reveal"

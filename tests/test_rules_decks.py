@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from pydantic import ValidationError
 
 from ledger import commands as c
 from ledger.catalog import Card, Catalog
@@ -209,7 +210,11 @@ def test_searched_cards_a_refused_search_tells_a_hero_nothing_of_which_hidden_ca
     names = re.compile(r"item-(sword|bow|rope|nothing)")
 
     def refusal(*take: str, to: str | None = None) -> tuple[type, str]:
-        err = game.refuse(c.Search(actor="ana", stack="deck:item", take=take, by="skill-tracking", to=to))
+        try:  # a card named twice: the command itself is refused, before anything is looked up
+            search = c.Search(actor="ana", stack="deck:item", take=take, by="skill-tracking", to=to)
+        except ValidationError as err:
+            return type(err), names.sub("X", str(err.errors()[0]["msg"]))
+        err = game.refuse(search)
         return type(err), names.sub("X", str(err))
 
     in_deck, elsewhere, missing = "item-sword", "item-rope", "item-nothing"
