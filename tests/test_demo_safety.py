@@ -8,12 +8,11 @@ from pathlib import Path
 
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
-from ledger.interface.demo import DEMO_ACTIONS, DEMO_SLUG, script
+from ledger.interface.demo import DEMO_ACTIONS, DEMO_NAME, DEMO_SLUG, script
 
 from .conftest import json_error, json_of, one_error_line, run_ledger, succeeded
 
 SAMPLE = str(sample_catalog_path())
-DEMO_NAME = "Demo: Campanha do Norte"  # the name the demo gives its campaign
 
 
 def files(folder: Path) -> dict[str, bytes]:
