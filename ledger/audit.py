@@ -19,6 +19,7 @@ checkpoints players keep (``--expect``) and signed exports catch that.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -38,6 +39,8 @@ from .events import ActionRecorded, CampaignStarted
 from .i18n import _
 from .integrity import GENESIS, chain_hash, sealed
 from .play import Play
+
+log = logging.getLogger(__name__)  # why verify checked a log in one pass after all
 from .rulesets import decided_under
 from .snapshots import digest
 
@@ -381,7 +384,8 @@ def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str
             stop = starts[number + 1] if number + 1 < len(starts) else None
             try:
                 parts.append(_Part())
-            except OSError:  # no process could start
+            except OSError as exc:  # no process could start
+                log.info("verify in one pass: no process for the part from seq %s (%s)", start, exc)
                 return None
             parts[-1].send((dict(ledger.env), cid, expect, signed_by, start, stop, language()))
         _check_log(ledger, cid, evidence, state, counted, False, stop=starts[0])
@@ -390,8 +394,10 @@ def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str
         for part in parts:
             answer = part.wait(shown)
             # ("ok", last seq, head, began on, ended on) or ("bad", seq, reason, began on)
-            if answer[0] not in ("ok", "bad") or answer[3] != ended_on:
-                return None  # no finding about the log, or not begun where the part before ended
+            if answer[0] not in ("ok", "bad") or answer[3] != ended_on:  # no finding about the log,
+                log.info("verify in one pass: the part from seq %s said %r", starts[parts.index(part)],
+                         answer if answer[0] not in ("ok", "bad") else "it began elsewhere")
+                return None  # or not begun where the part before ended
             if answer[0] == "bad":
                 raise _Bad(answer[1], answer[2])
             ended_on = answer[4]

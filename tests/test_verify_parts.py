@@ -7,6 +7,7 @@ is short (1,500 actions) and the parts forced small, so that the parts are reall
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import sys
 from pathlib import Path
@@ -47,6 +48,17 @@ def copy(long_log, tmp_path) -> Path:
     return tmp_path / "long.db"
 
 
+class _Told(logging.Handler):
+    """Keeps what ``ledger.audit`` logs when it falls back to one pass (why a part failed)."""
+
+    def __init__(self, into: list[str]) -> None:
+        super().__init__(logging.INFO)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record.getMessage())
+
+
 def in_parts(ledger: Ledger, cid: UUID, split: int = SPLIT) -> Report:
     """``verify`` in parts, which must give its report itself, not leave the log to one
     pass (as it does when a part fails for a reason that is no finding about the log)."""
@@ -58,13 +70,20 @@ def in_parts(ledger: Ledger, cid: UUID, split: int = SPLIT) -> Report:
         return check_log(*args, stop=stop, **kwargs)
 
     starts = _part_starts(ledger, cid, JOBS, split)
+    fallbacks: list[str] = []
+    told = _Told(fallbacks)
     audit._check_log = counted
+    audit.log.addHandler(told)
+    audit.log.setLevel(logging.INFO)
     try:
         report = verify(ledger, cid, jobs=JOBS, split_from=split)
     finally:
         audit._check_log = check_log
+        audit.log.removeHandler(told)
+        audit.log.setLevel(logging.NOTSET)
     # (nothing at all when the log is refused before any action is checked)
-    assert passes in ([], [starts[0]] if starts else [None]), f"this process checked {passes}, not only its part"
+    assert passes in ([], [starts[0]] if starts else [None]), \
+        f"this process checked {passes}, not only its part; {fallbacks or 'no reason logged'}"
     return report
 
 
