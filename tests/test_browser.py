@@ -355,3 +355,38 @@ def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(brows
     expect(ana.zone("inventory:ana").locator(".zone-name")).to_have_text("Your Inventory")
     assert not ana.problems, ana.problems
     ana.context.close()
+
+
+def test_the_history_pages_back_past_what_one_request_gives(browser: Any, game: tuple[Table, str]) -> None:
+    """The server gives at most ``HISTORY_MAX`` history entries a request, the latest; the
+    page's "more" must still reach the campaign's start, asking for older ones with ``to``
+    (here every reply is cut to the latest CAP entries, as a long campaign's would be)."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    cap = 7
+    master = Seat(browser, base, t.tokens["master"], DESKTOP)
+    page = master.page
+    asked: list[str] = []
+
+    def capped(route: Any) -> None:
+        asked.append(route.request.url)
+        reply = route.fetch()
+        route.fulfill(response=reply, json=reply.json()[-cap:])
+
+    page.route(re.compile(r".*/history(\?.*)?$"), capped)
+    page.reload()
+    page.wait_for_selector("#table[data-ready=yes]")
+    last = master.seq()
+    assert last > 30, "the demo is longer than one page of history"
+    entries = page.locator("#history > li")
+    expect(entries).to_have_count(30)
+    assert any("to=" in url for url in asked), asked
+    while page.locator("#history-more").is_visible():
+        shown = entries.count()
+        page.click("#history-more")
+        expect(entries).to_have_count(min(shown + 30, last))
+    expect(entries).to_have_count(last)
+    expect(entries.last).to_have_attribute("data-seq", "1")
+    assert not master.problems, master.problems
+    master.context.close()

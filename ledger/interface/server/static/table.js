@@ -410,7 +410,7 @@
   async function refreshOnce() {
     try {
       const [zones, history] = await Promise.all([
-        getJSON("zones"), getJSON("history?limit=" + state.historyLimit),
+        getJSON("zones"), latestHistory(state.historyLimit),
       ]);
       state.live = zones;
       noteSeq(zones.seq, zones.checkpoint);
@@ -425,6 +425,20 @@
       say(err.message, "error");
       if (err.status === 401 || err.status === 403) setLive("closed", _("no seat"));
     }
+  }
+
+  // The latest `count` entries of the history, oldest first. The server gives at most a
+  // few thousand a request, the latest; older ones are asked for with `to`, page by page.
+  async function latestHistory(count) {
+    let entries = [];
+    let to = null;
+    while (entries.length < count) {
+      const page = await getJSON("history?limit=" + (count - entries.length) + (to === null ? "" : "&to=" + to));
+      entries = page.concat(entries);
+      if (!page.length || page[0].seq <= 1) break;
+      to = page[0].seq - 1;
+    }
+    return entries;
   }
 
   let stream = null;
