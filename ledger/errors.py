@@ -87,7 +87,10 @@ class StoreError(LedgerError):
 
 class DamagedRecord(StoreError):
     """A stored event that cannot be read back (its JSON or its fields were changed or
-    damaged in the file); ``cause``: what reading it raised."""
+    damaged in the file); ``cause``: what reading it raised. Not passing, as a busy
+    file is: it stays until the file is restored."""
+
+    code = "damaged"
 
     def __init__(self, message: str, cause: BaseException):
         super().__init__(message)

@@ -390,3 +390,26 @@ def test_the_history_pages_back_past_what_one_request_gives(browser: Any, game: 
     expect(entries.last).to_have_attribute("data-seq", "1")
     assert not master.problems, master.problems
     master.context.close()
+
+
+def test_leave_makes_this_browser_forget_its_seat(browser: Any, game: tuple[Table, str], shots: Path) -> None:
+    """On a shared device a player leaves: the browser forgets the seat (the seat stays:
+    the join link seats them again)."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    bo = Seat(browser, base, t.tokens["bo"], PHONE, phone=True)
+    page = bo.page
+    bo.screenshot(shots / "bo-leave.png", whole=False)
+    page.click("form.leave button")
+    expect(page.locator("h1")).to_have_text("You left the table")
+    assert not [c for c in bo.context.cookies() if c["name"] == "ledger_seat"]
+    page.goto(f"{base}/")
+    expect(page.locator("h1")).to_have_text("Join the table")
+    assert bo.problems == ["console: Failed to load resource: the server responded with a status of 401 (Unauthorized)"]
+    bo.problems.clear()  # that very page: no seat (401), as it should
+    page.goto(f"{base}/join/{t.tokens['bo']}")
+    page.click("#to-table")
+    page.wait_for_selector("#table[data-ready=yes]")
+    assert not bo.problems, bo.problems
+    bo.context.close()

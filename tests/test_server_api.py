@@ -897,3 +897,51 @@ def test_odd_methods_and_paths_get_the_one_line_error_never_a_500(tmp_path):
         reply = client.get(f"{API}/cards/%00", headers=seated.headers("ana"))
         assert one_error(reply, 404)["code"] == "unknown-card"
         assert one_error(client.get("/api/campaigns/%00/zones", headers=seated.headers("ana")), 403)
+
+
+def test_leave_forgets_the_browsers_seat_only_when_asked_from_the_tables_own_page(tmp_path):
+    """A player on a shared device leaves: the table page's form posts to /leave and the
+    browser's seat cookie is dropped. A page of another site cannot do it for them (a
+    cross-site form post, or one from another origin), nor can a link (GET)."""
+    seated = table(tmp_path)
+    with TestClient(create_app(str(seated.db))) as browser:
+        patient(browser)
+        assert browser.get(f"/join/{seated.tokens['ana']}").status_code == 200
+        for headers in ({"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"},
+                        {"Sec-Fetch-Site": "same-site"}, {"Origin": "https://evil.example"}):
+            refused = browser.post("/leave", headers=headers)
+            assert refused.status_code == 403 and not refused.headers.get_list("set-cookie"), headers
+        assert browser.get("/leave").status_code == 405
+        assert browser.get(f"{API}/zones").json()["viewer"] == "ana"  # still seated
+        left = browser.post("/leave", headers={"Sec-Fetch-Site": "same-origin", "Origin": "http://testserver"})
+        assert left.status_code == 200 and "join link" in left.text
+        cookie = left.headers.get_list("set-cookie")
+        assert len(cookie) == 1 and cookie[0].lower().startswith('ledger_seat="";') and "max-age=0" in cookie[0].lower()
+        one_error(browser.get(f"{API}/zones"), 401)
+        page = browser.get("/")
+        assert page.status_code == 401 and 'action="/leave"' not in page.text
+    with TestClient(create_app(str(seated.db))) as browser:
+        patient(browser)
+        browser.get(f"/join/{seated.tokens['bo']}")
+        assert 'action="/leave"' in browser.get("/").text
+        assert browser.post("/leave").status_code == 200  # no browser headers: not another site's page
+        one_error(browser.get(f"{API}/zones"), 401)
+
+
+def test_a_damaged_record_is_a_500_naming_its_seq_that_no_cache_keeps(tmp_path):
+    """A record changed in the file is no passing trouble (a busy file is 503, worth a
+    retry): the reply is 500 ``damaged``, one line naming the seq and ``verify``."""
+    import sqlite3
+
+    seated = table(tmp_path)
+    con = sqlite3.connect(seated.db)
+    with con:
+        con.execute("UPDATE stored_events SET state = ? WHERE originator_version = 12 AND topic LIKE 'ledger.events:%'",
+                    [b"{}"])
+    con.close()
+    with client_for(seated.db) as client:
+        for path in ("/zones?at=20", "/history?from=12&to=12"):
+            reply = client.get(f"{API}{path}", headers=seated.headers("ana"))
+            error = one_error(reply, 500)
+            assert error["code"] == "damaged" and "seq 12" in error["message"] and "verify" in error["message"], error
+            assert reply.headers.get("cache-control") == "no-store"

@@ -1,7 +1,9 @@
 """Errors as the server replies them (SERVER.md "Errors"): always ``{"error": {"code",
 "message"}}`` and one line; 422 for input that is not an action (bad JSON, unknown
 action, wrong types, huge numbers), 409 for an action the rules refuse (the CLI's
-message), 401/403 for seats, 503 when the file cannot be used; never a traceback."""
+message), 401/403 for seats, 503 when the file cannot be used now, 500 when a record in
+it is damaged (it stays so until the file is restored: no use retrying); never a
+traceback."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException
 
-from ...errors import BadInput, LedgerError, StoreError, UnknownCampaign, one_line, problem
+from ...errors import BadInput, DamagedRecord, LedgerError, StoreError, UnknownCampaign, one_line, problem
 from ...i18n import _, speaking
 
 log = logging.getLogger("ledger.server")
@@ -46,6 +48,8 @@ def reply(status: int, code: str, message: str, headers: dict[str, str] | None =
 
 
 def status_of(exc: LedgerError) -> int:
+    if isinstance(exc, DamagedRecord):
+        return 500
     if isinstance(exc, StoreError):
         return 503
     if isinstance(exc, BadInput | UnknownCampaign):
@@ -131,4 +135,5 @@ def install(app: FastAPI) -> None:
         code, _asked = language_of(request.scope)
         with speaking(code):
             return reply(500, "internal", _("unexpected failure; the server's log has the details"),
-                         headers={"Content-Language": tag(code), "Vary": "Accept-Language, Cookie"})
+                         headers={"Content-Language": tag(code), "Vary": "Accept-Language, Cookie",
+                                  "Cache-Control": "no-store"})

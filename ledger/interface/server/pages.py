@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 import jinja2
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
@@ -95,13 +95,33 @@ def routes() -> APIRouter:
         context.update(who=seat.who, viewer=seat.viewer, actor=seat.actor or "", texts=script_texts())
         return _page(request, "table.html", context)
 
-    @router.get("/leave")
-    async def leave() -> Response:
-        response = RedirectResponse("/", status_code=303)
-        response.delete_cookie(COOKIE, path="/")
+    @router.post("/leave")
+    async def leave(request: Request) -> Response:
+        """This browser forgets its seat (the cookie; the seat stays until the master
+        revokes it): the table page's "Leave" button, on a shared device. Only from this
+        server's own pages: a form on another site cannot send a player away."""
+        if not _same_origin(request):
+            return _page(request, "message.html", {"title": _("Leave the table"),
+                                                   "message": _("leave from the table's own page")}, status=403)
+        response = _page(request, "message.html", {
+            "title": _("You left the table"),
+            "message": _("This browser no longer holds your seat; your join link seats you again.")})
+        response.delete_cookie(COOKIE, path="/", secure=request.url.scheme == "https", httponly=True,
+                               samesite="strict")
         return response
 
     return router
+
+
+def _same_origin(request: Request) -> bool:
+    """Does a browser's form post come from this server's own page? Browsers say so in
+    ``Sec-Fetch-Site``, or else in ``Origin``; a client that sends neither is no page
+    of another site (it can only drop a cookie it holds itself)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        return site in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
 
 
 def mount_static(app: Any) -> None:
