@@ -150,6 +150,17 @@ class Table:
     def attached(self, host: str) -> list[str]:
         return self.stacks.get("on:" + host, [])
 
+    def hanging_from(self, host: str) -> list[str]:
+        """Every card attached to ``host``, directly or through another attached card:
+        each attachment followed by its own, depth first."""
+        found: list[str] = []
+        todo = list(reversed(self.attached(host)))
+        while todo:
+            card = todo.pop()
+            found.append(card)
+            todo.extend(reversed(self.attached(card)))
+        return found
+
     # -- snapshots ------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         data = {

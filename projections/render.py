@@ -41,9 +41,10 @@ def zone_label(zone: str, *, markup: bool = True) -> str:
 def card_label(entry: dict[str, Any]) -> str:
     if entry["id"] is None:
         # TRANSLATORS: a card the viewer may not identify, in a zone's list of cards.
-        return "[dim]▒ " + escape(pgettext("a card", "hidden")) + "[/dim]"
-    label = escape(entry["id"])
-    if entry.get("face") == "down":
+        label = "[dim]▒ " + escape(pgettext("a card", "hidden")) + "[/dim]"
+    else:
+        label = escape(entry["id"])
+    if entry["id"] is not None and entry.get("face") == "down":
         label += " [dim]" + escape(_("(down)")) + "[/dim]"
     if entry.get("exhausted"):
         label += " [yellow]" + escape(_("(exhausted)")) + "[/yellow]"

@@ -21,15 +21,16 @@ HIDDEN: dict[str, Any] = {"id": None, "face": "down"}
 
 
 def card_entry(campaign: Campaign, viewer: str, card: str) -> dict[str, Any]:
-    if not can_identify(campaign, viewer, card):
-        return dict(HIDDEN)
+    """A card of a zone as the viewer may see it. ``attached``: every card hanging from
+    it, directly or through another attached card (``Table.hanging_from``), each named
+    only if the viewer may identify it. A card the viewer may not identify is ``HIDDEN``,
+    with the cards attached to it if it has any: they lie on the table for all to see,
+    and a face-up one is no secret because its host is."""
     table = campaign.table
-    return {
-        "id": card,
-        "face": table.face(card),
-        "exhausted": card in table.exhausted,
-        "attached": [c if can_identify(campaign, viewer, c) else None for c in table.attached(card)],
-    }
+    attached = [c if can_identify(campaign, viewer, c) else None for c in table.hanging_from(card)]
+    if not can_identify(campaign, viewer, card):
+        return {**HIDDEN, "attached": attached} if attached else dict(HIDDEN)
+    return {"id": card, "face": table.face(card), "exhausted": card in table.exhausted, "attached": attached}
 
 
 def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
@@ -44,14 +45,19 @@ def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
 
 def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """What is printed on each card a zones view identifies (name, in the language being
-    spoken; suit, level, value), for a page to draw them; a card the view hides is not
-    named here either."""
+    spoken; suit, level, value), for a page to draw them, and for an attached card the
+    card it is attached to (``attached_to``: null when the view hides that one); a card
+    the view hides is not named here either."""
     ids = {entry["id"] for cards in view["zones"].values() for entry in cards if entry["id"] is not None}
-    ids |= {c for cards in view["zones"].values() for entry in cards for c in entry.get("attached", ()) if c}
+    attached = {c for cards in view["zones"].values() for entry in cards for c in entry.get("attached", ()) if c}
     faces = {}
-    for card in sorted(ids):
+    for card in sorted(ids | attached):
         data = campaign.card(card)
         faces[card] = {"name": data.shown_name, "suit": str(data.suit), "level": data.level, "value": data.value}
+        if card in attached:
+            host = campaign.table.host(card)
+            faces[card]["attached_to"] = host if host is not None and can_identify(campaign, view["viewer"], host) \
+                else None
     return faces
 
 

@@ -187,6 +187,24 @@ def test_public_view_shows_hidden_cards_as_null_ids_with_their_count(played):
     assert ana["deck:item"] == [{"id": None, "face": "down"}] * 2
 
 
+def test_zones_list_every_card_hanging_from_a_card_even_through_another_or_from_a_hidden_one(campaign_copy):
+    """A card attached to an attached card, and a face-up card attached to a face-down
+    one, lie on the table: every view lists them with the first host's entry (a hidden
+    host still says nothing about itself)."""
+    db = campaign_copy
+    succeeded(run_ledger("--actor", "ana", "attach", "item-sword", "--to", "skill-first-aid", db=db))
+    succeeded(run_ledger("--actor", "ana", "attach", "companion-wolf", "--to", "item-sword", db=db))
+    hanging = ["item-sword", "companion-wolf"]
+    referee = zones(db)["zones"]
+    assert referee["inventory:ana"] == [{"id": "skill-first-aid", "face": "down", "exhausted": False,
+                                         "attached": hanging}]
+    assert referee["table:ana"] == []
+    public = zones(db, "--as", "public")["zones"]
+    assert public["inventory:ana"] == [{"id": None, "face": "down", "attached": hanging}]
+    printed = succeeded(run_ledger("--as", "public", "zones", db=db)).stdout
+    assert "item-sword" in printed and "companion-wolf" in printed and "skill-first-aid" not in printed
+
+
 def test_human_zones_prints_a_table_of_the_zones(played):
     db, _ = played
     result = succeeded(run_ledger("zones", db=db))

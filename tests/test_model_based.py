@@ -1054,11 +1054,23 @@ class LedgerMachine(RuleBasedStateMachine):
             assert_names_only(view, allowed, f"{viewer}'s zones view")
             for zone, entries in view["zones"].items():
                 assert len(entries) == len(campaign.table.cards_in(zone)), f"{viewer}: {zone} has the wrong count"
-            for card in campaign.table.where:
-                if not can_identify(campaign, viewer, card) and campaign.table.host(card) is None:
-                    entries = view["zones"][campaign.table.zone_of(card)]
-                    at = campaign.table.cards_in(campaign.table.zone_of(card)).index(card)
-                    assert entries[at] == {"id": None, "face": "down"}, f"{viewer} sees too much of a hidden card"
+            # every card hanging from another (directly or not) is in its first host's entry,
+            # named if the viewer may identify it; a hidden card's entry says nothing else
+            hanging: dict[str, list[str]] = {}
+            for card in table.where:
+                first = card
+                while table.host(first) is not None:
+                    first = table.host(first)
+                if first != card:
+                    hanging.setdefault(first, []).append(card)
+            for zone, entries in view["zones"].items():
+                for card, entry in zip(table.cards_in(zone), entries):
+                    under, listed = hanging.get(card, []), entry.get("attached", [])
+                    assert len(listed) == len(under), f"{viewer}: the cards attached to {card} in {zone}"
+                    assert sorted(c for c in listed if c) == sorted(c for c in under if c in allowed), (viewer, card)
+                    if card not in allowed:
+                        assert entry == ({"id": None, "face": "down", "attached": listed} if under
+                                         else {"id": None, "face": "down"}), f"{viewer} sees too much of a hidden card"
 
     @invariant()
     def a_card_shown_to_a_hero_lies_face_down_in_the_campaign(self):

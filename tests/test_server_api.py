@@ -314,6 +314,23 @@ def post(client: TestClient, seated: Table, who: str, body: Any) -> httpx.Respon
     return client.post(f"{API}/actions", json=body, headers=seated.headers(who))
 
 
+def test_a_card_attached_to_a_hidden_card_is_on_every_seats_table_its_host_named_only_to_whom_may_see_it(tmp_path):
+    """The page draws each attached card under its first host's entry and says what it
+    is attached to from the zones reply's ``cards``: null where the host is hidden."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        done = post(client, seated, "ana", {"action": "attach", "card": "item-sword", "to": "skill-first-aid"})
+        assert done.status_code == 200, done.text
+        for who, host in (("ana", "skill-first-aid"), ("master", "skill-first-aid"), ("bo", None), ("public", None)):
+            view = client.get(f"{API}/zones", headers=seated.headers(who)).json()
+            first = view["zones"]["inventory:ana"][0]
+            assert first["attached"] == ["item-sword"] and (first["id"] is None) == (host is None), (who, first)
+            assert view["cards"]["item-sword"]["attached_to"] == host, who
+            assert "skill-first-aid" not in json.dumps(view) or host is not None, who
+        lantern = client.get(f"{API}/zones", headers=seated.headers("public")).json()["cards"]["item-lantern"]
+        assert lantern["attached_to"] == "companion-wolf"
+
+
 # (seat, body): actions that succeed in the demo, in this order
 ACTIONS = [
     ("master", {"action": "add", "cards": ["item-dagger", "item-staff"], "to": "inventory:bo"}),

@@ -115,17 +115,8 @@ def companion_takes(campaign: Campaign, hero: str, taken: str, companion: str, g
             companion=companion, hero=hero))
     leaving = set(given)
     for card in given:
-        leaving.update(_attached_under(campaign, card))
+        leaving.update(campaign.table.hanging_from(card))
     if companion in leaving:
         raise RuleBroken(_("{companion} leaves with the cards given in this trade; attach {taken} elsewhere").format(
             companion=companion, taken=taken))
 
-
-def _attached_under(campaign: Campaign, host: str) -> list[str]:
-    """Every card attached to a host, directly or through other attachments."""
-    found, todo = [], [host]
-    while todo:
-        for card in campaign.table.attached(todo.pop()):
-            found.append(card)
-            todo.append(card)
-    return found

@@ -134,7 +134,7 @@
     shown: null,            // the zones reply on screen (live, or the replayed seq)
     replay: null,           // the seq being replayed, or null when live
     replayTicket: 0,
-    selected: new Map(),    // card id -> {zone, host}
+    selected: new Map(),    // card id -> {zone, attached}
     stack: null,            // a selected deck (zone id)
     panel: null,            // the open panel's action name
     busy: false,
@@ -642,16 +642,16 @@
 
   function cardGroup(entry, zone, index) {
     const attached = entry.attached || [];
-    if (!attached.length) return cardTile(entry, zone, null);
+    if (!attached.length) return cardTile(entry, zone);
     const group = el("div", {class: "host-group"});
-    group.append(cardTile(entry, zone, null));
+    group.append(cardTile(entry, zone));
     const under = el("div", {class: "attachments"});
-    for (const id of attached) under.append(attachedTile(id, zone, entry.id));
+    for (const id of attached) under.append(attachedTile(id, zone));
     group.append(under);
     return group;
   }
 
-  function cardTile(entry, zone, host) {
+  function cardTile(entry, zone) {
     const id = entry.id;
     if (!id) {
       // a card this seat may not identify: a back, and nothing else
@@ -669,7 +669,7 @@
     if (CAN_ACT) {
       attrs.type = "button";
       attrs["aria-pressed"] = selected ? "true" : "false";
-      attrs.onclick = () => toggleCard(id, zone, host);
+      attrs.onclick = () => toggleCard(id, zone, false);
     }
     const marks = entry.face === "down" || entry.exhausted ? el("span", {class: "marks"},
       entry.face === "down" ? el("span", {class: "mark mark-down", text: _("face down")}) : null,
@@ -687,19 +687,22 @@
         hasValue ? el("span", {class: "card-value", title: _("value"), text: "◆ " + info.value}) : null));
   }
 
-  function attachedTile(id, zone, hostId) {
+  // a card hanging from the group's card, directly or through another attached card
+  function attachedTile(id, zone) {
     if (!id) return el("div", {class: "card back attached", role: "img", "aria-label": _("a hidden attached card")});
     const info = (state.shown.cards && state.shown.cards[id]) || {};
+    const host = info.attached_to;
     const selected = state.selected.has(id);
     const tag = CAN_ACT ? "button" : "div";
     const attrs = {
       class: "card face attached suit-" + suitClass(info.suit) + (selected ? " selected" : ""),
-      "data-card": id, "data-host": hostId, title: fmt(_("{card} (attached to {host})"), {card: id, host: hostId}),
+      "data-card": id, "data-host": host || "",
+      title: host ? fmt(_("{card} (attached to {host})"), {card: id, host}) : fmt(_("{card} (attached to a hidden card)"), {card: id}),
     };
     if (CAN_ACT) {
       attrs.type = "button";
       attrs["aria-pressed"] = selected ? "true" : "false";
-      attrs.onclick = () => toggleCard(id, zone, hostId);
+      attrs.onclick = () => toggleCard(id, zone, true);
     }
     return el(tag, attrs,
       el("span", {class: "card-suit", text: info.suit ? suitName(info.suit) : "?"}),
@@ -708,10 +711,10 @@
   }
 
   // -- selection -----------------------------------------------------------------------
-  function toggleCard(id, zone, host) {
+  function toggleCard(id, zone, attached) {
     if (state.replay !== null || !CAN_ACT) return;
     if (state.selected.has(id)) state.selected.delete(id);
-    else state.selected.set(id, {zone, host});
+    else state.selected.set(id, {zone, attached});
     closePanel();
     renderZones();
   }
@@ -735,8 +738,8 @@
     const where = new Map();
     for (const [zone, entries] of Object.entries(view.zones)) {
       for (const entry of entries) {
-        if (entry.id) where.set(entry.id, {zone, host: null});
-        for (const att of entry.attached || []) if (att) where.set(att, {zone, host: entry.id});
+        if (entry.id) where.set(entry.id, {zone, attached: false});
+        for (const att of entry.attached || []) if (att) where.set(att, {zone, attached: true});
       }
     }
     for (const id of [...state.selected.keys()]) {
@@ -747,7 +750,7 @@
   }
 
   function selectionList() {
-    return [...state.selected.entries()].map(([id, at]) => ({id, zone: at.zone, host: at.host}));
+    return [...state.selected.entries()].map(([id, at]) => ({id, zone: at.zone, attached: at.attached}));
   }
 
   function renderSelection() {
@@ -799,7 +802,7 @@
     add("exhaust", _("Exhaust"), () => notBox(sel()), () => act({action: "exhaust", cards: cards()}));
     add("restore", _("Restore"), () => notBox(sel()), () => act({action: "restore", cards: cards()}));
     add("attach", _("Attach to…"), () => sel().length === 1 && notBox(sel()), () => openAttachPanel());
-    add("detach", _("Detach"), () => sel().length === 1 && !!sel()[0].host,
+    add("detach", _("Detach"), () => sel().length === 1 && sel()[0].attached,
       () => act({action: "detach", card: sel()[0].id}));
     add("activate", _("Activate…"), () => sel().length === 1 && notBox(sel()), () => openActivatePanel());
     add("trade", _("Trade"), () => sel().some((c) => c.zone === "discard"), () => {
