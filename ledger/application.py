@@ -143,7 +143,11 @@ class Ledger(Application):
             raise StoreError(_("no campaign database at {db}; start one with ledger init --catalog FILE (or name "
                                "another with --db)").format(db=path))
         if exists and path.is_dir():
-            raise StoreError(_("{path} is a directory, not a campaign database file").format(path=path))
+            raise StoreError(_("{path} is a directory; a campaign lives in a file: name one with --db").format(
+                path=path))
+        if exists and not path.is_file():  # a FIFO would block, a device reads as anything
+            raise StoreError(_("{path} is no regular file but a pipe, a device or a socket; a campaign lives in a "
+                               "file: name one with --db").format(path=path))
         name = str(path)
         if exists and (not create or path.stat().st_size > 0):
             name = _must_be_campaign_file(path, new_ok=create)  # before anything can write to it

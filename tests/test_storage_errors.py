@@ -226,6 +226,21 @@ def test_a_database_under_a_file_says_the_file_is_no_folder(tmp_path):
     assert (tmp_path / "notes.txt").read_text() == "mine\n"
 
 
+@pytest.mark.parametrize("args", [["init", "--catalog", str(sample_catalog_path())], ["zones"], DRAW],
+                         ids=["init", "zones", "draw"])
+@pytest.mark.parametrize("kind", ["pipe", "device", "directory"])
+def test_a_database_that_is_no_regular_file_is_named_so_and_left_alone(tmp_path, args, kind):
+    """A pipe would block the command (or read as a failing disk), a device reads as
+    anything: each is named for what it is, at once, and nothing is written to it."""
+    db = {"pipe": tmp_path / "campaign.db", "device": Path("/dev/null"), "directory": tmp_path}[kind]
+    if kind == "pipe":
+        os.mkfifo(db)
+    expected = "is a directory" if kind == "directory" else "is no regular file"
+    line = honest(run_ledger(*args, db=db), expected, str(db))
+    assert line.startswith("error:")
+    assert sorted(os.listdir(tmp_path)) == (["campaign.db"] if kind == "pipe" else [])
+
+
 # -- locked beyond the timeout ---------------------------------------------------------------
 def test_a_lock_held_beyond_the_timeout_is_named_and_nothing_is_recorded(tmp_path, campaign):
     db = tmp_path / "campaign.db"
