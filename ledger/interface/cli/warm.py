@@ -110,7 +110,7 @@ def serve(path: str, idle: float = IDLE) -> None:
     listener.settimeout(min(idle, 60.0))
     started, served, last = time.time(), 0, time.monotonic()
     workers: dict[int, bool] = {}  # pid -> is it running a command (not answering a status)
-    clients: dict[int, int] = {}  # worker's pid -> its client's pid
+    clients: dict[int, int] = {}  # worker's pid -> its client's pid, or a pidfd of it (``_client``)
 
     def stop(_signum: int = 0, _frame: object = None) -> None:
         with contextlib.suppress(OSError):
@@ -160,9 +160,13 @@ def serve(path: str, idle: float = IDLE) -> None:
                 continue
             if worker == 0:
                 listener.close()
+                for kept in clients.values():  # the other commands' clients are none of this one's business
+                    if kept >= 0:
+                        with contextlib.suppress(OSError):
+                            os.close(kept)
                 _work(conn, status)  # never returns
             workers[worker] = not asking
-            clients[worker] = client
+            clients[worker] = _client(client)
             served += not asking
 
 
@@ -177,21 +181,42 @@ def _same_user(conn: socket.socket) -> int | None:
     return pid if uid == os.getuid() else None
 
 
+def _client(pid: int) -> int:
+    """What the server keeps of a worker's client: a pidfd of it where Linux gives one
+    (it tells the client's end even once its pid is reused), else its pid, as ``-pid``."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return -pid
+
+
+def _client_gone(client: int) -> bool:
+    if client >= 0:  # a pidfd: readable once the process has ended
+        import select
+
+        return bool(select.select([client], [], [], 0)[0])
+    try:
+        os.kill(-client, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass
+    return False
+
+
 def _wake_orphans(workers: dict[int, bool], clients: dict[int, int]) -> None:
     """A worker stopped with its client (Ctrl-Z) whose client is then killed would stay
     stopped for good, holding what it holds (a write lock, say): it is continued, and
     then notices the hang-up (``_hang_up_with``) and stops as a hung-up command would."""
     for worker in list(clients):
-        if worker not in workers:
-            del clients[worker]
+        client = clients[worker]
+        if worker in workers and not _client_gone(client):
             continue
-        try:
-            os.kill(clients[worker], 0)
-        except ProcessLookupError:
+        if worker in workers:
             signal_worker(worker, signal.SIGCONT)
-            del clients[worker]
-        except OSError:
-            pass
+        del clients[worker]
+        if client >= 0:
+            os.close(client)
 
 
 def _reap(workers: dict[int, bool]) -> None:
