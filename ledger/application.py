@@ -218,7 +218,7 @@ class Ledger(Application):
         cid = campaign_uuid(slug)
         event = sealed(GENESIS, CampaignStarted(
             originator_id=cid, originator_version=1, actor=actor, name=name, slug=slug,
-            catalog=tuple(catalog), format=fmt or standard_format(),
+            catalog=tuple(catalog), format=fmt or standard_format(), ruleset=ruleset(),  # no later action's may be older
         ))
         entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
         self._guard(lambda: self.save(event, entry))

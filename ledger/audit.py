@@ -41,6 +41,7 @@ from .integrity import GENESIS, chain_hash, sealed
 from .play import Play
 
 log = logging.getLogger(__name__)  # why verify checked a log in one pass after all
+from .rulebook import RULESET
 from .rulesets import decided_under
 from .snapshots import digest
 
@@ -208,6 +209,7 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
     campaign as it goes, for the report."""
     previous = campaign.last_hash if campaign is not None else GENESIS
     expected = campaign.version + 1 if campaign is not None else 1
+    rules = ledger.event(cid, campaign.version).ruleset if campaign is not None else 1  # of the action before
     for stored in stored_actions(ledger, cid, after=expected - 1, upto=stop):
         seq = stored.originator_version
         if seq != expected:
@@ -223,6 +225,7 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
         # differently (the free JSON of a recorded command: 1, 1.0 and true are equal)
         if chain_hash(previous, event) != event.hash:
             raise _Bad(seq, _("seq {seq} does not match its hash: it was changed or moved").format(seq=seq))
+        rules = _rules_after(rules, event, seq)
         if campaign is None:
             if not isinstance(event, CampaignStarted):
                 raise _Bad(seq, _("the log does not begin with the campaign's start"))
@@ -460,6 +463,22 @@ def check_part() -> None:
             say("failed", repr(exc))
 
 
+def _rules_after(before: int, event: ActionRecorded, seq: int) -> int:
+    """The rules an action was decided under, which a ledger never takes back to older
+    ones (it records its own ``RULESET``): an action that claims older rules than the
+    one before it was recorded by an outdated ledger or forged to pass older rules, and
+    one that claims rules this ledger does not know cannot be checked by it."""
+    if event.ruleset > RULESET:
+        raise _Bad(seq, _("seq {seq} was decided under rules {ruleset}, newer than this ledger knows ({known}): "
+                          "check the campaign with a newer ledger").format(seq=seq, ruleset=event.ruleset,
+                                                                         known=RULESET))
+    if event.ruleset < before:
+        raise _Bad(seq, _("seq {seq} claims the older rules {ruleset}, though the action before it was decided under "
+                          "rules {before}: a ledger never goes back to older rules, so it was recorded by an outdated "
+                          "ledger or forged").format(seq=seq, ruleset=event.ruleset, before=before))
+    return event.ruleset
+
+
 def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded, seq: int) -> str | None:
     """Decides the recorded command again; None if it gives the stored event back, else
     what is wrong with the action at ``seq``."""
@@ -490,9 +509,11 @@ def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded
 
 def _as_recorded_then(again: ActionRecorded, stored: ActionRecorded, previous: str) -> ActionRecorded:
     """The action decided again, without the facts a ledger of the stored action's
-    time did not record yet (its ``later`` fields the stored event leaves empty),
-    sealed again after the previous action's hash."""
+    time did not record yet (its ``later`` fields the stored event leaves empty, when
+    its ruleset is older than the one from which they are always recorded:
+    ``ActionRecorded.LATER_FROM``), sealed again after the previous action's hash."""
     fields = type(stored).model_fields
     empty = {name: fields[name].get_default() for name in stored.later
-             if getattr(stored, name) == fields[name].get_default() != getattr(again, name)}
+             if stored.ruleset < stored.LATER_FROM[name]
+             and getattr(stored, name) == fields[name].get_default() != getattr(again, name)}
     return sealed(previous, again.model_copy(update=empty)) if empty else again

@@ -77,6 +77,14 @@ class ActionRecorded(DomainEvent):
     # Facts added after campaigns were first recorded: left out of the hash (and of
     # a replay's comparison) while empty, so older records keep their hashes.
     later: ClassVar[tuple[str, ...]] = ("ruleset", "identified", "commitments", "state_digest", "seen", "unnamed")
+    # The ruleset from which every ledger records each of those facts (of every event
+    # class): an action of that ruleset or a later one that leaves it empty says that it
+    # is empty, so ``verify`` compares it as it is (forged, a draw that showed a hero a
+    # card would otherwise pass for one recorded before ``identified`` was kept).
+    LATER_FROM: ClassVar[dict[str, int]] = {
+        "ruleset": 2, "identified": 2, "commitments": 2, "allowed_by": 2, "keep_order": 2, "reshuffled_stacks": 2,
+        "state_digest": 3, "seen": 4, "unnamed": 4, "to": 4, "affected": 4,
+    }
 
     actor: str
     changes: tuple[Change, ...] = ()

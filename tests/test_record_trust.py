@@ -616,3 +616,71 @@ def test_a_damaged_action_row_gives_one_line_naming_its_seq_and_verify_names_it(
         assert "seq 12 cannot be read" in line and "verify" in line, (args, line)
     line, report = verify_fails(demo)
     assert report["bad_seq"] == 12 and "cannot be read" in line
+
+
+# -- actions that claim older rules, or leave out facts their rules record ---------------------------
+def _append_as(db: Path, version: int, *commands: c.Command) -> int:
+    """Records commands as a ledger of rules ``version`` would (a forger's own ledger, or
+    an outdated one); returns the seq of the first."""
+    from ledger.rulesets import decided_under
+
+    ledger = Ledger.open(db)
+    try:
+        cid = ledger.resolve(None)
+        first = ledger.last_seq(cid) + 1
+        with decided_under(version):
+            for command in commands:
+                ledger.execute(cid, command)
+    finally:
+        ledger.close()
+    return first
+
+
+@pytest.mark.parametrize("version", [1, RULESET - 1])
+def test_an_action_that_claims_older_rules_than_the_one_before_it_is_named_by_verify(demo, version):
+    """Older rules let a hero do what the rules now refuse (choose a shuffle's seed,
+    search without an effect, take back a draw that showed her a card): a ledger never
+    goes back to older rules, so verify names the first action that claims them, even
+    with a checkpoint kept before it (the actions were appended, nothing was rewritten)."""
+    kept = checkpoint_of(demo)
+    seq = _append_as(demo, version, c.Shuffle(actor="ana", stack="deck:skill", seed=7) if version < 2
+                     else c.Exhaust(actor="ana", cards=("item-sword",)))
+    line, report = verify_fails(demo, "--expect", f"{kept['seq']}:{kept['head']}")
+    assert report["bad_seq"] == seq and "older rules" in line, line
+
+
+def test_an_action_that_claims_rules_newer_than_the_ledger_knows_is_not_passed_unchecked(demo):
+    seq = _append_as(demo, RULESET + 1, c.Exhaust(actor="ana", cards=("item-sword",)))
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == seq and "newer ledger" in line, line
+
+
+def test_a_fact_the_actions_rules_always_record_left_out_and_resealed_is_named(demo):
+    """ana's draw showed her a hidden card (``identified``); the forger empties that fact,
+    which the event hashes only when it is not empty, and seals the action again, so that
+    ana may take the draw back and find the deck's order as she saw it. Empty would pass
+    for an action recorded before such facts were kept: not under the rules it claims."""
+    from .test_verify import read_state, reseal_from, write_state
+
+    seq = _append_as(demo, RULESET, c.Draw(actor="ana", stack="deck:skill"))
+    ledger = Ledger.open(demo)
+    cid = ledger.resolve(None)
+    ledger.close()
+    state = json.loads(read_state(demo, cid, seq))
+    assert state.pop("identified") == {"ana": [state["changes"][0]["card"]]}
+    write_state(demo, cid, seq, json.dumps(state, separators=(",", ":")).encode())
+    reseal_from(demo, cid, seq)
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == seq and "does not replay" in line, line
+
+
+def test_every_fact_added_later_says_from_which_rules_it_is_always_recorded():
+    """``ActionRecorded.LATER_FROM``: verify keeps an empty later fact out of the
+    comparison only for actions of older rules; a new fact without its ruleset would
+    open the door again."""
+    from ledger import events as e
+
+    classes = [cls for cls in vars(e).values() if isinstance(cls, type) and issubclass(cls, e.ActionRecorded)]
+    for cls in classes:
+        for name in cls.later:
+            assert name in cls.model_fields and 2 <= cls.LATER_FROM[name] <= RULESET, (cls.__name__, name)

@@ -36,6 +36,10 @@ PILE_CARDS = [  # (id, effects): stack effects and card effects in every mix
 
 @pytest.fixture
 def piles(app: Ledger, sample_catalog) -> Game:
+    return _piles(app, sample_catalog)
+
+
+def _piles(app: Ledger, sample_catalog) -> Game:
     extra = [Card(id=card, suit="item", name=card.title(), level=1, value=2, knowledge=0, effects=effects)
              for card, effects in PILE_CARDS]
     rec = app.start(Catalog([*sample_catalog, *extra]), name="Piles")
@@ -89,11 +93,12 @@ def test_a_card_is_activatable_in_a_stack_if_and_only_if_its_state_says_active(p
         assert bool(usable_effects(piles, card)) == active, (card, zone)
 
 
-def test_an_activation_recorded_before_ruleset_3_is_decided_again_under_its_own_rules(piles):
+def test_an_activation_recorded_before_ruleset_3_is_decided_again_under_its_own_rules(app, sample_catalog):
     """The record stays verifiable: a depot card activated under ruleset 2 (which let any
     stack effect work in any pile) is decided again under ruleset 2 by verify."""
-    piles.add("item-relic", to="depot")
-    with decided_under(2):
+    with decided_under(2):  # the whole campaign, as a ledger of ruleset 2 recorded it
+        piles = _piles(app, sample_catalog)
+        piles.add("item-relic", to="depot")
         rec = piles.do(c.Activate(actor="ana", card="item-relic"))
     assert rec.event.ruleset == 2
     from ledger.audit import verify
@@ -133,10 +138,11 @@ def test_a_card_state_read_by_an_older_action_is_the_state_of_its_ruleset(app, s
 
     fmt = tmp_path / "shrine.toml"
     fmt.write_text(SHRINE, encoding="utf-8")
-    game = Game(app, app.start(sample_catalog, name="Shrine", fmt=load_format(fmt)).campaign.id)
-    game.do(c.AddHero(hero="ana"))
-    game.do(c.AddLocation(location="village", access={"item": 1}))
-    game.add("event-festival", to="shrine")  # its one effect is a card effect, not a stack effect
+    with decided_under(2):  # the whole campaign, as a ledger of ruleset 2 recorded it
+        game = Game(app, app.start(sample_catalog, name="Shrine", fmt=load_format(fmt)).campaign.id)
+        game.do(c.AddHero(hero="ana"))
+        game.do(c.AddLocation(location="village", access={"item": 1}))
+        game.add("event-festival", to="shrine")  # its one effect is a card effect, not a stack effect
     assert card_states(game.campaign, "event-festival") == ["revealed", "inactive"]
     game.refuse(c.SetAccess(location="village", suit="item", level=2, by="event-festival"), RuleBroken)
     with decided_under(2):

@@ -805,12 +805,14 @@ def test_undo_kept_the_order_a_redo_after_an_undo_that_shuffled_a_deck_again_is_
     assert not can_identify(game.campaign, "bo", "skill-riposte")
 
 
-def test_undo_kept_the_order_holds_from_ruleset_4_on(game):
+def test_undo_kept_the_order_holds_from_ruleset_4_on(app, sample_catalog):
     """An older campaign's redo of such an undo was allowed when it was recorded, and is
     decided again under its own rules by verify."""
-    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
-    game.do(c.Draw(actor="ana", stack="deck:item"))
-    with decided_under(3):
+    with decided_under(3):  # the whole campaign, as a ledger of ruleset 3 recorded it
+        game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
+        game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+        game.do(c.Draw(actor="ana", stack="deck:item"))
         assert game.do(c.Undo()).event.reshuffled_stacks == ("deck:item",)
         redo = game.do(c.Redo())
     assert redo.event.ruleset == 3
