@@ -134,6 +134,12 @@ class ActionRecorded(DomainEvent):
         cards.update(r.card for r in self.redirects)
         return cards
 
+    def cards_mentioned(self) -> set[str]:
+        """Every card the record of the action names: those it touched, and any other its
+        parameters name without touching it (a trade's companions): what a view of the
+        action must hide from whoever may not identify it."""
+        return self.cards_touched()
+
     def shown_to_all(self) -> tuple[str, ...]:
         """Cards this action shows to everyone at the table, wherever they end up."""
         return ()
@@ -412,6 +418,9 @@ class TradeCompleted(ActionRecorded):
 
     def named_cards(self) -> tuple[str, ...]:
         return self.taken + self.given
+
+    def cards_mentioned(self) -> set[str]:
+        return super().cards_mentioned() | set(self.attach.values())  # the companions: maybe face-down in a hand
 
 
 class SheetCardObtained(ActionRecorded):

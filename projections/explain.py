@@ -40,7 +40,7 @@ Name = Callable[[str | None], str]
 
 
 def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, viewer: str) -> dict[str, Any]:
-    cards = event.cards_touched()
+    cards = event.cards_mentioned()
     hidden = set() if sees_everything(viewer) else cards - visible_cards(event, after, viewer, cards)
 
     def n(card: str | None) -> str:

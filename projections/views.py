@@ -102,7 +102,7 @@ def action_view(
     changes (whose deck positions would give hidden cards away), the moves they
     witnessed: card (or null), from zone, to zone. ``known``: ids the viewer named
     themselves."""
-    cards = event.cards_touched()
+    cards = event.cards_mentioned()
     data = event.model_dump(mode="json", exclude={"originator_id", "originator_version", "catalog", "format"})
     if sees_everything(viewer):
         hidden: set[str] = set()

@@ -13,6 +13,8 @@ Sample catalog values used below (level / value):
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ledger import commands as c
@@ -269,6 +271,25 @@ def test_a_taken_card_may_be_attached_to_a_companion_the_hero_controls(village):
     assert village.zone("item-bow") == "table:ana"
     assert village.zone("skill-dodge") == "inventory:ana"
     assert rec.event.attach == {"item-bow": "companion-wolf"}
+
+
+def test_a_companion_face_down_in_the_heros_hand_is_not_named_to_others_by_the_trade_that_attached_to_it(village):
+    """RULES.md §9: the trade names the companion a taken card was attached to; a companion
+    in ana's inventory is hidden from bo and the public, so their view of the trade (the
+    stream's, the export's) and its explanation leave it out, as any hidden card."""
+    from projections.explain import explain
+    from projections.views import action_view
+
+    rec = village.do(c.Trade(hero="ana", take=("item-bow",), give=("item-sword", "item-rope"),
+                             attach={"item-bow": "companion-falcon"}))
+    before = village.app.campaign(village.cid, at=rec.seq - 1)
+    for viewer in ("bo", "public"):
+        view = action_view(rec.event, rec.campaign, viewer)
+        assert view["attach"] == {"item-bow": None} and "companion-falcon" not in json.dumps(view), viewer
+        assert "companion-falcon" not in json.dumps(explain(rec.event, before, rec.campaign, viewer)), viewer
+    for viewer in ("ana", "referee"):
+        assert action_view(rec.event, rec.campaign, viewer)["attach"] == {"item-bow": "companion-falcon"}
+        assert "companion-falcon" in json.dumps(explain(rec.event, before, rec.campaign, viewer))
 
 
 def test_a_taken_card_attaches_only_to_a_companion_card(village):
