@@ -243,6 +243,7 @@ def search(play: Play, cmd: c.Search) -> Decided:
     stack = play.campaign.zone(cmd.stack)
     rules.must_be_stack(stack, "search")
     rules.may_use_stack(play.campaign, play.actor, stack, "search")
+    rules.searches_decks(play.actor, stack)
     rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.search_allowed(play.campaign, play.actor, cmd.by)
     # Everything that does not depend on where the cards lie first (a card named twice is
@@ -510,6 +511,7 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
         seq = event.prev_live
     rules.may_take_back(play.actor, targets, "undo")
     rules.showed_nothing_hidden(play.actor, targets)
+    rules.left_nothing_to_chance(play.actor, targets)
     rules.keeps_order_by_master(play.actor, cmd.keep_order)
     rules.seed_is_the_masters(play.actor, cmd.seed)
     if cmd.seed is not None:

@@ -32,8 +32,10 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 # 4 = no redo of an undo that shuffled decks again (fair play: their new order stays unseen);
 # 5 = the state digest every hundredth action records covers the order of the heroes too
 # (``ledger.snapshots.ORDERED_FROM``: a snapshot with its heroes reordered no longer checks out);
-# 6 = a hero buries a card only into its suit's deck or a deck of their own (fair play).
-RULESET = 6
+# 6 = a hero buries a card only into its suit's deck or a deck of their own (fair play);
+# 7 = a hero searches only a face-down deck or a stack of their own, and may not take back an
+# action that refilled a deck from the depot (its order was left to chance: fair play).
+RULESET = 7
 
 
 class Rule(NamedTuple):
@@ -155,7 +157,11 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("seed-is-the-masters", "§4", N_("only the master chooses a seed; every other shuffle draws its seed "
          "from the system")),
     Rule("search-allowed", "§4", N_("a hero searches a stack only by the effect of an active card they control")),
+    Rule("searches-decks", "§4", N_("a hero searches a face-down deck or a stack of their own; the discard pile is "
+         "reached by trading, the depot by the master")),
     Rule("showed-nothing-hidden", "§9", N_("a hero may not take back an action that showed anyone a hidden card")),
+    Rule("left-nothing-to-chance", "§9", N_("a hero may not take back an action that refilled a deck from the depot "
+         "(its order was left to chance)")),
     Rule("keeps-order-by-master", "§9", N_("keeping a seen deck's order after an undo is the master's decision")),
     Rule("redoes-own-undo", "§9", N_("a hero redoes only their own undo")),
     Rule("master-sets-knowledge", "§1", N_("only the master changes a hero's knowledge")),
@@ -177,7 +183,8 @@ HERO_MAY: dict[str, str] = {
     "bury": N_("a hero buries cards they control"),
     "exile": N_("a hero exiles cards they control"),
     "shuffle": N_("a hero shuffles a deck nobody owns or their own, with a seed from the system"),
-    "search": N_("a hero searches by the effect of an active card they control, taking cards into their own zones"),
+    "search": N_("a hero searches a face-down deck or a stack of their own, by the effect of an active card they "
+              "control, taking cards into their own zones"),
     "reveal": N_("a hero reveals cards they control, to everyone or to chosen heroes"),
     "hide": N_("a hero hides cards they control"),
     "exhaust": N_("a hero exhausts cards they control"),
@@ -193,7 +200,8 @@ HERO_MAY: dict[str, str] = {
     "battle start": N_("only the master starts a battle"),
     "battle end": N_("only the master ends a battle"),
     "access": N_("only the master records an effect on a location's access"),
-    "undo": N_("a hero takes back only their own actions, and none that showed anyone a hidden card"),
+    "undo": N_("a hero takes back only their own actions, and none that showed anyone a hidden card or refilled "
+            "a deck"),
     "redo": N_("a hero redoes only their own undo"),
 }
 

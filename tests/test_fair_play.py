@@ -172,6 +172,49 @@ def test_a_hero_may_search_by_an_active_card_they_control(table):
     assert done.event.allowed_by == "skill-tracking"
 
 
+@pytest.mark.parametrize("pile", ["discard", "depot"])
+def test_searches_decks_a_hero_may_not_search_the_discard_pile_or_the_depot(table, pile):
+    """Any active card would otherwise let a hero take any card of the discard pile (no
+    trade, no payment, no location, even in a battle) or of the depot (the master's)."""
+    table.do(c.Send(cards=("item-axe",), to=pile))
+    table.add("skill-tracking", to="table:ana")
+    message = refused(table, c.Search(actor="ana", stack=pile, take=("item-axe",), by="skill-tracking"))
+    assert pile in message and "trading" in message
+    table.do(c.Search(stack=pile, take=("item-axe",), to="inventory:ana"))  # the master may
+    assert table.zone("item-axe") == "inventory:ana"
+
+
+def test_left_nothing_to_chance_a_hero_may_not_take_back_a_draw_that_refilled_the_deck(table):
+    """The depot's cards are face-up, so a draw that refills the deck from them shows no
+    one a hidden card; yet the refill's order is chance's, and the draw showed ana where
+    chance put them: undone and drawn again, it would draw on chance again."""
+    table.do(c.Draw(stack="deck:item", count=len(ITEMS), to="inventory:bo"))
+    table.do(c.Send(cards=("item-sword", "item-bow", "item-rope", "item-shield"), to="depot"))
+    drawn = table.do(c.Draw(actor="ana", stack="deck:item"))
+    assert drawn.event.refills and not drawn.event.identified
+    message = refused(table, c.Undo(actor="ana"))
+    assert f"seq {drawn.seq}" in message and "master" in message
+    table.do(c.Undo())  # the master may
+    assert sorted(table.cards("depot")) == ["item-bow", "item-rope", "item-shield", "item-sword"]
+
+
+def test_a_campaign_recorded_under_ruleset_6_keeps_its_searches_of_the_discard_pile_and_undone_refills(app,
+                                                                                                     sample_catalog):
+    """Decided again under the rules they were recorded under, they still verify."""
+    from ledger.rulesets import decided_under
+
+    with decided_under(6):
+        game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
+        game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        game.add("skill-tracking", to="table:ana")
+        game.add("item-axe", to="discard")
+        game.do(c.Search(actor="ana", stack="discard", take=("item-axe",), by="skill-tracking"))
+        game.add("item-sword", "item-bow", to="depot")
+        game.do(c.Draw(actor="ana", stack="deck:item"))
+        game.do(c.Undo(actor="ana"))
+    assert verify(game.app, game.cid).ok
+
+
 # -- the attach oracle, and one wording for hidden and missing cards ----------------------------------
 def test_attach_says_the_same_whether_the_host_is_in_a_hand_in_a_deck_or_nowhere(table):
     """Attack: attach to CARD, and read from the error where CARD is."""

@@ -190,10 +190,11 @@ def test_search_for_a_card_not_in_the_stack_is_refused_without_revealing_where_i
     missing = game.refuse(c.Search(actor="ana", stack="deck:item", take=("item-nothing",), by="skill-tracking"),
                           CardNotThere)
     assert str(err).replace("item-rope", "X") == str(missing).replace("item-nothing", "X")
-    err = game.refuse(c.Search(actor="ana", stack="discard", take=("item-sword",), by="skill-tracking"),
+    game.add("skill-dodge", to="deck:skill")
+    err = game.refuse(c.Search(actor="ana", stack="deck:skill", take=("item-sword",), by="skill-tracking"),
                       CardNotThere)
     assert "deck:item" not in str(err)
-    missing = game.refuse(c.Search(actor="ana", stack="discard", take=("item-nothing",), by="skill-tracking"),
+    missing = game.refuse(c.Search(actor="ana", stack="deck:skill", take=("item-nothing",), by="skill-tracking"),
                           CardNotThere)
     assert str(err).replace("item-sword", "X") == str(missing).replace("item-nothing", "X")
 

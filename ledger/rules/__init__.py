@@ -64,10 +64,12 @@ from .fair_play import (
     master_sets_knowledge,
     redoes_own_undo,
     search_allowed,
+    searches_decks,
     searched_cards,
     seed_is_the_masters,
     sends_to_own_zone,
     showed_nothing_hidden,
+    left_nothing_to_chance,
 )
 from .heroes import knowledge_changes, new_hero
 from .locations import (
@@ -150,7 +152,7 @@ __all__ = [
     "something_to_undo", "something_to_redo", "undo_kept_the_order", "may_take_back",
     # fair play: what a hero may do
     "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "buries_where_allowed",
-    "seed_is_the_masters", "search_allowed",
-    "showed_nothing_hidden", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",
+    "seed_is_the_masters", "search_allowed", "searches_decks",
+    "showed_nothing_hidden", "left_nothing_to_chance", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",
     "master_sets_knowledge", "master_discards_from_decks",
 ]

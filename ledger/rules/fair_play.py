@@ -1,8 +1,8 @@
 """Fair play (RULES.md §1, §4, §8, §9): what a hero may do through the ledger, so that
 no player gains an edge through it. The master runs the campaign and may do anything;
 a hero acts on the cards they control, puts cards only in their own zones, reaches the
-discard pile only by trading, never picks a seed, searches only by an effect, and
-takes back only what showed no one a hidden card. ``ledger.rulebook.HERO_MAY`` says it
+discard pile only by trading, never picks a seed, searches only decks and only by an
+effect, and takes back only what showed no one a hidden card and left nothing to chance. ``ledger.rulebook.HERO_MAY`` says it
 command by command; ``explain`` cites it.
 
 A hero who names a card they cannot see hears the same words whether it is hidden
@@ -136,6 +136,31 @@ def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
     if "active" not in card_states(campaign, by):
         raise RuleBroken(_("card {card} is not active (its effects are not available); reveal it first").format(
             card=by))
+
+
+def searches_decks(actor: str, stack: ZoneSpec) -> None:
+    """RULES.md §4, §8: a hero searches a face-down deck, or a stack of their own; not the
+    campaign's discard pile, which a hero reaches only by trading (paying for what they
+    take, where the location allows it, never in a battle), nor the depot, which is the
+    master's (from ruleset 7)."""
+    if sees_everything(actor) or ruleset() < 7 or stack.secret_order or stack.owner == actor:
+        return
+    raise NotAllowed(_("{actor} may search a face-down deck or a stack of their own, not {stack}: the discard pile "
+                       "is reached by trading (ledger trade), and the master searches any stack").format(
+        actor=actor, stack=stack.id))
+
+
+def left_nothing_to_chance(actor: str, events: Sequence[ActionRecorded]) -> None:
+    """Fair play: a hero may not take back an action in which a deck was refilled from the
+    depot: the new deck's order was left to chance, and the cards drawn from it showed
+    the hero where chance put them (face-up cards, so nothing hidden was shown); taking
+    it back and drawing again would try chance again. The master may (from ruleset 7)."""
+    if sees_everything(actor) or ruleset() < 7:
+        return
+    chanced = [event.seq for event in events if event.refills]
+    if chanced:
+        raise NotAllowed(_("seq {seq} refilled a deck from the depot in an order left to chance, so only the master "
+                           "may take it back (drawing again would draw on chance again)").format(seq=chanced[0]))
 
 
 def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
