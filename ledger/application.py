@@ -95,7 +95,7 @@ class Ledger(Application):
             super().__init__(env)
         except (PersistenceError, OSError, sqlite3.Error) as exc:
             raise StoreError(_("cannot open the campaign database ({reason})").format(reason=_reason(exc))) from None
-        self._catalogs: dict[UUID, tuple[Catalog, Format]] = {}
+        self._catalogs: dict[UUID, tuple[Catalog, Format, str, str]] = {}
         self._live: dict[UUID, Campaign] = {}
         # The one fold, as eventsourcing's repository and the read models call it:
         # (campaign or None, events) -> campaign.
@@ -228,11 +228,13 @@ class Ledger(Application):
         return Recorded(seq=1, action=event.action, event=event, campaign=campaign)
 
     # -- loading --------------------------------------------------------------
-    def _catalog_of(self, cid: UUID) -> tuple[Catalog, Format]:
+    def _catalog_of(self, cid: UUID) -> tuple[Catalog, Format, str, str]:
+        """What the campaign's start says and no later action changes: its catalog, format,
+        name and slug (``campaign.make_projector``)."""
         if cid not in self._catalogs:
             first = next(iter(self.events.get(cid, gt=0, lte=1)))  # seq 1 itself: no row put before it
             assert isinstance(first, CampaignStarted)
-            self._catalogs[cid] = (Catalog(first.catalog), first.format)
+            self._catalogs[cid] = (Catalog(first.catalog), first.format, first.name, first.slug)
         return self._catalogs[cid]
 
     def campaign(self, cid: UUID, at: int | None = None) -> Campaign:

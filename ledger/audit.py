@@ -179,8 +179,29 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
     the snapshots a replay passes (for imports). A log of ``split_from`` actions or more
     is checked in parts side by side, one process each (``jobs``, default one a core:
     ``_check_parts``), with the very same report."""
+    report = _verify_log(ledger, cid, progress, take_snapshots, list(expect), signed_by, jobs, split_from)
+    return _as_listed(ledger, cid, report) if report.ok else report
+
+
+def _as_listed(ledger: Ledger, cid: UUID, report: Report) -> Report:
+    """The list of campaigns (a log of its own, which ``ledger campaigns`` and
+    ``--campaign`` read) must name a campaign as its start does, and once at most: the
+    start is in the chain, the list is not. (An import verifies its campaign before
+    listing it.)"""
+    start = ledger.event(cid, 1)
+    listed = [entry for entry in ledger.campaigns() if entry.campaign_id == cid]
+    if len(listed) <= 1 and all((entry.slug, entry.name) == (start.slug, start.name) for entry in listed):
+        return report
+    shown = "; ".join(f"{entry.slug} ({entry.name})" for entry in listed) or "—"
+    return Report(start.slug, 0, 1, _("the list of campaigns names this campaign otherwise than its start, "
+                                      "{slug} ({name}): as {listed}; the file was changed (ledger campaigns reads "
+                                      "that list)").format(slug=start.slug, name=start.name, listed=shown))
+
+
+def _verify_log(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None, take_snapshots: bool,
+                expect: list[tuple[int, str]], signed_by: str | None, jobs: int | None, split_from: int) -> Report:
+    """``verify`` of the campaign's own log."""
     state: dict[str, Any] = {"slug": "?", "campaign": None}
-    expect = list(expect)
     try:
         if ledger.recorder.select_events(cid, lte=0, limit=1):
             raise _Bad(1, _("the log holds a row before the campaign's start (seq 0 or less): it was put there"))

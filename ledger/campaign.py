@@ -123,7 +123,7 @@ class Campaign:
         return state
 
 
-CatalogLoader = Callable[[UUID], tuple[Catalog, Format]]
+CatalogLoader = Callable[[UUID], tuple[Catalog, Format, str, str]]  # what the start says: catalog, format, name, slug
 
 
 @singledispatch
@@ -147,10 +147,10 @@ def _fold_started(event: CampaignStarted, campaign: Campaign | None, load_catalo
 
 @_fold_event.register
 def _fold_snapshot(event: CampaignSnapshot, campaign: Campaign | None, load_catalog: CatalogLoader) -> Campaign:
-    catalog, fmt = load_catalog(event.originator_id)
+    catalog, fmt, name, slug = load_catalog(event.originator_id)
     restored = Campaign(
         id=event.originator_id, version=event.originator_version, created_on=event.timestamp,
-        modified_on=event.timestamp, name=event.state["name"], slug=event.state["slug"],
+        modified_on=event.timestamp, name=name, slug=slug,
         catalog=catalog, format=fmt, table=Table.from_dict(event.state["table"]),
     )
     restored.live_head = event.state.get("live_head")
@@ -171,7 +171,9 @@ def make_projector(load_catalog: CatalogLoader):
     """The projector eventsourcing's repository calls: snapshot or start, then the fold.
 
     Snapshots leave out the catalog and format (they never change); they are read
-    once from the campaign's first event through ``load_catalog``.
+    once from the campaign's first event through ``load_catalog``, with the campaign's
+    name and slug, which never change either: a snapshot's own copy of those is not
+    covered by its digest, so it is not believed (a forged name would show everywhere).
     """
 
     def project(campaign: Campaign | None, events: Iterable[object]) -> Campaign | None:

@@ -684,3 +684,39 @@ def test_every_fact_added_later_says_from_which_rules_it_is_always_recorded():
     for cls in classes:
         for name in cls.later:
             assert name in cls.model_fields and 2 <= cls.LATER_FROM[name] <= RULESET, (cls.__name__, name)
+
+
+# -- the campaign's name and slug: said by its start, in the chain ------------------------------------
+@pytest.mark.parametrize("field", ["name", "slug"])
+def test_a_snapshots_name_or_slug_is_not_believed_the_starts_is(long, field):
+    """A snapshot's digest covers its table and bookkeeping, not the campaign's name and
+    slug, which never change after its start: a forged name in the snapshots showed in
+    every view, with verify ok; a forged slug emptied every history."""
+    before = json_of(succeeded(run_ledger("--json", "history", "--limit", "3", db=long)))
+    title = succeeded(run_ledger("zones", db=long)).stdout.splitlines()[0]
+    con = sqlite3.connect(str(long))
+    try:
+        with con:
+            for seq, state in con.execute("SELECT originator_version, state FROM stored_snapshots").fetchall():
+                data = json.loads(state)
+                snapshot = data["state"] if "state" in data else data
+                snapshot[field] = "Forged Campaign" if field == "name" else "other"
+                con.execute("UPDATE stored_snapshots SET state = ? WHERE originator_version = ?",
+                            [json.dumps(data).encode(), seq])
+    finally:
+        con.close()
+    assert succeeded(run_ledger("zones", db=long)).stdout.splitlines()[0] == title
+    assert json_of(succeeded(run_ledger("--json", "history", "--limit", "3", db=long))) == before
+    assert "Forged" not in succeeded(run_ledger("--as", "public", "zones", db=long)).stdout
+    succeeded(run_ledger("verify", db=long))
+
+
+def test_a_campaign_listed_under_another_name_is_named_by_verify(demo):
+    """``ledger campaigns`` reads the list of campaigns, a log apart from the campaign's
+    own chain: a name changed there is named by verify (the start, in the chain, says
+    the true one)."""
+    raw(demo, "UPDATE stored_events SET state = json_set(state, '$.name', 'Forged') "
+              "WHERE topic LIKE '%CampaignRegistered%'")
+    assert "Forged" in succeeded(run_ledger("campaigns", db=demo)).stdout
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == 1 and "list of campaigns" in line and "Forged" in line, line
