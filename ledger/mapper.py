@@ -13,6 +13,7 @@ from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
 from eventsourcing.utils import TopicError, get_topic, resolve_topic
 from pydantic import BaseModel
 
+from .i18n import N_
 from .integrity import stored_state
 
 
@@ -58,9 +59,15 @@ class PydanticMapper(Mapper):
             from .errors import DamagedRecord
             from .i18n import _
 
+            error = exc.__class__.__name__
+            kept = _kept_in(stored_event.topic)
+            if kept is not None:  # not an action: verify, which checks each campaign's own log, would not name it
+                raise DamagedRecord(_("a record of the file's {log} cannot be read ({error}): the file was changed "
+                                      "or damaged; restore it from a copy").format(log=_(kept), error=error),
+                                    exc) from exc
             raise DamagedRecord(_("the record at seq {seq} cannot be read ({error}): the file was changed or damaged; "
                                   "ledger verify names the first bad seq").format(
-                seq=stored_event.originator_version, error=exc.__class__.__name__), exc) from exc
+                seq=stored_event.originator_version, error=error), exc) from exc
 
     def _to_domain_event(self, stored_event: StoredEvent) -> Any:
         stored = stored_event.state
@@ -77,3 +84,15 @@ class PydanticMapper(Mapper):
                 "originator_version": stored_event.originator_version,
             }
         )
+
+
+# The logs of a campaign file that are no campaign's actions, by the topics of their records.
+_KEPT = {"CampaignRegistered": N_("list of campaigns"), "CheckpointTaken": N_("checkpoints"),
+         "SeatOpened": N_("seats"), "SeatRevoked": N_("seats")}
+
+
+def _kept_in(topic: str) -> str | None:
+    """The file's own log a record of this topic belongs to (the list of campaigns, the
+    checkpoints, the seats); None for a campaign's action, or a topic nobody wrote."""
+    module, _, name = topic.partition(":")
+    return _KEPT.get(name) if module == "ledger.events" else None

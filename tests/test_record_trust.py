@@ -720,3 +720,24 @@ def test_a_campaign_listed_under_another_name_is_named_by_verify(demo):
     assert "Forged" in succeeded(run_ledger("campaigns", db=demo)).stdout
     line, report = verify_fails(demo)
     assert report["bad_seq"] == 1 and "list of campaigns" in line and "Forged" in line, line
+
+
+@pytest.mark.parametrize("topic", ["CampaignRegistered", "SeatOpened", "CheckpointTaken"])
+def test_a_damaged_record_of_the_files_own_logs_is_named_for_what_it_is(demo, topic):
+    """The list of campaigns, the seats and the checkpoints are logs of the file, apart
+    from the campaign's actions: a damaged record of theirs is not "the record at seq 1",
+    which verify would then look for in the campaign's log in vain."""
+    succeeded(run_ledger("seat", "add", "ana", db=demo))
+    succeeded(run_ledger("checkpoint", db=demo))
+    assert raw(demo, "UPDATE stored_events SET state = ? WHERE topic LIKE ?", [b"\x00", f"%:{topic}"]) >= 1
+    log = {"CampaignRegistered": "list of campaigns", "SeatOpened": "seats", "CheckpointTaken": "checkpoints"}[topic]
+    for args in (["zones"], ["verify"], ["seat", "list"]):
+        result = run_ledger(*args, db=demo)
+        if result.returncode == 0:  # a command that reads none of that log
+            continue
+        line = one_error_line(result)
+        if line.startswith("error: a record of the file's"):
+            assert log in line and "seq" not in line and "copy" in line, line
+            break
+    else:
+        raise AssertionError(f"no command met the damaged {topic} record")
