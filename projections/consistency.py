@@ -17,7 +17,7 @@ from typing import Any
 
 from ledger.i18n import _
 
-from .readmodel import BATCH, HISTORY, ReadModel, _Batch, _Fold, fold_difference, table_difference
+from .readmodel import BATCH, HISTORY, ReadModel, _Batch, _Fold, fold_difference, out_of_order, table_difference
 from .source import EventLog
 
 UNDONE = "undone_by"
@@ -67,7 +67,10 @@ class _Comparison:
         self.cards: dict[str, list[str]] = {}  # campaign -> every card its card_actions rows name
 
     def batch(self, writer: _Batch) -> str | None:
-        """The first row of this batch's history or card_actions that is not the stored one."""
+        """The first row of this batch's history or card_actions that is not the stored one.
+        A campaign whose first action in the batch does not come right after its last in
+        the batches before is a log out of order (``DamagedRecord``): the fold is from the
+        log's start, so the log is to blame, not the tables."""
         by_campaign: dict[str, list[dict[str, Any]]] = {}
         for row in writer.history:
             by_campaign.setdefault(row[0], []).append(dict(zip(HISTORY, row)))
@@ -76,6 +79,8 @@ class _Comparison:
             actions.setdefault(slug, set()).add((card, seq))
         for slug, rows in by_campaign.items():
             low, high = rows[0]["seq"], rows[-1]["seq"]
+            if low != self.last.get(slug, 0) + 1:  # the fold checked the rest of the batch
+                raise out_of_order(slug, low, self.last.get(slug))
             problem = (self._history(slug, rows, low, high)
                        or self._card_actions(slug, actions.get(slug, set()), low, high))
             if problem is not None:

@@ -12,6 +12,12 @@ name, so code that only reads attributes — ``projections.summaries``, the read
 rows — works on either. Nothing is written here: the stored JSON was validated when
 the action was recorded, and ``verify`` checks it against the rules again.
 
+msgspec is strict where pydantic (lax mode) is not: stored JSON edited to ``"count":
+"1"`` still reads as the same event for pydantic, whose output the action's hash is
+taken over, so ``verify`` passes it. A stored action the light decoder refuses is
+therefore decoded and folded with pydantic instead (``_Fold._rows_light``), as a short
+batch would; only what pydantic refuses too is a damaged record.
+
 The stored timestamp stays text on the light classes: ``light_time`` gives the history
 row's time from it, the text ``datetime.isoformat()`` gives for it, without building
 a datetime for every action.

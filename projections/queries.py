@@ -3,13 +3,22 @@
 Places and states come from the campaign (now, or time-travelled with ``--at``);
 the list of actions comes from the read-model tables, filtered by who could see
 each card in each action (stored when the action was projected).
+
+Each history row read is checked as it is read (its columns' types, its JSON
+columns' shapes): a row edited into something no ledger writes is named in one line
+that says to run ``ledger rebuild`` (``DamagedRow``), never shown as it stands nor
+left to fail further on. The read does not rebuild the tables itself: a rebuild
+costs the whole log, and only the catch-up's callers say that one happened (the
+``note:`` line); ``verify`` names such a row as well, and rebuilds.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
+
+import msgspec
 
 from ledger.campaign import Campaign
 from ledger.events import ActionRecorded
@@ -17,7 +26,7 @@ from ledger.i18n import ENGLISH, language
 from ledger.states import affected_by, card_states
 from ledger.visibility import can_identify, sees_everything
 
-from .readmodel import ReadModel
+from .readmodel import DamagedRow, ReadModel
 from .source import EventLog
 from .summaries import summary
 
@@ -35,8 +44,8 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
     sql, params = card_actions_query(campaign.slug, card, campaign.seq)
     seqs = []
     for record in model.scan(sql, params):
-        seq, seen = record["seq"], record["seen"]
-        if sees_everything(viewer) or _sees(json.loads(seen), viewer, card):
+        seq = _checked(record, campaign.slug, ("seq",))["seq"]
+        if sees_everything(viewer) or _sees(_who(record, campaign.slug, "seen"), viewer, card):
             seqs.append(seq)
             if limit and len(seqs) >= limit:
                 break
@@ -82,10 +91,11 @@ def history_view(
     sql, params = history_query(slug, ledger.campaign(cid).seq, start=start, end=end, card=card, actor=actor)
     entries = []
     for record in model.scan(sql, params):
-        seen = json.loads(record["seen"])
+        _checked(record, slug, _HISTORY_COLUMNS)
+        seen = _who(record, slug, "seen")
         if card is not None and not _sees(seen, viewer, card):
             continue
-        entries.append((record, seen, json.loads(record["cards"])))
+        entries.append((record, seen, _cards(record, slug)))
         if limit and len(entries) >= limit:
             break
     entries.reverse()
@@ -94,7 +104,7 @@ def history_view(
     out = []
     for record, seen, cards in entries:
         hidden = {c for c in cards if not _sees(seen, viewer, c)}
-        unnamed = {c for c, who in json.loads(record["unnamed"] or "{}").items() if viewer in who}
+        unnamed = {c for c, who in _who(record, slug, "unnamed").items() if viewer in who}
         text = record["summary"] if stored else summary(events[record["seq"]], hidden | unnamed)
         shown = sorted(c for c in cards if c not in hidden)
         out.append({
@@ -104,6 +114,43 @@ def history_view(
             "cards": shown + [None] * (len(cards) - len(shown)),
         })
     return out
+
+
+# -- history rows, checked as they are read ------------------------------------------------
+# What each column of a history row holds; undone_by is also None (in force), unnamed
+# also NULL (a file from before it was kept).
+_HISTORY_COLUMNS: dict[str, type | tuple[type, ...]] = {
+    "seq": int, "action": str, "actor": str, "time": str, "summary": str, "undone_by": (int, type(None))}
+_WHO = msgspec.json.Decoder(dict[str, list[str]]).decode  # seen, unnamed: card -> the viewers
+_CARDS = msgspec.json.Decoder(list[str]).decode
+
+
+def _checked(record: dict[str, Any], slug: str, columns: Iterable[str]) -> dict[str, Any]:
+    """``record`` if each of ``columns`` (names of ``_HISTORY_COLUMNS``) holds what the
+    read models write there; else ``DamagedRow``."""
+    for column in columns:
+        if not isinstance(record[column], _HISTORY_COLUMNS[column]):
+            raise DamagedRow(record, slug, column, TypeError(f"{column}: {type(record[column]).__name__}"))
+    return record
+
+
+def _who(record: dict[str, Any], slug: str, column: str) -> dict[str, list[str]]:
+    """The ``seen`` or ``unnamed`` of a history row: for each card, the viewers."""
+    value = record[column]
+    if value is None and column == "unnamed":
+        return {}
+    try:
+        return _WHO(value)
+    except (msgspec.DecodeError, TypeError) as exc:
+        raise DamagedRow(record, slug, column, exc) from exc
+
+
+def _cards(record: dict[str, Any], slug: str) -> list[str]:
+    """The ``cards`` of a history row: the ids of the cards the action touched."""
+    try:
+        return _CARDS(record["cards"])
+    except (msgspec.DecodeError, TypeError) as exc:
+        raise DamagedRow(record, slug, "cards", exc) from exc
 
 
 # -- the SQL the reads run --------------------------------------------------------------

@@ -26,6 +26,14 @@ applied from; no history row may exist yet for an action about to be written; an
 (``safe_catch_up``) the cards and zones rows of the campaign acted on last must be its
 fold. Tables that fail a check are dropped and applied again from the log, and
 ``ReadModel.repaired`` says why, for the caller to report (this module never prints).
+
+The log itself is checked as it is folded, for what the hash chain (kept in seq order)
+cannot see: the notification order. Each action of a campaign must be the one after
+the campaign's action before it — in the batch (one integer comparison an action),
+else in the tables (two indexed lookups a campaign and batch) — and a campaign's name
+must be one event stream's. A log that fails is refused as a damaged record (one
+line, ``ledger.errors.DamagedRecord``): folded in notification order, a redo swapped
+before its undo would make rows that lie, and rebuilding would make them again.
 ``projections.consistency.compare_with_log`` compares every row, for ``verify``.
 """
 
@@ -46,6 +54,7 @@ from eventsourcing.utils import resolve_topic
 
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
+from ledger.errors import DamagedRecord
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
 from ledger.i18n import ENGLISH, _, language, speaking
 from ledger.states import card_states
@@ -319,10 +328,13 @@ class ReadModel:
         and the campaign right after it — instead of being decoded and folded again.
 
         Tables that do not follow the log (``position_problem``, or a history row
-        already there for an action about to be written) are dropped and the whole
-        log applied again; ``repaired`` then says why (else it is None), in English
+        already there for an action about to be written, or none for the action before
+        it: ``_check_sequence``) are dropped and the whole log applied again; ``repaired`` then says why (else it is None), in English
         whatever the language spoken: it is a line for the logs of whoever keeps the file
-        (``verify`` reports the same problems in the reader's language)."""
+        (``verify`` reports the same problems in the reader's language). A log the
+        tables cannot follow (an action of a campaign that is not the one after its
+        last, two streams of one campaign) is refused, ``DamagedRecord``: no rebuild
+        would mend it."""
         return self._catch_up(progress, batch, recorded)
 
     def _catch_up(self, progress: Callable[[int, int], None] | None, batch: int, recorded: Recorded | None,
@@ -345,6 +357,7 @@ class ReadModel:
         batch is the one right after the position (``projections.pipeline``)."""
         recorder = self.ledger.recorder
         start = self.position()
+        from_start = start == 0  # the tables hold only what this follow writes (position 0: none before)
         end = recorder.max_notification_id() or 0
         done = 0
         try:
@@ -357,7 +370,7 @@ class ReadModel:
                     rows = self._fold.rows_of(notes, recorded).rows(start, notes)
                 with self._writing() as db:
                     _move(db, rows)
-                    _refuse_rows_ahead(db, rows.history, start)
+                    _check_sequence(db, rows.history, start, from_start)
                     rows.write(db)
                 start = rows.end
                 done += rows.count
@@ -432,7 +445,7 @@ class ReadModel:
                 db.execute(f"DELETE FROM [{table}]")
             db.execute(f"UPDATE [{POSITION}] SET position = 0, mark = NULL, last_action = NULL WHERE name = ?", [NAME])
             db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
-        self._campaigns.clear()
+        self._fold.forget()
         self._broken = None
 
 
@@ -451,7 +464,15 @@ class _Fold:
         self.ledger = ledger
         self.campaigns: dict[UUID, Campaign] = {}
         self.slugs: dict[UUID, str] = {}
+        self.owners: dict[str, UUID] = {}  # each slug met, and the campaign id whose log it names
         self._decoders: dict[str, Callable[[bytes], Any] | None] = {}  # light decoder of each topic met
+
+    def forget(self) -> None:
+        """Starts again from the log's start (the tables were reset): what this fold
+        met of the log before is no longer what they hold."""
+        self.campaigns.clear()
+        self.slugs.clear()
+        self.owners.clear()
 
     def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
         """The rows of a batch of notifications (the campaign log's own are skipped).
@@ -480,7 +501,10 @@ class _Fold:
     def _rows_light(self, notes: list[Any], writer: _Batch, recorded: Recorded | None) -> None:
         """The rows of a long batch (a rebuild's): an action that records who witnessed it
         is decoded light and never folded, its history rows made here and the cards and
-        zones it touched marked for ``_settle``; any other action is folded (``apply``).
+        zones it touched marked for ``_settle``; any other action is folded (``apply``),
+        and so is one the light decoder refuses where pydantic may not (``decoding``).
+        An action that is not the one after its campaign's action before in the batch
+        is refused (``out_of_order``).
 
         The hot loop of a rebuild, so it takes few steps per action: what it uses is
         looked up before it, the campaign of the action before is held, and one pass over
@@ -503,7 +527,11 @@ class _Fold:
             decode = decoders.get(topic, _UNSEEN)
             if decode is _UNSEEN:
                 decode = decoders[topic] = _light_decoder(decoding, topic)
-            action = None if decode is None else decode(note.state)
+            try:
+                action = None if decode is None else decode(note.state)
+                time = None if action is None else light_time(action.timestamp)
+            except msgspec.DecodeError:  # stricter than pydantic ("1" for 1), whose output the hash covers
+                action = None
             if action is None or action.seen is None or action.unnamed is None:  # no action, or one to fold
                 if decode is not None or decoding.is_action(topic):
                     self._fold_note(note, writer)
@@ -513,6 +541,8 @@ class _Fold:
             if held is None or held[0] is not cid:
                 held = (cid, self._slug(cid), writer.entry(cid))
             _cid, slug, dirty = held
+            if seq != dirty.seq + 1 and dirty.seq:  # the one comparison: the campaign's action before
+                raise out_of_order(slug, seq, dirty.seq)
             dirty.seq, dirty.campaign = seq, None
             dirty.light += 1
             containers = dirty.containers
@@ -529,8 +559,7 @@ class _Fold:
             for redirect in action.redirects:
                 touched.add(redirect.card)
             dirty.touched.update(touched)
-            add_action(slug, action, touched, action.seen, action.unnamed, light_time(action.timestamp),
-                       summarise(action))
+            add_action(slug, action, touched, action.seen, action.unnamed, time, summarise(action))
 
     def _campaign_before(self, event: ActionRecorded) -> Campaign | None:
         cid = event.originator_id
@@ -544,7 +573,12 @@ class _Fold:
 
     def apply(self, event: ActionRecorded, writer: _Batch, after: Campaign | None = None) -> None:
         """The rows of one action. ``after``: the campaign right after it, as the
-        write path holds it (read only; it stays the write path's)."""
+        write path holds it (read only; it stays the write path's). An action that does
+        not come right after the one before of its campaign in this batch is refused
+        (``out_of_order``; ``_check_sequence`` checks each batch's first)."""
+        before = writer.entry(event.originator_id).seq
+        if before and event.seq != before + 1:
+            raise out_of_order(self.slugs.get(event.originator_id, str(event.originator_id)), event.seq, before)
         if after is None:
             campaign = self.ledger.project(self._campaign_before(event), [event])  # the one fold
             assert campaign is not None
@@ -552,7 +586,7 @@ class _Fold:
         else:
             campaign = after
             self.campaigns.pop(event.originator_id, None)  # not ours to fold further
-        self.slugs[campaign.id] = campaign.slug
+        self._own(campaign.id, campaign.slug)
         touched = event.cards_touched()
         if event.seen is not None and event.unnamed is not None:  # recorded with the action
             seen, unnamed = event.seen, event.unnamed
@@ -581,8 +615,19 @@ class _Fold:
         """The slug of campaign ``cid`` (read from its first action once)."""
         slug = self.slugs.get(cid)
         if slug is None:
-            slug = self.slugs[cid] = self.ledger.campaign(cid, at=1).slug
+            slug = self.ledger.campaign(cid, at=1).slug
+            self._own(cid, slug)
         return slug
+
+    def _own(self, cid: UUID, slug: str) -> None:
+        """Campaign ``cid`` is named ``slug``, which no other campaign of the log this
+        fold has met may be: their rows would mix (refused, ``_two_streams``)."""
+        if self.slugs.get(cid) == slug:
+            return
+        owner = self.owners.setdefault(slug, cid)
+        if owner != cid:
+            raise _two_streams(slug, owner, cid)
+        self.slugs[cid] = slug
 
     def _settle(self, writer: _Batch) -> None:
         """Gives each campaign the batch acted on light its state at its last action
@@ -659,10 +704,15 @@ def _move(db: Writer, rows: _Rows) -> None:
         raise _Raced()
 
 
-def _refuse_rows_ahead(db: Writer, history: list[tuple[Any, ...]], position: int) -> None:
-    """Raises ``_Astray`` if a history row already exists for an action about to be
-    written (rows past the position): one indexed lookup per campaign of the batch, in
-    the batch's transaction, after the position moved (so no other process wrote it)."""
+def _check_sequence(db: Writer, history: list[tuple[Any, ...]], position: int, from_start: bool) -> None:
+    """Each campaign's first action in the batch must come right after the last one the
+    tables hold of it (the fold checks the actions within a batch; across batches, and
+    mid-log, the tables know the seq before): no history row may exist yet for it, and
+    the row of the seq before must (seq 1 excepted). Two indexed lookups per campaign of
+    the batch, in the batch's transaction, after the position moved (so no other process
+    wrote them). Tables that differ are ``_Astray`` (rebuilt); when this follow wrote
+    every row itself (``from_start``), it is the log that repeats a seq, skips one or
+    puts it out of order: refused (``DamagedRecord``)."""
     first: dict[str, int] = {}
     for row in history:
         if row[0] not in first:
@@ -670,11 +720,47 @@ def _refuse_rows_ahead(db: Writer, history: list[tuple[Any, ...]], position: int
     for slug, seq in first.items():
         found = db.execute("SELECT seq FROM history WHERE campaign = ? AND seq >= ? ORDER BY seq LIMIT 1",
                            [slug, seq]).fetchone()
-        if found is not None:
-            with speaking(ENGLISH):  # a reason for ``repaired``
+        if found is None and (seq == 1 or db.execute("SELECT 1 FROM history WHERE campaign = ? AND seq = ?",
+                                                     [slug, seq - 1]).fetchone() is not None):
+            continue
+        if from_start:
+            last = db.execute("SELECT max(seq) FROM history WHERE campaign = ?", [slug]).fetchone()[0]
+            raise out_of_order(slug, seq, last)
+        with speaking(ENGLISH):  # a reason for ``repaired``
+            if found is not None:
                 reason = _("history row seq {seq} of campaign {campaign} is past position {position}").format(
                     seq=found[0], campaign=slug, position=position)
-            raise _Astray(reason)
+            else:
+                reason = _("history of campaign {campaign} lacks seq {seq}, before position {position}").format(
+                    seq=seq - 1, campaign=slug, position=position)
+        raise _Astray(reason)
+
+
+def out_of_order(slug: str, seq: int, before: Any) -> DamagedRecord:
+    """The refusal of a log in which action ``seq`` of campaign ``slug`` comes right after
+    seq ``before`` (None: first of its campaign): one of them was moved, deleted or
+    repeated (a rowid swapped, a second stream under the campaign's id), and folding it
+    would make rows that lie (a redo applied before its undo)."""
+    if before is None:
+        message = _("the log of campaign {campaign} is out of order or has a gap: it starts at seq {seq}; the file "
+                    "was changed or damaged (ledger verify checks the whole record)").format(campaign=slug, seq=seq)
+    else:
+        message = _("the log of campaign {campaign} is out of order or has a gap: seq {seq} comes right after seq "
+                    "{before}; the file was changed or damaged (ledger verify checks the whole record)").format(
+            campaign=slug, seq=seq, before=before)
+    return DamagedRecord(message, _Unfollowable(message))
+
+
+def _two_streams(slug: str, one: UUID, other: UUID) -> DamagedRecord:
+    """The refusal of a log in which two event streams (campaign ids) start a campaign
+    named ``slug``: their rows would be one campaign's."""
+    message = _("two event streams of the log are campaign {campaign} ({one} and {other}); the file was changed "
+                "or damaged (ledger verify checks the whole record)").format(campaign=slug, one=one, other=other)
+    return DamagedRecord(message, _Unfollowable(message))
+
+
+class _Unfollowable(Exception):
+    """A log the read models cannot follow: the cause a ``DamagedRecord`` holds."""
 
 
 def _marks_disagree(position: int, mark: str, last_action: str | None) -> str | None:
@@ -726,6 +812,20 @@ def table_difference(table: str, slug: str, stored: dict[Any, dict[str, Any]],
         if problem is not None:
             return problem
     return None
+
+
+class DamagedRow(DamagedRecord):
+    """A read-model row a read met that holds what no ledger writes there (edited by
+    hand): named in one line, with the way out. The rows are a cache of the log, so
+    ``ledger rebuild`` mends it (``verify`` names it too, and rebuilds)."""
+
+    def __init__(self, row: dict[str, Any], slug: str, column: str, cause: BaseException):
+        # Not the value: a seat of the table server may read this line, and a row's cards
+        # and witnesses name cards that seat may not see.
+        key = f"seq {row['seq']}" if isinstance(row.get("seq"), int) else "?"
+        super().__init__(_("{row} cannot be read (its {column} holds what no ledger writes there): the read models "
+                           "were changed; ledger rebuild makes them again from the log").format(
+            row=_row_named("history", slug, key), column=column), cause)
 
 
 def _row_named(table: str, slug: str, key: str) -> str:

@@ -21,6 +21,7 @@ READ_SIDE_MAY_IMPORT = {
     "ledger.campaign", "ledger.changes", "ledger.events", "ledger.fold", "ledger.vocabulary",
     "ledger.visibility", "ledger.states", "ledger.witness", "ledger.rulebook", "ledger.commitments",
     "ledger.i18n", "ledger.terms",  # the language being spoken and the game's words in it
+    "ledger.errors",  # a damaged record or row is refused as the write side refuses one
 }
 
 

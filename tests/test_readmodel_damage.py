@@ -1,0 +1,301 @@
+"""The read models meet a log or tables someone edited behind the ledger's back
+(projections/readmodel.py, decoding.py, queries.py): never an ``unexpected failure``.
+
+Each attack is made with plain ``sqlite3`` on a copy of a real campaign file:
+
+- a stored action JSON that the light (msgspec) decoder refuses but pydantic's lax mode
+  reads (``"count": "1"``; its hash, over pydantic's output, still holds): folded the
+  pydantic way, so the tables are what a short batch gives; in the campaign's own file
+  and in another campaign's file it was imported into. One pydantic cannot read either
+  is the damaged record it is (one line);
+- two stored actions of a campaign swapped in the notification log (their rowids): the
+  fold would apply a redo before the undo it redoes. Catching up, rebuilding and
+  verify's comparison refuse the log with one line naming the campaign and the seq,
+  with one batch or many, light or folded, from the start or mid-log;
+- a second event stream under a campaign's name (another id, or the campaign's id in
+  upper-case hex): one line, not a UNIQUE constraint;
+- a history row made unreadable (``cards`` not JSON, ``unnamed`` a list, a NULL time or
+  summary): the read says which row and to run ``ledger rebuild``, which mends it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from ledger import commands as c
+from ledger.application import Ledger
+from ledger.catalog import sample_catalog_path
+from ledger.errors import DamagedRecord
+from projections.consistency import compare_with_log
+from projections.readmodel import ReadModel
+
+from .conftest import copy_db, json_of, one_error_line, run_ledger, succeeded
+
+SAMPLE = str(sample_catalog_path())
+
+
+# -- campaigns to attack -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("demo") / "campaign.db"
+    succeeded(run_ledger("demo", db=db))
+    return db
+
+
+@pytest.fixture(scope="module")
+def long_db(tmp_path_factory) -> Path:
+    """A simulated campaign of more than ``LIGHT_FROM`` actions: rebuilt light."""
+    db = tmp_path_factory.mktemp("long") / "campaign.db"
+    succeeded(run_ledger("simulate", "--actions", "250", "--seed", "3", db=db))
+    return db
+
+
+@pytest.fixture
+def demo(demo_db, tmp_path) -> Path:
+    return copy_db(demo_db, tmp_path)
+
+
+@pytest.fixture
+def long(long_db, tmp_path) -> Path:
+    return copy_db(long_db, tmp_path)
+
+
+def raw(db: Path, sql: str, params=()) -> list:
+    con = sqlite3.connect(str(db))
+    try:
+        with con:
+            return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+def campaign_id(db: Path) -> str:
+    """The hex id of the file's (first) campaign, as stored_events holds it."""
+    return raw(db, "SELECT originator_id FROM stored_events WHERE topic LIKE '%:CampaignStarted' "
+                   "ORDER BY rowid LIMIT 1")[0][0]
+
+
+def rowid_of(db: Path, seq: int) -> int:
+    return raw(db, "SELECT rowid FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+               [campaign_id(db), seq])[0][0]
+
+
+def swap_rowids(db: Path, seq: int) -> None:
+    """Actions ``seq`` and ``seq + 1`` of the campaign change places in the notification log."""
+    one, other = rowid_of(db, seq), rowid_of(db, seq + 1)
+    raw(db, "UPDATE stored_events SET rowid = -1 WHERE rowid = ?", [one])
+    raw(db, "UPDATE stored_events SET rowid = ? WHERE rowid = ?", [one, other])
+    raw(db, "UPDATE stored_events SET rowid = ? WHERE rowid = -1", [other])
+
+
+def history_of(db: Path, *args: str) -> list[dict]:
+    result = succeeded(run_ledger("--json", *args, "history", db=db))
+    assert "unexpected" not in result.stderr and "note:" not in result.stderr, result.stderr
+    return json_of(result)
+
+
+def refused(result, *named: str) -> str:
+    """One ``error:`` line, no crash, naming each of ``named``."""
+    line = one_error_line(result)
+    assert "unexpected failure" not in line, line
+    for word in named:
+        assert word in line, f"{word!r} not in {line!r}"
+    return line
+
+
+# -- light decoding stricter than pydantic ------------------------------------------------------
+def first_drawn(db: Path) -> tuple[int, int]:
+    """The rowid and seq of the first CardsDrawn action."""
+    return raw(db, "SELECT rowid, originator_version FROM stored_events WHERE topic LIKE '%:CardsDrawn' "
+                   "ORDER BY rowid LIMIT 1")[0]
+
+
+def lax_count(state: str, value: str) -> str:
+    """The event's own ``count`` (the last one: the recorded command has one too) written ``value``."""
+    at = state.rfind('"count":1')
+    assert at > 0 and state[at:].startswith('"count":1,'), state
+    return state[:at] + f'"count":{value}' + state[at + len('"count":1'):]
+
+
+def edit_count(db: Path, value: str) -> int:
+    rowid, seq = first_drawn(db)
+    state = raw(db, "SELECT state FROM stored_events WHERE rowid = ?", [rowid])[0][0]
+    text = lax_count(bytes(state).decode(), value)
+    raw(db, "UPDATE stored_events SET state = ? WHERE rowid = ?", [text.encode(), rowid])
+    return seq
+
+
+def test_an_action_only_pydantic_reads_is_folded_the_pydantic_way_by_verify_rebuild_and_history(long_db, long):
+    expected = history_of(long_db)
+    edit_count(long, '"1"')
+    ok = succeeded(run_ledger("verify", db=long))  # before: unexpected failure (ValidationError ... $.count)
+    assert ok.stdout.startswith("ok: ") and ok.stderr == "", ok.stderr
+    assert history_of(long) == expected
+    assert json_of(succeeded(run_ledger("--json", "rebuild", db=long)))["rebuilt"] > 100
+    assert history_of(long) == expected
+    assert history_of(long, "--as", "public") == history_of(long_db, "--as", "public")
+    with opened(long) as (_ledger, model):
+        assert compare_with_log(model) is None
+
+
+def test_an_action_pydantic_cannot_read_either_is_a_damaged_record(long):
+    seq = edit_count(long, '"one"')
+    for args in (["rebuild"], ["history"]):
+        refused(run_ledger(*args, db=long), f"seq {seq} cannot be read", "ledger verify")
+
+
+def test_an_imported_action_only_pydantic_reads_breaks_neither_campaign_of_the_file(long_db, tmp_path):
+    exported = tmp_path / "long.jsonl"
+    succeeded(run_ledger("export", str(exported), db=long_db))
+    lines = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    drawn = next(line for line in lines if line.get("type") == "CardsDrawn")
+    assert drawn["event"]["count"] == 1
+    drawn["event"]["count"] = "1"
+    exported.write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines), encoding="utf-8")
+    target = tmp_path / "other.db"
+    succeeded(run_ledger("init", "--catalog", SAMPLE, "--name", "Outra", db=target))
+    other = history_of(target)
+    succeeded(run_ledger("import", str(exported), "--db", str(target)))  # before: unexpected failure
+    assert history_of(target, "--campaign", "outra") == other
+    assert history_of(target, "--campaign", "simulation") == history_of(long_db)
+    for slug in ("outra", "simulation"):
+        succeeded(run_ledger("--campaign", slug, "verify", db=target))
+
+
+# -- the notification log out of order ----------------------------------------------------------
+def test_a_redo_swapped_before_its_undo_in_the_log_is_refused_by_verify_rebuild_and_history(demo):
+    assert [row[0] for row in raw(demo, "SELECT action FROM history WHERE seq IN (27, 28, 29) ORDER BY seq")] \
+        == ["trade", "undo", "redo"], "the demo's seq 28 undoes 27 and seq 29 redoes it"
+    kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo)))
+    swap_rowids(demo, 28)
+    raw(demo, "UPDATE history SET undone_by = 28 WHERE seq = 27")  # the lie the swapped log would tell
+    verified = run_ledger("verify", "--expect", f"{kept['seq']}:{kept['head']}", db=demo)
+    refused(verified, "campaign demo", "seq 29", "ledger verify")  # before: ok
+    refused(run_ledger("rebuild", db=demo), "campaign demo", "seq 29")  # before: rebuilt, 27 undone
+    refused(run_ledger("history", db=demo), "campaign demo", "seq 29")
+
+
+def test_a_long_log_out_of_order_is_refused_by_the_light_rebuild(long):
+    swap_rowids(long, 150)
+    with opened(long) as (_ledger, model), pytest.raises(DamagedRecord, match="campaign simulation.*seq 151"):
+        compare_with_log(model)
+    refused(run_ledger("rebuild", db=long), "campaign simulation", "seq 151", "ledger verify")
+    refused(run_ledger("verify", db=long), "campaign simulation", "seq 151")
+
+
+@pytest.mark.parametrize("batch", [3, 4, 5])
+def test_a_log_out_of_order_across_batches_is_refused_from_the_start(demo, batch):
+    """Seqs 28 and 29 swapped, with batches of the log ending before, at and after them."""
+    swap_rowids(demo, 28)
+    with opened(demo) as (_ledger, model):
+        with pytest.raises(DamagedRecord, match="campaign demo.*seq 29"):
+            compare_with_log(model, batch=batch)
+        forget_tables(model)
+        with pytest.raises(DamagedRecord, match="campaign demo.*seq 29"):
+            model.catch_up(batch=batch)
+
+
+def actions_without_catch_up(db: Path, heroes: tuple[str, ...]) -> int:
+    """Heroes added with no catch-up (as after a crash before it); the seq before them."""
+    ledger = Ledger.open(db)
+    try:
+        cid = ledger.resolve(None)
+        last = ledger.last_seq(cid)
+        for hero in heroes:
+            ledger.execute(cid, c.AddHero(hero=hero))
+        return last
+    finally:
+        ledger.close()
+
+
+def test_actions_out_of_order_after_the_position_are_refused_by_the_next_catch_up(demo):
+    last = actions_without_catch_up(demo, ("xi", "yu", "zo"))
+    swap_rowids(demo, last + 2)
+    refused(run_ledger("history", db=demo), "campaign demo", f"seq {last + 3}")
+    refused(run_ledger("verify", db=demo), "campaign demo", f"seq {last + 3}")
+
+
+def test_actions_out_of_order_across_catch_up_batches_are_rebuilt_then_refused(demo):
+    """The first batch after the position (seq 38 alone) lacks seq 37 in the tables: they
+    are rebuilt from the start, where the log itself is found out of order."""
+    last = actions_without_catch_up(demo, ("xi", "yu"))
+    swap_rowids(demo, last + 1)
+    with opened(demo) as (_ledger, model), pytest.raises(DamagedRecord, match=f"seq {last + 2} comes right after "
+                                                                              f"seq {last}"):
+        model.catch_up(batch=1)
+
+
+def test_tables_that_lack_the_action_before_are_rebuilt_by_the_next_catch_up(demo_db, demo):
+    last = actions_without_catch_up(demo, ("xi",))
+    raw(demo, "DELETE FROM history WHERE seq = ?", [last])
+    result = run_ledger("--json", "history", db=demo)
+    assert f"note: the read models did not follow the log (history of campaign demo lacks seq {last}, before " \
+           "position" in result.stderr, result.stderr
+    assert [row["seq"] for row in json.loads(succeeded(result).stdout)] == list(range(1, last + 2))
+
+
+# -- a second stream under a campaign's name ----------------------------------------------------
+@pytest.mark.parametrize("stream", ["another id", "upper-case id"])
+def test_a_second_stream_under_a_campaigns_name_is_refused_in_one_line(demo, stream):
+    cid = campaign_id(demo)
+    other = "a" * 32 if stream == "another id" else cid.upper()
+    raw(demo, "INSERT INTO stored_events (originator_id, originator_version, topic, state) "
+              "SELECT ?, originator_version, topic, state FROM stored_events "
+              "WHERE originator_id = ? AND originator_version <= 3 ORDER BY rowid", [other, cid])
+    for args in (["history"], ["verify"], ["rebuild"]):  # before: IntegrityError: UNIQUE constraint failed
+        refused(run_ledger(*args, db=demo), "campaign demo", "ledger verify")
+
+
+# -- history rows that cannot be read -----------------------------------------------------------
+@pytest.mark.parametrize("edit", ["cards = '{'", "unnamed = '[]'", "time = NULL", "summary = NULL",
+                                  "seen = '{\"x\": 1}'", "undone_by = 'soon'", "actor = NULL"])
+def test_a_history_row_that_cannot_be_read_is_named_and_rebuild_mends_it(demo_db, demo, edit):
+    expected = history_of(demo_db)
+    raw(demo, f"UPDATE history SET {edit} WHERE seq = 36")
+    for args in (["history"], ["--json", "history"], ["--as", "ana", "history"], ["--as", "public", "history"]):
+        refused(run_ledger(*args, db=demo), "history row seq 36 of campaign demo", "ledger rebuild")
+    succeeded(run_ledger("rebuild", db=demo))
+    assert history_of(demo) == expected
+
+
+def test_the_line_naming_a_damaged_history_row_names_no_card_a_seat_may_not_see(demo):
+    """The line may reach a seat of the table server: it names the row and the column,
+    not what the column holds (a row's witnesses name hidden cards)."""
+    raw(demo, "UPDATE history SET seen = '{\"skill-first-aid\": 1}' WHERE seq = 36")
+    line = refused(run_ledger("--as", "bo", "history", db=demo), "history row seq 36 of campaign demo", "seen")
+    assert "skill-first-aid" not in line, line
+
+
+def test_a_card_whose_history_row_cannot_be_read_is_named(demo):
+    card = json.loads(raw(demo, "SELECT cards FROM history WHERE seq = 36")[0][0])[0]
+    raw(demo, "UPDATE history SET seen = '{' WHERE seq = 36")
+    refused(run_ledger("--as", "ana", "card", card, db=demo), "history row seq 36 of campaign demo", "ledger rebuild")
+    succeeded(run_ledger("rebuild", db=demo))
+    succeeded(run_ledger("--as", "ana", "card", card, db=demo))
+
+
+# -- helpers ------------------------------------------------------------------------------------
+@contextmanager
+def opened(db: Path) -> Iterator[tuple[Ledger, ReadModel]]:
+    """The ledger of ``db`` and its read models, closed after."""
+    ledger = Ledger.open(db)
+    model = ReadModel(ledger, db)
+    try:
+        yield ledger, model
+    finally:
+        model.close()
+        ledger.close()
+
+
+def forget_tables(model: ReadModel) -> None:
+    """Every row and the position gone, as after ``rebuild``'s first step."""
+    with model.tables.writing() as db:
+        for table in ("cards", "zones", "history", "card_actions"):
+            db.execute(f"DELETE FROM [{table}]")
+        db.execute("UPDATE projection_position SET position = 0, mark = NULL, last_action = NULL")
