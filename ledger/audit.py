@@ -39,8 +39,6 @@ from .events import ActionRecorded, CampaignStarted
 from .i18n import _
 from .integrity import GENESIS, chain_hash, sealed
 from .play import Play
-
-log = logging.getLogger(__name__)  # why verify checked a log in one pass after all
 from .rulebook import RULESET
 from .rulesets import decided_under
 from .snapshots import digest
@@ -49,6 +47,8 @@ PAGE = 1000
 SPLIT_FROM = 20_000
 """Actions from which ``verify`` checks a log in parts side by side (each part at least
 a quarter of that)."""
+
+log = logging.getLogger(__name__)  # why verify checked a log in one pass after all
 
 
 @dataclass(frozen=True)

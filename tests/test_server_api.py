@@ -930,7 +930,8 @@ def test_leave_forgets_the_browsers_seat_only_when_asked_from_the_tables_own_pag
             assert refused.status_code == 403 and not refused.headers.get_list("set-cookie"), headers
         assert browser.get("/leave").status_code == 405
         assert browser.get(f"{API}/zones").json()["viewer"] == "ana"  # still seated
-        left = browser.post("/leave", headers={"Sec-Fetch-Site": "same-origin", "Origin": "http://testserver"})
+        assert browser.post("/leave", headers={"Origin": "https://testserver.evil"}).status_code == 403
+        left = browser.post("/leave", headers={"Origin": "https://testserver"})  # an https page, TLS ended before
         assert left.status_code == 200 and "join link" in left.text
         cookie = left.headers.get_list("set-cookie")
         assert len(cookie) == 1 and cookie[0].lower().startswith('ledger_seat="";') and "max-age=0" in cookie[0].lower()

@@ -60,16 +60,16 @@ from .fair_play import (
     decks_to_reshuffle,
     keeps_order_by_master,
     knows_card,
+    left_nothing_to_chance,
     master_discards_from_decks,
     master_sets_knowledge,
     redoes_own_undo,
     search_allowed,
-    searches_decks,
     searched_cards,
+    searches_decks,
     seed_is_the_masters,
     sends_to_own_zone,
     showed_nothing_hidden,
-    left_nothing_to_chance,
 )
 from .heroes import knowledge_changes, new_hero
 from .locations import (

@@ -110,7 +110,7 @@ def serve(path: str, idle: float = IDLE) -> None:
     listener.settimeout(min(idle, 60.0))
     started, served, last = time.time(), 0, time.monotonic()
     workers: dict[int, bool] = {}  # pid -> is it running a command (not answering a status)
-    clients: dict[int, int] = {}  # worker's pid -> its client's pid, or a pidfd of it (``_client``)
+    clients: dict[int, _Client] = {}  # worker's pid -> its client
 
     def stop(_signum: int = 0, _frame: object = None) -> None:
         with contextlib.suppress(OSError):
@@ -137,9 +137,10 @@ def serve(path: str, idle: float = IDLE) -> None:
         last = time.monotonic()
         _reap(workers)
         with conn:
-            client = _same_user(conn)
-            if client is None:
+            pid = _same_user(conn)
+            if pid is None:
                 continue
+            client = _Client(pid)  # before the fork: the pid cannot have been reused yet
             conn.settimeout(5.0)  # a client that connects and says nothing is not waited for long
             try:
                 asking = conn.recv(1, socket.MSG_PEEK) == STATUS  # looked at, left for the worker to read
@@ -157,16 +158,15 @@ def serve(path: str, idle: float = IDLE) -> None:
                 worker = os.fork()
             except OSError as exc:  # no room for a worker: the client, hung up on, runs the command itself
                 print(f"cannot fork a worker ({exc}); the command runs in its own process", flush=True)
+                client.close()
                 continue
             if worker == 0:
                 listener.close()
-                for kept in clients.values():  # the other commands' clients are none of this one's business
-                    if kept >= 0:
-                        with contextlib.suppress(OSError):
-                            os.close(kept)
+                for kept in (client, *clients.values()):  # the clients are the server's business, not the command's
+                    kept.close()
                 _work(conn, status)  # never returns
             workers[worker] = not asking
-            clients[worker] = _client(client)
+            clients[worker] = client
             served += not asking
 
 
@@ -181,42 +181,53 @@ def _same_user(conn: socket.socket) -> int | None:
     return pid if uid == os.getuid() else None
 
 
-def _client(pid: int) -> int:
-    """What the server keeps of a worker's client: a pidfd of it where Linux gives one
-    (it tells the client's end even once its pid is reused), else its pid, as ``-pid``."""
-    try:
-        return os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return -pid
+class _Client:
+    """The client of a worker, as the server follows it: by a pidfd where Linux gives one
+    (it tells the client's end even once its pid is reused), else by its pid; a client
+    whose pid it was not told (0: another pid namespace) is never taken for gone."""
+
+    def __init__(self, pid: int):
+        self.pid, self.fd = pid, None
+        if pid > 0:
+            with contextlib.suppress(AttributeError, OSError):
+                self.fd = os.pidfd_open(pid)
+
+    def gone(self) -> bool:
+        if self.fd is not None:  # readable once the process has ended
+            import select
+
+            poll = select.poll()
+            poll.register(self.fd, select.POLLIN)
+            return bool(poll.poll(0))
+        if self.pid <= 0:
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            pass
+        return False
+
+    def close(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
 
 
-def _client_gone(client: int) -> bool:
-    if client >= 0:  # a pidfd: readable once the process has ended
-        import select
-
-        return bool(select.select([client], [], [], 0)[0])
-    try:
-        os.kill(-client, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        pass
-    return False
-
-
-def _wake_orphans(workers: dict[int, bool], clients: dict[int, int]) -> None:
+def _wake_orphans(workers: dict[int, bool], clients: dict[int, _Client]) -> None:
     """A worker stopped with its client (Ctrl-Z) whose client is then killed would stay
     stopped for good, holding what it holds (a write lock, say): it is continued, and
     then notices the hang-up (``_hang_up_with``) and stops as a hung-up command would."""
     for worker in list(clients):
         client = clients[worker]
-        if worker in workers and not _client_gone(client):
+        if worker in workers and not client.gone():
             continue
         if worker in workers:
             signal_worker(worker, signal.SIGCONT)
         del clients[worker]
-        if client >= 0:
-            os.close(client)
+        client.close()
 
 
 def _reap(workers: dict[int, bool]) -> None:

@@ -121,7 +121,9 @@ def _same_origin(request: Request) -> bool:
     if site is not None:
         return site in ("same-origin", "none")
     origin = request.headers.get("origin")
-    return origin is None or origin == f"{request.url.scheme}://{request.url.netloc}"
+    # the host only: behind a proxy that ends TLS (and no --proxy), the page is https and
+    # the request that reaches the server http
+    return origin is None or origin.partition("://")[2] == request.url.netloc
 
 
 def mount_static(app: Any) -> None:
