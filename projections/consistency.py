@@ -74,15 +74,15 @@ class _Comparison:
         by_campaign: dict[str, list[dict[str, Any]]] = {}
         for row in writer.history:
             by_campaign.setdefault(row[0], []).append(dict(zip(HISTORY, row)))
-        actions: dict[str, set[tuple[str, int]]] = {}
-        for slug, card, seq in writer.card_actions:
-            actions.setdefault(slug, set()).add((card, seq))
+        actions: dict[str, dict[tuple[str, int], str]] = {}
+        for slug, card, seq, witnesses in writer.card_actions:
+            actions.setdefault(slug, {})[(card, seq)] = witnesses
         for slug, rows in by_campaign.items():
             low, high = rows[0]["seq"], rows[-1]["seq"]
             if low != self.last.get(slug, 0) + 1:  # the fold checked the rest of the batch
                 raise out_of_order(slug, low, self.last.get(slug))
             problem = (self._history(slug, rows, low, high)
-                       or self._card_actions(slug, actions.get(slug, set()), low, high))
+                       or self._card_actions(slug, actions.get(slug, {}), low, high))
             if problem is not None:
                 return problem
             self.last[slug] = high
@@ -97,24 +97,29 @@ class _Comparison:
         return table_difference("history", slug, stored, given, label="seq ",
                                 order=lambda seq: (type(seq).__name__, seq))  # in seq order
 
-    def _card_actions(self, slug: str, given: set[tuple[str, int]], low: int, high: int) -> str | None:
+    def _card_actions(self, slug: str, given: dict[tuple[str, int], str], low: int, high: int) -> str | None:
         """The batch's rows against the stored ones of those seqs: looked up card by card
         (the key is campaign, card, seq), every card the table names for the campaign,
-        so that a batch costs its own rows, not a walk through the campaign's."""
+        so that a batch costs its own rows, not a walk through the campaign's. A row an
+        older ledger wrote says nothing of its witnesses (NULL): its key alone is compared."""
         cards = self.cards.get(slug)
         if cards is None:
             cards = self.cards[slug] = [card for (card,) in self.model.read(
                 "SELECT DISTINCT card FROM card_actions WHERE campaign = ?", [slug])]
-        stored: set[tuple[str, int]] = set()
+        stored: dict[tuple[str, int], Any] = {}
         for at in range(0, len(cards), CARDS_AT_ONCE):
-            stored.update((card, seq) for card, seq in self.model.read(
+            stored.update(((card, seq), witnesses) for card, seq, witnesses in self.model.read(
                 *card_actions_between(slug, cards[at:at + CARDS_AT_ONCE], low, high)))
-        for card, seq in sorted(given ^ stored, key=lambda pair: (pair[1], str(pair[0]))):
+        for card, seq in sorted(given.keys() ^ stored.keys(), key=lambda pair: (pair[1], str(pair[0]))):
             if (card, seq) in given:
                 return _("card_actions row ({card}, seq {seq}) of campaign {campaign} is missing").format(
                     card=card, seq=seq, campaign=slug)
             return _("card_actions row ({card}, seq {seq}) of campaign {campaign} is not in the log").format(
                 card=card, seq=seq, campaign=slug)
+        for (card, seq), witnesses in sorted(given.items(), key=lambda item: (item[0][1], str(item[0][0]))):
+            if stored[(card, seq)] not in (None, witnesses):
+                return _("card_actions row ({card}, seq {seq}) of campaign {campaign} names other witnesses than "
+                         "the log").format(card=card, seq=seq, campaign=slug)
         return None
 
     def finish(self, fold: _Fold) -> str | None:
@@ -164,7 +169,8 @@ class _Comparison:
 def card_actions_between(slug: str, cards: list[str], low: int, high: int) -> tuple[str, list[Any]]:
     """The SQL (and its parameters) of the card_actions rows of these cards with seqs from
     ``low`` to ``high``: one key lookup per card (tests/test_query_plans.py checks it)."""
-    return (f"SELECT card, seq FROM card_actions WHERE campaign = ? AND card IN ({', '.join('?' * len(cards))}) "
+    return ("SELECT card, seq, witnesses FROM card_actions WHERE campaign = ? "
+            f"AND card IN ({', '.join('?' * len(cards))}) "
             "AND seq BETWEEN ? AND ?", [slug, *cards, low, high])
 
 

@@ -25,6 +25,7 @@ from ledger.events import ActionRecorded
 from ledger.i18n import ENGLISH, language
 from ledger.states import affected_by, card_states
 from ledger.visibility import can_identify, sees_everything
+from ledger.vocabulary import REFEREE
 
 from .readmodel import DamagedRow, ReadModel
 from .source import EventLog
@@ -41,15 +42,7 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
     (those the viewer saw; with ``limit`` the latest that many). A card the viewer
     cannot identify now shows no place."""
     data = campaign.card(card)
-    sql, params = card_actions_query(campaign.slug, card, campaign.seq)
-    seqs = []
-    for record in model.scan(sql, params):
-        seq = _checked(record, campaign.slug, ("seq",))["seq"]
-        if sees_everything(viewer) or _sees(_who(record, campaign.slug, "seen"), viewer, card):
-            seqs.append(seq)
-            if limit and len(seqs) >= limit:
-                break
-    seqs.reverse()
+    seqs = witnessed_seqs(model, campaign.slug, card, campaign.seq, viewer, limit)
     # the name in the language being spoken (the cards table keeps the catalog's ``name``)
     view: dict[str, Any] = {"id": card, "suit": str(data.suit), "name": data.shown_name, "seq": campaign.seq}
     if can_identify(campaign, viewer, card):
@@ -73,6 +66,35 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
     return view
 
 
+def witnessed_seqs(model: ReadModel, slug: str, card: str, last: int, viewer: str,
+                   limit: int | None = None) -> list[int]:
+    """The seqs of the actions up to ``last`` in which ``viewer`` saw ``card`` take part,
+    oldest first (with ``limit``, the latest that many). The rows of actions the viewer
+    did not see are passed over in SQL, by their ``witnesses``, before any history row is
+    read: how long this takes tells next to nothing of how many there are (each costs a
+    step of the index, not a row read and decoded), so a seat cannot time its way to
+    where a hidden card lies, nor to whether a card id exists. A row of an older ledger
+    (no ``witnesses``) is decided by its history row's ``seen``."""
+    sql, params = card_actions_query(slug, card, last, viewer)
+    seqs = []
+    for record in model.scan(sql, params):
+        seq = _checked(record, slug, ("seq",))["seq"]
+        if not sees_everything(viewer):
+            witnesses = record["witnesses"]
+            if witnesses is None:
+                if not _sees(_who(record, slug, "seen"), viewer, card):
+                    continue
+            elif not isinstance(witnesses, str):
+                raise DamagedRow(record, slug, "witnesses", TypeError(type(witnesses).__name__))
+            elif viewer not in witnesses.split(","):  # exactly: LIKE ignores case
+                continue
+        seqs.append(seq)
+        if limit and len(seqs) >= limit:
+            break
+    seqs.reverse()
+    return seqs
+
+
 def _shown(campaign: Campaign, viewer: str, card: str | None) -> str | None:
     return card if card is not None and can_identify(campaign, viewer, card) else None
 
@@ -88,7 +110,8 @@ def history_view(
     other is said again from the action (as another viewer's always are)."""
     # Never a row past the log's end (a tail cut from a campaign of the file that the
     # read models' own checks did not reach yet: verify names it).
-    sql, params = history_query(slug, ledger.campaign(cid).seq, start=start, end=end, card=card, actor=actor)
+    sql, params = history_query(slug, ledger.campaign(cid).seq, start=start, end=end, card=card, actor=actor,
+                                viewer=viewer)
     entries = []
     for record in model.scan(sql, params):
         _checked(record, slug, _HISTORY_COLUMNS)
@@ -162,26 +185,47 @@ def _cards(record: dict[str, Any], slug: str) -> list[str]:
 # card_actions the outer loop (SQLite never reorders it). tests/test_query_plans.py
 # checks the plans of exactly these statements.
 
-def card_actions_query(slug: str, card: str, last: int) -> tuple[str, list[Any]]:
-    """``card_view``'s SQL: the seq and ``seen`` of each action that touched ``card`` up
-    to seq ``last``, newest first."""
-    sql = ("SELECT h.seq, h.seen FROM card_actions a CROSS JOIN history h ON h.campaign = a.campaign "
-           "AND h.seq = a.seq WHERE a.campaign = ? AND a.card = ? AND a.seq <= ? ORDER BY a.seq DESC")
-    return sql, [slug, card, last]
+def card_actions_query(slug: str, card: str, last: int, viewer: str = REFEREE) -> tuple[str, list[Any]]:
+    """``witnessed_seqs``' SQL: each action that touched ``card`` up to seq ``last``,
+    newest first; for a viewer who does not see everything, only those whose witnesses
+    name the viewer (or do not say: an older ledger's rows, with their history row's
+    ``seen``)."""
+    if sees_everything(viewer):
+        return ("SELECT a.seq FROM card_actions a WHERE a.campaign = ? AND a.card = ? AND a.seq <= ? "
+                "ORDER BY a.seq DESC"), [slug, card, last]
+    sql = ("SELECT a.seq, a.witnesses, h.seen FROM card_actions a CROSS JOIN history h ON h.campaign = a.campaign "
+           f"AND h.seq = a.seq WHERE a.campaign = ? AND a.card = ? AND a.seq <= ? AND {_WITNESSED} "
+           "ORDER BY a.seq DESC")
+    return sql, [slug, card, last, witness_pattern(viewer)]
+
+
+# A card_actions row the viewer witnessed, or one that does not say (``witnesses_text``).
+_WITNESSED = "(a.witnesses IS NULL OR a.witnesses LIKE ? ESCAPE '\\')"
+
+
+def witness_pattern(viewer: str) -> str:
+    """The ``LIKE`` pattern of the rows ``viewer`` witnessed (``_`` and ``%`` in an id taken
+    as themselves)."""
+    escaped = viewer.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%,{escaped},%"
 
 
 def history_query(
     slug: str, last: int, *, start: int | None = None, end: int | None = None, card: str | None = None,
-    actor: str | None = None,
+    actor: str | None = None, viewer: str = REFEREE,
 ) -> tuple[str, list[Any]]:
     """``history_view``'s SQL: the history rows of campaign ``slug`` up to seq ``last``,
-    filtered, newest first."""
+    filtered, newest first; with ``card``, for a viewer who does not see everything, only
+    the actions whose witnesses of the card name the viewer (``card_actions_query``)."""
     table = "a" if card is not None else "h"  # whose index the rows come in the order of
     where = [f"{table}.campaign = ?"]
     params: list[Any] = [slug]
     if card is not None:
         where.append("a.card = ?")
         params.append(card)
+        if not sees_everything(viewer):
+            where.append(_WITNESSED)
+            params.append(witness_pattern(viewer))
     if actor is not None:
         where.append("h.actor = ?")
         params.append(actor)

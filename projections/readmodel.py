@@ -84,7 +84,10 @@ SCHEMAS: dict[str, tuple[dict[str, type], str | tuple[str, ...]]] = {
                "affected": str, "suit": str, "count": int}, ("campaign", "id")),
     "history": ({"campaign": str, "seq": int, "action": str, "actor": str, "time": str, "summary": str, "cards": str,
                  "seen": str, "unnamed": str, "undone_by": int}, ("campaign", "seq")),
-    "card_actions": ({"campaign": str, "card": str, "seq": int}, ("campaign", "card", "seq")),
+    # ``witnesses``: who saw the card take part in the action (``witnesses_text``), so that
+    # a seat's card history skips what it did not see in the index, in SQL; NULL in rows
+    # of an older ledger (their history row's ``seen`` says it).
+    "card_actions": ({"campaign": str, "card": str, "seq": int, "witnesses": str}, ("campaign", "card", "seq")),
 }
 # Whole rows written over the row of the same key (what sqlite-utils' upsert_all did).
 UPSERTS = {
@@ -202,6 +205,10 @@ class ReadModel:
             with self._writing() as db:
                 _create_indexes(self.tables, db)
         self._add_marks()
+        if "witnesses" not in self.tables.column_names("card_actions"):  # kept by an older ledger
+            with self._writing() as db:
+                if "witnesses" not in self.tables.column_names("card_actions", db):
+                    db.execute("ALTER TABLE [card_actions] ADD COLUMN witnesses TEXT")
 
     def _add_marks(self) -> None:
         """Migration of a file made before the position carried its marks: the columns,
@@ -329,7 +336,8 @@ class ReadModel:
 
         Tables that do not follow the log (``position_problem``, or a history row
         already there for an action about to be written, or none for the action before
-        it: ``_check_sequence``) are dropped and the whole log applied again; ``repaired`` then says why (else it is None), in English
+        it: ``_check_sequence``) are dropped and the whole log applied again;
+        ``repaired`` then says why (else it is None), in English
         whatever the language spoken: it is a line for the logs of whoever keeps the file
         (``verify`` reports the same problems in the reader's language). A log the
         tables cannot follow (an action of a campaign that is not the one after its
@@ -912,7 +920,7 @@ class _Batch:
 
     def __init__(self) -> None:
         self.history: list[tuple[Any, ...]] = []  # in the order of ``HISTORY``
-        self.card_actions: list[tuple[str, str, int]] = []  # (campaign, card, seq)
+        self.card_actions: list[tuple[str, str, int, str]] = []  # (campaign, card, seq, witnesses)
         self.undone: list[tuple[str, tuple[int, ...], int | None]] = []  # (campaign, seqs, undone_by)
         self.last: tuple[Any, int] | None = None  # campaign id and seq of its last action
         self._dirty: dict[UUID, _Dirty] = {}
@@ -948,7 +956,7 @@ class _Batch:
         self.last = (event.originator_id, seq)
         self.history.append((slug, seq, action, event.actor, time, summary, _json(sorted(touched)),
                              _json(seen), _json(unnamed), None))
-        self.card_actions.extend([(slug, card, seq) for card in touched])
+        self.card_actions.extend([(slug, card, seq, witnesses_text(seen.get(card, ()))) for card in touched])
         if action == UNDO:
             self.undone.append((slug, event.targets, seq))
         elif action == REDO:
@@ -981,7 +989,7 @@ class _Rows:
     count: int
     last_action: str | None
     history: list[tuple[Any, ...]]
-    card_actions: list[tuple[str, str, int]]
+    card_actions: list[tuple[str, str, int, str]]
     undone: list[tuple[str, tuple[int, ...], int | None]]
     cards: list[dict[str, Any]]
     zones: list[dict[str, Any]]
@@ -1002,6 +1010,13 @@ class _Rows:
         if self.undone:  # in log order: a redo clears what an undo set
             db.executemany("UPDATE history SET undone_by = ? WHERE campaign = ? AND seq = ?",
                            [(undone_by, slug, seq) for slug, seqs, undone_by in self.undone for seq in seqs])
+
+
+def witnesses_text(viewers: Any) -> str:
+    """The viewers who saw a card take part in an action, as a card_actions row keeps
+    them: ``,public,ana,`` (each between commas, so that ``LIKE '%,ana,%'`` finds one;
+    ``,`` for nobody but the referee)."""
+    return "," + "".join(f"{viewer}," for viewer in viewers)
 
 
 def card_row(campaign: Campaign, card: str) -> dict[str, Any]:

@@ -56,6 +56,7 @@ class Tables(Protocol):
 
 
 SQLITE_TYPES = {str: "TEXT", int: "INTEGER", float: "FLOAT"}  # as sqlite-utils spells them
+KEYED = frozenset({"card_actions"})  # kept in their key's B-tree (``SQLiteTables.create``): a key and a short text
 
 
 class SQLiteTables:
@@ -64,7 +65,10 @@ class SQLiteTables:
     def __init__(self, datastore: Any, path: str):
         self.datastore = datastore
         self.path = path
-        self.conn = sqlite3.connect(path)  # for reading only: writes go through ``writing``
+        # for reading only: writes go through ``writing``. Used by one thread at a time (a
+        # command; the server's clerk, whose work is done on its event loop), not always the
+        # one that opened it (an ASGI test client may run each request in a thread of its own).
+        self.conn = sqlite3.connect(path, check_same_thread=False)
         self.conn.execute("PRAGMA busy_timeout = 30000")
 
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -121,11 +125,11 @@ class SQLiteTables:
 
     def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None:
         """The table, if it is not there: made by sqlite-utils, except a table that is all
-        key (``card_actions``), which is made ``WITHOUT ROWID`` (sqlite-utils cannot): its
-        rows are then stored once, in the key's B-tree, not in the table and again in its
-        key's index (half the bytes, the same lookups)."""
+        key, or all but a short text (``KEYED``: ``card_actions``), which is made ``WITHOUT
+        ROWID`` (sqlite-utils cannot): its rows are then stored once, in the key's B-tree,
+        not in the table and again in its key's index (half the bytes, the same lookups)."""
         keys = (pk,) if isinstance(pk, str) else tuple(pk)
-        if set(keys) == set(columns):
+        if set(keys) == set(columns) or table in KEYED:
             spec = ", ".join(f"[{name}] {SQLITE_TYPES[kind]}" for name, kind in columns.items())
             writer.execute(f"CREATE TABLE IF NOT EXISTS [{table}] ({spec}, PRIMARY KEY "
                            f"({', '.join(f'[{key}]' for key in keys)})) WITHOUT ROWID")
@@ -136,12 +140,12 @@ class SQLiteTables:
             columns, pk=pk, if_not_exists=True)
 
     def outdated(self, table: str, writer: Writer | None = None) -> bool:
-        """Is ``table`` kept as an older ledger made it: a table that is all key stored
-        with a rowid (``create`` says why not)? A rebuild makes it again."""
+        """Is ``table`` kept as an older ledger made it: a table that is all key (or
+        ``KEYED``) stored with a rowid (``create`` says why not)? A rebuild makes it again."""
         db = writer or self.conn
         found = db.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [table]).fetchone()
         all_key = all(column[5] for column in db.execute(f"PRAGMA table_info([{table}])"))  # pk: its place in the key
-        return found is not None and all_key and "WITHOUT ROWID" not in found[0].upper()
+        return found is not None and (all_key or table in KEYED) and "WITHOUT ROWID" not in found[0].upper()
 
     def close(self) -> None:
         self.conn.close()

@@ -104,7 +104,11 @@ def test_history_reads_are_lookups(conn, last, filters, first, constraint, then)
 
 
 def test_card_history_is_a_lookup(conn, last):
+    """The referee's needs card_actions alone; a seat's skips the rows it did not witness
+    in card_actions, then reads the history rows of the others by key."""
     sql, params = card_actions_query(DEMO_SLUG, "item-sword", last)
+    assert_lookup(plan_of(conn, sql, params), "a", "campaign=? AND card=? AND seq<?")
+    sql, params = card_actions_query(DEMO_SLUG, "item-sword", last, "bo")
     assert_lookup(plan_of(conn, sql, params), "a", "campaign=? AND card=? AND seq<?", BY_SEQ)
 
 
@@ -174,7 +178,8 @@ def _reads_of_big_tables(statements: list[str]) -> list[str]:
      "campaign=? AND card=? AND seq<?"),
     (["history", "--actor", "ana", "--limit", "20"], {"actor": "ana"}, "h", "campaign=? AND actor=? AND seq<?"),
     (["--as", "ana", "history", "--card", "item-axe", "--actor", "master", "--from", "3", "--limit", "2"],
-     {"card": "item-axe", "actor": "master", "start": 3}, "a", "campaign=? AND card=? AND seq>? AND seq<?"),
+     {"card": "item-axe", "actor": "master", "start": 3, "viewer": "ana"}, "a",
+     "campaign=? AND card=? AND seq>? AND seq<?"),
     (["history", "--limit", "20"], {}, "h", "campaign=? AND seq<?"),
 ])
 def test_the_history_command_runs_that_sql(demo, conn, last, args, filters, first, constraint):
@@ -186,9 +191,10 @@ def test_the_history_command_runs_that_sql(demo, conn, last, args, filters, firs
         assert_walks_an_index(plan_of(conn, statement))
 
 
-def test_the_card_command_runs_that_sql(demo, conn, last):
-    statements = traced(demo, "--json", "card", "item-axe", "--limit", "2")
-    sql, params = card_actions_query(DEMO_SLUG, "item-axe", last)
+@pytest.mark.parametrize("viewer", ["referee", "ana"])
+def test_the_card_command_runs_that_sql(demo, conn, last, viewer):
+    statements = traced(demo, "--as", viewer, "--json", "card", "item-axe", "--limit", "2")
+    sql, params = card_actions_query(DEMO_SLUG, "item-axe", last, viewer)
     assert _expanded(sql, params) in statements, "the CLI's card ran other SQL than card_actions_query's"
     for statement in _reads_of_big_tables(statements):
         assert_walks_an_index(plan_of(conn, statement))

@@ -272,12 +272,19 @@ def test_the_line_naming_a_damaged_history_row_names_no_card_a_seat_may_not_see(
     assert "skill-first-aid" not in line, line
 
 
-def test_a_card_whose_history_row_cannot_be_read_is_named(demo):
+def test_a_card_actions_row_whose_witnesses_were_changed_shows_a_seat_no_more_and_verify_names_it(demo):
+    """A seat's card history takes the actions whose witnesses name the seat, in SQL: a
+    row edited to name nobody (or anything that is no list of witnesses) is left out,
+    never read as more than it says; verify names it, and rebuild mends it."""
     card = json.loads(raw(demo, "SELECT cards FROM history WHERE seq = 36")[0][0])[0]
-    raw(demo, "UPDATE history SET seen = '{' WHERE seq = 36")
-    refused(run_ledger("--as", "ana", "card", card, db=demo), "history row seq 36 of campaign demo", "ledger rebuild")
+    before = json.loads(succeeded(run_ledger("--as", "ana", "--json", "card", card, db=demo)).stdout)["history"]
+    assert 36 in before
+    raw(demo, "UPDATE card_actions SET witnesses = 5 WHERE seq = 36 AND card = ?", [card])
+    after = json.loads(succeeded(run_ledger("--as", "ana", "--json", "card", card, db=demo)).stdout)["history"]
+    assert after == [seq for seq in before if seq != 36]
+    refused(run_ledger("verify", db=demo), f"card_actions row ({card}, seq 36) of campaign demo")
     succeeded(run_ledger("rebuild", db=demo))
-    succeeded(run_ledger("--as", "ana", "card", card, db=demo))
+    assert json.loads(succeeded(run_ledger("--as", "ana", "--json", "card", card, db=demo)).stdout)["history"] == before
 
 
 # -- helpers ------------------------------------------------------------------------------------

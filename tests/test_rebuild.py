@@ -310,3 +310,40 @@ def test_a_helper_that_fails_leaves_the_rows_to_the_rebuild(played, monkeypatch)
     stopped, taken, _kept = _rebuilt(played, monkeypatch, run=once, batch=50)
     assert len(taken) > 3 and taken[0] and not any(taken[1:])
     assert stopped == alone
+
+
+def test_card_actions_of_an_older_ledger_gain_their_witnesses_column_and_read_as_before(tmp_path):
+    """A file whose card_actions an older ledger kept (no ``witnesses``): opened, the
+    column is added (its rows NULL, decided by their history rows' ``seen``), every seat
+    reads the same card histories, verify holds, and the rows of new actions say their
+    witnesses; a rebuild fills the old rows too."""
+    import sqlite3
+    from contextlib import closing
+
+    from .conftest import json_of, run_ledger, succeeded
+
+    db = tmp_path / "demo.db"
+    succeeded(run_ledger("demo", db=db))
+
+    def histories() -> dict:
+        return {(who, card): json_of(succeeded(run_ledger("--as", who, "--json", "card", card, db=db)))["history"]
+                for who in ("referee", "ana", "bo", "public") for card in ("item-shield", "skill-first-aid", "item-sword")}
+
+    expected = histories()
+    with closing(sqlite3.connect(db)) as con, con:
+        rows = con.execute("SELECT campaign, card, seq FROM card_actions").fetchall()
+        con.execute("DROP TABLE card_actions")
+        con.execute("CREATE TABLE card_actions (campaign TEXT, card TEXT, seq INTEGER, "
+                    "PRIMARY KEY (campaign, card, seq)) WITHOUT ROWID")
+        con.executemany("INSERT INTO card_actions VALUES (?, ?, ?)", rows)
+    assert histories() == expected
+    with closing(sqlite3.connect(db)) as con:
+        assert con.execute("SELECT count(*) FROM card_actions WHERE witnesses IS NULL").fetchone()[0] == len(rows)
+    succeeded(run_ledger("verify", db=db))
+    succeeded(run_ledger("--actor", "ana", "exhaust", "item-sword", db=db))
+    with closing(sqlite3.connect(db)) as con:
+        assert con.execute("SELECT witnesses FROM card_actions WHERE seq = 37").fetchall() == [(",public,ana,bo,",)]
+    succeeded(run_ledger("rebuild", db=db))
+    with closing(sqlite3.connect(db)) as con:
+        assert con.execute("SELECT count(*) FROM card_actions WHERE witnesses IS NULL").fetchone()[0] == 0
+    succeeded(run_ledger("verify", db=db))

@@ -249,7 +249,7 @@ def rebuild_write_floor(path: Path, work: Path, batch: int = 5000) -> float:
     history = source.execute("SELECT campaign, seq, action, actor, time, summary, cards, seen, unnamed, undone_by "
                              "FROM history ORDER BY campaign, seq").fetchall()
     by_action: dict[tuple[str, int], list[tuple]] = {}
-    for row in source.execute("SELECT campaign, card, seq FROM card_actions"):
+    for row in source.execute("SELECT campaign, card, seq, witnesses FROM card_actions"):
         by_action.setdefault((row[0], row[2]), []).append(row)
     source.close()
     batches = []

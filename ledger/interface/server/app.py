@@ -176,9 +176,10 @@ def api_routes() -> Any:
             from projections.queries import card_view
 
             found = clerk.ledger.campaign(cid, at=at)
+            model = clerk.model()  # first, for a card id that does not exist too: the same steps, the same time
             if card not in found.catalog.cards:
                 raise _unseen(card)
-            data = card_view(clerk.ledger, clerk.model(), found, seat.viewer, card)
+            data = card_view(clerk.ledger, model, found, seat.viewer, card)
             if data.get("hidden") and not data["history"]:
                 raise _unseen(card)  # never seen by this seat: it reads as a card that does not exist
             data["checkpoint"] = clerk.latest_checkpoint(cid)
