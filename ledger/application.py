@@ -348,7 +348,10 @@ class Ledger(Application):
             except IntegrityError:
                 play.rollback()
                 self._live.pop(cid, None)
-                continue
+                if not self._landed(event):
+                    continue  # another writer took the seq: decided again on the newer state
+                campaign = self.campaign(cid, at=event.seq - 1)  # it went in, though the reply was lost
+                campaign.table.apply_all(event.changes)
             except BaseException:
                 play.rollback()
                 self._live.pop(cid, None)
@@ -357,6 +360,16 @@ class Ledger(Application):
             if campaign.version % self.SNAPSHOT_INTERVAL == 0:
                 self.snapshot(campaign)
             return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
+
+    def _landed(self, event: ActionRecorded) -> bool:
+        """Is ``event`` itself the one stored at its seq? A save whose commit went through
+        but whose reply was lost is tried again by the store (eventsourcing's PostgreSQL
+        recorder retries a dropped connection), which then finds the seq taken, by it:
+        deciding the command again would record it twice (two draws for one asked). The
+        hash covers the action's secret seed, so no other writer's action has it."""
+        stored = self._guard(lambda: list(self.events.get(event.originator_id, gt=event.seq - 1,
+                                                          lte=event.seq)))
+        return bool(stored) and stored[0].hash == event.hash
 
     def _has_newer(self, cid: UUID, version: int) -> bool:
         """Has another process recorded an action of this campaign after ``version``?"""

@@ -13,6 +13,7 @@ psycopg is imported only when a PostgreSQL database is named.
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -93,6 +94,27 @@ def unreachable(url: str, exc: BaseException) -> str:
     return _("cannot use the PostgreSQL database {db} ({error}); check that the server runs (e.g. pg_ctlcluster 15 "
              "main start, or service postgresql start) and that the URL names a database you may use").format(
         db=shown(url), error=first[:200])
+
+
+def connection_lost(exc: BaseException) -> StoreError | None:
+    """A PostgreSQL failure that reached a command or a request unnamed (a read-model
+    query whose connection was cut, the server restarting): one line saying the database
+    could not be used just now, for a retry; None for anything else. Nothing is imported
+    for it: a process that never loaded psycopg met no psycopg failure."""
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is None:
+        return None
+    lost = (psycopg.OperationalError, psycopg.InterfaceError)
+    cause: BaseException | None = exc
+    for _depth in range(5):  # eventsourcing wraps psycopg's errors in its own
+        if cause is None or isinstance(cause, lost):
+            break
+        cause = cause.__cause__ or cause.__context__
+    if not isinstance(cause, lost):
+        return None
+    first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
+    return StoreError(_("the PostgreSQL database could not be used just now ({error}); try again (an action is "
+                        "recorded whole or not at all: ledger history shows which)").format(error=first[:200]))
 
 
 # -- live updates -----------------------------------------------------------------------

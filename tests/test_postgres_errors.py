@@ -25,3 +25,42 @@ def test_a_schema_without_a_campaign_says_how_to_start_one():
     with fresh_schema() as url:
         done = run_ledger("zones", db=url)
         assert "no campaign database at" in one_error_line(done) and "ledger init" in done.stderr
+
+
+def _cut(monkeypatch) -> None:
+    """Every read of the read-model tables meets a connection the server ended (as
+    ``pg_terminate_backend`` or a restart does), where the store's own retries do not reach."""
+    import psycopg
+
+    from projections.tables import PostgresTables
+
+    def scan(self, sql, params=()):
+        raise psycopg.OperationalError("terminating connection due to administrator command")
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(PostgresTables, "scan", scan)
+
+
+def test_a_connection_lost_under_a_read_is_one_error_line_at_the_cli(monkeypatch):
+    with fresh_schema() as url:
+        assert run_ledger("demo", db=url).returncode == 0
+        _cut(monkeypatch)
+        line = one_error_line(run_ledger("history", "--limit", "3", db=url))
+        assert "could not be used just now" in line and "try again" in line and "unexpected" not in line, line
+
+
+def test_a_connection_lost_under_a_request_is_a_503_for_a_retry(monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from ledger.interface.server.app import create_app
+    from tests.server_support import table
+    from tests.test_server_api import one_error
+
+    with fresh_schema() as url:
+        seated = table(None, db=url)
+        with TestClient(create_app(url)) as client:
+            _cut(monkeypatch)
+            reply = client.get("/api/campaigns/demo/history?limit=3", headers=seated.headers("ana"))
+            error = one_error(reply, 503)
+            assert error["code"] == "store" and "just now" in error["message"]
+            assert reply.headers.get("cache-control") == "no-store"

@@ -167,6 +167,11 @@ def refusal(exc: Exception) -> tuple[str, str]:
         return "store", str(found)
     if isinstance(exc, sqlite3.Error):
         return "store", _("the campaign database cannot be used ({reason})").format(reason=exc)
+    from ...postgres import connection_lost
+
+    lost = connection_lost(exc)
+    if lost is not None:
+        return "store", str(lost)
     if isinstance(exc, OSError) and exc.filename:
         advice = os_error_advice(exc)
         return "file", _("cannot use {file}: {reason}").format(file=exc.filename, reason=os_error_reason(exc)) + (

@@ -81,7 +81,7 @@ def create_app(db: str) -> FastAPI:
     app = FastAPI(title="Campaign ledger — table server", version="1", lifespan=lifespan,
                   description="Every seat at the table reaches its campaign: see SERVER.md.",
                   docs_url=None, redoc_url=None)
-    errors.install(app)
+    errors.install(app, db)
     app.add_middleware(BodyLimit)
     app.add_middleware(PerSeat)
     app.add_middleware(Speaking)  # the outermost: every reply, a refused body's too, in the request's language

@@ -99,7 +99,7 @@ async def _seat_first(request: Request) -> JSONResponse | None:
     return None
 
 
-def install(app: FastAPI) -> None:
+def install(app: FastAPI, db: str = "") -> None:
     @app.exception_handler(Refused)
     async def refused(_request: Request, exc: Refused) -> JSONResponse:
         return reply(exc.status, exc.code, exc.message, exc.headers)
@@ -116,6 +116,26 @@ def install(app: FastAPI) -> None:
     async def refusal(_request: Request, exc: LedgerError) -> JSONResponse:
         return reply(status_of(exc), exc.code, str(exc))
 
+    from ...postgres import is_postgres
+
+    if is_postgres(db):
+        import psycopg
+        from eventsourcing.persistence import PersistenceError
+
+        from ...postgres import connection_lost
+
+        async def lost(request: Request, exc: Exception) -> JSONResponse:
+            """The database could not be used just now (a connection cut under a read):
+            503, for a retry, as any storage failure; anything else is unexpected."""
+            found = connection_lost(exc)
+            if found is None:
+                return await unexpected(request, exc)
+            log.warning("the PostgreSQL database could not be used: %s", str(exc).strip().splitlines()[:1])
+            return reply(503, found.code, str(found))
+
+        for kind in (psycopg.OperationalError, psycopg.InterfaceError, PersistenceError):
+            app.add_exception_handler(kind, lost)
+
     @app.exception_handler(HTTPException)
     async def http(_request: Request, exc: HTTPException) -> JSONResponse:
         if exc.status_code == 400:  # a body FastAPI could not parse (e.g. a number of 5000 digits)
@@ -131,8 +151,8 @@ def install(app: FastAPI) -> None:
         # replied by Starlette's outermost middleware, outside the request's language: spoken again here
         from .speech import language_of, tag
 
-        log.exception("unexpected failure")
         code, _asked = language_of(request.scope)
+        log.exception("unexpected failure")
         with speaking(code):
             return reply(500, "internal", _("unexpected failure; the server's log has the details"),
                          headers={"Content-Language": tag(code), "Vary": "Accept-Language, Cookie",

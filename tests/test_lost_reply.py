@@ -1,0 +1,55 @@
+"""A save whose commit went through but whose reply was lost (a dropped connection):
+eventsourcing's PostgreSQL recorder tries the insert again, which then finds the seq
+taken — by the very action it saved. The ledger must record the command once and say so,
+not decide it again on a state that already holds it (an audit recorded two draws for one
+asked, an undo that took back two actions, and a discard reported refused though saved).
+
+The store is real (an SQLite file, or a PostgreSQL schema); the fault is injected where
+the recorder would raise: the insert is made, then ``IntegrityError`` is raised once.
+"""
+
+from __future__ import annotations
+
+import pytest
+from eventsourcing.persistence import IntegrityError
+
+from ledger import commands as c
+from ledger.audit import verify
+
+from .conftest import Game
+
+pytestmark = pytest.mark.both_stores
+
+
+def _reply_lost_once(game: Game) -> list[int]:
+    """Makes the next insert of the ledger's events go in, then fail as a retry would."""
+    recorder = game.app.recorder
+    insert = recorder.insert_events
+    lost: list[int] = []
+
+    def inserted_then_lost(*args, **kwargs):
+        result = insert(*args, **kwargs)
+        if not lost:
+            lost.append(1)
+            raise IntegrityError("duplicate key value violates unique constraint (the retry after a lost reply)")
+        return result
+
+    recorder.insert_events = inserted_then_lost
+    return lost
+
+
+@pytest.mark.parametrize("command", [
+    c.Draw(actor="ana", stack="deck:item"),
+    c.Discard(actor="ana", cards=("item-axe",)),
+    c.Undo(),
+], ids=["draw", "discard", "undo"])
+def test_an_action_whose_reply_was_lost_is_recorded_once_and_reported_recorded(game, command):
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.add("item-axe", to="inventory:ana")
+    before = game.campaign.seq
+    lost = _reply_lost_once(game)
+    done = game.do(command)
+    assert lost, "the fault was not injected"
+    assert done.seq == before + 1 == game.app.last_seq(game.cid), "recorded twice (or not at all)"
+    assert game.app.event(game.cid, done.seq).hash == done.event.hash
+    assert verify(game.app, game.cid).ok
