@@ -30,12 +30,15 @@ def is_postgres(db: Any) -> bool:
 
 
 def shown(url: str) -> str:
-    """The URL as it may be printed: without its password."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":****@")
-    return parts._replace(netloc=netloc).geturl()
+    """The URL as it may be printed: without its password, however it is written (a
+    password holding an unencoded ``/`` or ``?`` is no password to ``urlsplit``: then
+    everything between ``://`` and the last ``@`` is hidden but the user)."""
+    scheme, sep, rest = url.partition("://")
+    if sep and "@" in rest:
+        login, _at, place = rest.rpartition("@")
+        user, colon, _password = login.partition(":")
+        return f"{scheme}://{user}{':****' if colon else ''}@{place}"
+    return url
 
 
 def postgres_env(url: str, *, create: bool) -> dict[str, str]:

@@ -14,6 +14,7 @@ from tests.postgres_support import fresh_schema
     ("postgresql://postgres:s3cret@127.0.0.1:5432/", "write it as postgresql://USER@HOST:PORT/DBNAME"),
     ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=Bad-Name", "lower-case letters"),
     ("postgresql://postgres:s3cret@127.0.0.1:5432/test?sslmode=require", "write it as"),
+    ("postgresql://postgres:s3cret/x?y@127.0.0.1:5432/test", "write it as"),  # no password to urlsplit
 ])
 def test_a_database_that_cannot_be_used_is_one_error_line(url, says):
     done = run_ledger("zones", db=url)
