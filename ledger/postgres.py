@@ -87,8 +87,14 @@ def _create_schema(env: dict[str, str], url: str) -> None:
                              user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=5,
                              autocommit=True) as conn:
             conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{env["POSTGRES_SCHEMA"]}"')
+            tables = {name for (name,) in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [env["POSTGRES_SCHEMA"]])}
     except psycopg.Error as exc:
         raise StoreError(unreachable(url, exc)) from None
+    if tables and "ledger_events" not in tables:  # as init refuses a file that is no campaign database
+        raise StoreError(_("schema {schema} of {db} holds tables of something else ({tables}); name an empty schema, "
+                           "or one a ledger made, with ?schema=NAME").format(
+            schema=env["POSTGRES_SCHEMA"], db=shown(url), tables=", ".join(sorted(tables)[:5])))
 
 
 def unreachable(url: str, exc: BaseException) -> str:

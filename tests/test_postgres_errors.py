@@ -65,3 +65,22 @@ def test_a_connection_lost_under_a_request_is_a_503_for_a_retry(monkeypatch):
             error = one_error(reply, 503)
             assert error["code"] == "store" and "just now" in error["message"]
             assert reply.headers.get("cache-control") == "no-store"
+
+
+def test_init_refuses_a_schema_that_holds_something_else(tmp_path):
+    """As init refuses a file that is no campaign database: a schema with tables but no
+    ledger's log is someone else's; nothing is added to it."""
+    import psycopg
+
+    from ledger.catalog import sample_catalog_path
+
+    with fresh_schema() as url:
+        schema = url.rsplit("schema=", 1)[1]
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+            conn.execute(f'CREATE TABLE "{schema}".invoices (id int)')
+        line = one_error_line(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "X", db=url))
+        assert "holds tables of something else (invoices)" in line, line
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test") as conn:
+            tables = {name for (name,) in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [schema])}
+        assert tables == {"invoices"}
