@@ -367,8 +367,13 @@ class Ledger(Application):
         recorder retries a dropped connection), which then finds the seq taken, by it:
         deciding the command again would record it twice (two draws for one asked). The
         hash covers the action's secret seed, so no other writer's action has it."""
-        stored = self._guard(lambda: list(self.events.get(event.originator_id, gt=event.seq - 1,
-                                                          lte=event.seq)))
+        try:
+            stored = self._guard(lambda: list(self.events.get(event.originator_id, gt=event.seq - 1,
+                                                              lte=event.seq)))
+        except StoreError:  # it cannot be told now: say so, and where to look later
+            raise StoreError(_("the database stopped answering while seq {seq} was saved: it may or may not be "
+                               "recorded (ledger history shows which); nothing half-done was kept").format(
+                seq=event.seq)) from None
         return bool(stored) and stored[0].hash == event.hash
 
     def _has_newer(self, cid: UUID, version: int) -> bool:

@@ -37,8 +37,9 @@ def shown(url: str) -> str:
     if sep and "@" in rest:
         login, _at, place = rest.rpartition("@")
         user, colon, _password = login.partition(":")
-        return f"{scheme}://{user}{':****' if colon else ''}@{place}"
-    return url
+        url = f"{scheme}://{user}{':****' if colon else ''}@{place}"
+    # libpq takes a password from the query too (?password=...)
+    return re.sub(r"([?&][^=&]*pass[^=&]*=)[^&]*", r"\1****", url, flags=re.IGNORECASE)
 
 
 def postgres_env(url: str, *, create: bool) -> dict[str, str]:

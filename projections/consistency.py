@@ -109,7 +109,7 @@ class _Comparison:
         stored: dict[tuple[str, int], Any] = {}
         for at in range(0, len(cards), CARDS_AT_ONCE):
             stored.update(((card, seq), witnesses) for card, seq, witnesses in self.model.read(
-                *card_actions_between(slug, cards[at:at + CARDS_AT_ONCE], low, high)))
+                *card_actions_between(slug, cards[at:at + CARDS_AT_ONCE], low, high, self.model.witnessed)))
         for card, seq in sorted(given.keys() ^ stored.keys(), key=lambda pair: (pair[1], str(pair[0]))):
             if (card, seq) in given:
                 return _("card_actions row ({card}, seq {seq}) of campaign {campaign} is missing").format(
@@ -166,10 +166,13 @@ class _Comparison:
         return None
 
 
-def card_actions_between(slug: str, cards: list[str], low: int, high: int) -> tuple[str, list[Any]]:
+def card_actions_between(slug: str, cards: list[str], low: int, high: int,
+                         witnessed: bool = True) -> tuple[str, list[Any]]:
     """The SQL (and its parameters) of the card_actions rows of these cards with seqs from
-    ``low`` to ``high``: one key lookup per card (tests/test_query_plans.py checks it)."""
-    return ("SELECT card, seq, witnesses FROM card_actions WHERE campaign = ? "
+    ``low`` to ``high``: one key lookup per card (tests/test_query_plans.py checks it).
+    ``witnessed``: the table has its witnesses (an older ledger's read-only file has not)."""
+    return (f"SELECT card, seq, {'witnesses' if witnessed else 'NULL AS witnesses'} FROM card_actions "
+            "WHERE campaign = ? "
             f"AND card IN ({', '.join('?' * len(cards))}) "
             "AND seq BETWEEN ? AND ?", [slug, *cards, low, high])
 

@@ -54,7 +54,7 @@ from eventsourcing.utils import resolve_topic
 
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
-from ledger.errors import DamagedRecord
+from ledger.errors import DamagedRecord, StoreError
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
 from ledger.i18n import ENGLISH, _, language, speaking
 from ledger.states import card_states
@@ -205,10 +205,15 @@ class ReadModel:
             with self._writing() as db:
                 _create_indexes(self.tables, db)
         self._add_marks()
-        if "witnesses" not in self.tables.column_names("card_actions"):  # kept by an older ledger
-            with self._writing() as db:
-                if "witnesses" not in self.tables.column_names("card_actions", db):
-                    db.execute("ALTER TABLE [card_actions] ADD COLUMN witnesses TEXT")
+        self.witnessed = "witnesses" in self.tables.column_names("card_actions")  # else kept by an older ledger
+        if not self.witnessed:
+            try:
+                with self._writing() as db:
+                    if "witnesses" not in self.tables.column_names("card_actions", db):
+                        db.execute("ALTER TABLE [card_actions] ADD COLUMN witnesses TEXT")
+                self.witnessed = True
+            except StoreError:  # a file this process may only read: its rows are read as they stand
+                pass
 
     def _add_marks(self) -> None:
         """Migration of a file made before the position carried its marks: the columns,
@@ -827,13 +832,13 @@ class DamagedRow(DamagedRecord):
     hand): named in one line, with the way out. The rows are a cache of the log, so
     ``ledger rebuild`` mends it (``verify`` names it too, and rebuilds)."""
 
-    def __init__(self, row: dict[str, Any], slug: str, column: str, cause: BaseException):
+    def __init__(self, row: dict[str, Any], slug: str, column: str, cause: BaseException, table: str = "history"):
         # Not the value: a seat of the table server may read this line, and a row's cards
         # and witnesses name cards that seat may not see.
         key = f"seq {row['seq']}" if isinstance(row.get("seq"), int) else "?"
         super().__init__(_("{row} cannot be read (its {column} holds what no ledger writes there): the read models "
                            "were changed; ledger rebuild makes them again from the log").format(
-            row=_row_named("history", slug, key), column=column), cause)
+            row=_row_named(table, slug, key), column=column), cause)
 
 
 def _row_named(table: str, slug: str, key: str) -> str:

@@ -15,6 +15,7 @@ from tests.postgres_support import fresh_schema
     ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=Bad-Name", "lower-case letters"),
     ("postgresql://postgres:s3cret@127.0.0.1:5432/test?sslmode=require", "write it as"),
     ("postgresql://postgres:s3cret/x?y@127.0.0.1:5432/test", "write it as"),  # no password to urlsplit
+    ("postgresql://postgres@127.0.0.1:5432/test?password=s3cret", "write it as"),  # libpq reads it there too
 ])
 def test_a_database_that_cannot_be_used_is_one_error_line(url, says):
     done = run_ledger("zones", db=url)
@@ -64,7 +65,7 @@ def test_a_connection_lost_under_a_request_is_a_503_for_a_retry(monkeypatch):
             reply = client.get("/api/campaigns/demo/history?limit=3", headers=seated.headers("ana"))
             error = one_error(reply, 503)
             assert error["code"] == "store" and "just now" in error["message"]
-            assert reply.headers.get("cache-control") == "no-store"
+            assert reply.headers.get("cache-control") == "no-store" and reply.headers.get("retry-after") == "2"
 
 
 def test_init_refuses_a_schema_that_holds_something_else(tmp_path):

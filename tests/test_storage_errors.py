@@ -442,3 +442,43 @@ def test_a_storage_error_that_reaches_the_command_unnamed_is_still_put_in_words(
     assert code == "file"
     assert message == "cannot use /x/export.jsonl: permission denied (write it to a folder you may write to)"
     assert isinstance(database_failure(sqlite3.OperationalError("database is locked"), None), StoreError)
+
+
+@needs_root
+def test_a_read_only_file_of_an_older_ledger_is_read_without_its_witnesses_column(shared_dir, campaign):
+    """card_actions gained ``witnesses``; a file an older ledger made gets the column at
+    its next command, which needs to write: a file nobody may change is read as it stands
+    (every card history decided by the history rows' ``seen``), as before the column."""
+    import sqlite3
+
+    older = shared_dir / "rw-folder"
+    older.mkdir()
+    older.chmod(0o777)
+    db = older / "campaign.db"
+    shutil.copy(campaign, db)
+    con = sqlite3.connect(db)
+    with con:
+        rows = con.execute("SELECT campaign, card, seq FROM card_actions").fetchall()
+        con.execute("DROP TABLE card_actions")
+        con.execute("CREATE TABLE card_actions (campaign TEXT, card TEXT, seq INTEGER, "
+                    "PRIMARY KEY (campaign, card, seq)) WITHOUT ROWID")
+        con.executemany("INSERT INTO card_actions VALUES (?, ?, ?)", rows)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    db.chmod(0o644)
+    (shared_dir / "home").mkdir(mode=0o777)
+    (shared_dir / "home").chmod(0o777)
+    runs = [(str(db), ["--as", "ana", "--json", "card", "item-sword"]), (str(db), ["--as", "ana", "history"]),
+            (str(db), ["verify"])]
+    warm = str(shutil.copy(campaign, shared_dir / "warm-up.db"))
+    card, history, verified = (completed(r) for r in run_child(
+        NOBODY_SCRIPT, {"warm_up": [(warm, ["history"]), (warm, ["verify"])], "runs": runs, "user": NOBODY},
+        home=shared_dir / "home"))
+    today = shutil.copy(campaign, shared_dir / "today.db")  # the same campaign, as this ledger keeps it
+    expected = run_ledger("--as", "ana", "--json", "card", "item-sword", db=today)
+    assert json.loads(succeeded(card).stdout)["history"] == json.loads(succeeded(expected).stdout)["history"]
+    assert succeeded(history).stdout == succeeded(run_ledger("--as", "ana", "history", db=today)).stdout.replace(
+        "today.db", "campaign.db")
+    succeeded(verified)
+    with sqlite3.connect(db) as con:
+        assert "witnesses" not in {row[1] for row in con.execute("PRAGMA table_info(card_actions)")}

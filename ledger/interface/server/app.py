@@ -175,9 +175,12 @@ def api_routes() -> Any:
         def view() -> dict[str, Any]:
             from projections.queries import card_view
 
+            from projections.queries import witnessed_seqs
+
             found = clerk.ledger.campaign(cid, at=at)
-            model = clerk.model()  # first, for a card id that does not exist too: the same steps, the same time
-            if card not in found.catalog.cards:
+            model = clerk.model()
+            if card not in found.catalog.cards:  # the steps of a card never seen, to read the same
+                witnessed_seqs(model, found.slug, card, found.seq, seat.viewer)
                 raise _unseen(card)
             data = card_view(clerk.ledger, model, found, seat.viewer, card)
             if data.get("hidden") and not data["history"]:

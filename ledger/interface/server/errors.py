@@ -130,8 +130,8 @@ def install(app: FastAPI, db: str = "") -> None:
             found = connection_lost(exc)
             if found is None:
                 return await unexpected(request, exc)
-            log.warning("the PostgreSQL database could not be used: %s", str(exc).strip().splitlines()[:1])
-            return reply(503, found.code, str(found))
+            log.warning("%s", found)
+            return reply(503, found.code, str(found), headers={"Retry-After": "2"})
 
         for kind in (psycopg.OperationalError, psycopg.InterfaceError, PersistenceError):
             app.add_exception_handler(kind, lost)
