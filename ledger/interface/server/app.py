@@ -173,9 +173,7 @@ def api_routes() -> Any:
         clerk: Clerk = request.app.state.clerk
 
         def view() -> dict[str, Any]:
-            from projections.queries import card_view
-
-            from projections.queries import witnessed_seqs
+            from projections.queries import card_view, witnessed_seqs
 
             found = clerk.ledger.campaign(cid, at=at)
             model = clerk.model()
