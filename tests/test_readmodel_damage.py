@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -36,6 +34,7 @@ from projections.consistency import compare_with_log
 from projections.readmodel import ReadModel
 
 from .conftest import copy_db, json_of, one_error_line, run_ledger, succeeded
+from .test_readmodel_trust import opened
 
 SAMPLE = str(sample_catalog_path())
 
@@ -288,18 +287,6 @@ def test_a_card_actions_row_whose_witnesses_were_changed_shows_a_seat_no_more_an
 
 
 # -- helpers ------------------------------------------------------------------------------------
-@contextmanager
-def opened(db: Path) -> Iterator[tuple[Ledger, ReadModel]]:
-    """The ledger of ``db`` and its read models, closed after."""
-    ledger = Ledger.open(db)
-    model = ReadModel(ledger, db)
-    try:
-        yield ledger, model
-    finally:
-        model.close()
-        ledger.close()
-
-
 def forget_tables(model: ReadModel) -> None:
     """Every row and the position gone, as after ``rebuild``'s first step."""
     with model.tables.writing() as db:
