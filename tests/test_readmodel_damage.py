@@ -174,8 +174,10 @@ def test_a_redo_swapped_before_its_undo_in_the_log_is_refused_by_verify_rebuild_
     kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo)))
     swap_rowids(demo, 28)
     raw(demo, "UPDATE history SET undone_by = 28 WHERE seq = 27")  # the lie the swapped log would tell
-    verified = run_ledger("verify", "--expect", f"{kept['seq']}:{kept['head']}", db=demo)
-    refused(verified, "campaign demo", "seq 29", "ledger verify")  # before: ok
+    verified = run_ledger("--json", "verify", "--expect", f"{kept['seq']}:{kept['head']}", db=demo)
+    refused(verified, "not intact", "campaign demo", "seq 29", "ledger verify")  # before: ok
+    report = json.loads(verified.stdout)
+    assert report["ok"] is False and report["bad_seq"] == 29, report  # verify's report, as for any bad seq
     refused(run_ledger("rebuild", db=demo), "campaign demo", "seq 29")  # before: rebuilt, 27 undone
     refused(run_ledger("history", db=demo), "campaign demo", "seq 29")
 

@@ -11,7 +11,7 @@ from typing import IO, Any, NoReturn
 
 import click
 
-from ...errors import BadInput, StoreError
+from ...errors import BadInput, DamagedRecord, StoreError
 from ...i18n import N_, _, ngettext
 from ...vocabulary import REFEREE
 from .group import cli
@@ -70,7 +70,11 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
                       "seq {witnessed}: actions are missing").format(seq=report.actions, witnessed=witnessed))
     if not report.ok:
         _not_intact(s, report.as_dict(), _("the log is not intact: {reason}").format(reason=report.reason))
-    problem = _read_models_problem(s)
+    try:
+        problem = _read_models_problem(s)
+    except DamagedRecord as damaged:  # the file's order of the actions, which the chain does not cover
+        _not_intact(s, report.as_dict() | {"bad_seq": getattr(damaged, "seq", None), "head": None},
+                    _("the log is not intact: {reason}").format(reason=damaged))
     if problem:
         _not_intact(s, report.as_dict() | {"read_models": problem},
                     _("the log is intact, but the read-model tables did not match it: {problem} "
