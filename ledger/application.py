@@ -212,16 +212,21 @@ class Ledger(Application):
         if actor != MASTER:
             raise BadInput(_("only the master starts a campaign"))
         name, slug = campaign_names(name, slug)
-        if any(e.slug == slug for e in self.campaigns()):
-            raise BadInput(_("this database already holds a campaign {campaign}; pick another with --campaign ID or "
-                             "another --db file").format(campaign=repr(slug)))
         cid = campaign_uuid(slug)
         event = sealed(GENESIS, CampaignStarted(
             originator_id=cid, originator_version=1, actor=actor, name=name, slug=slug,
             catalog=tuple(catalog), format=fmt or standard_format(), ruleset=ruleset(),  # no later action's may be older
         ))
-        entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
-        self._guard(lambda: self.save(event, entry))
+        for attempt in range(50):  # another init may take the list's next entry first: listed after it
+            if any(e.slug == slug for e in self.campaigns()):
+                raise BadInput(_("this database already holds a campaign {campaign}; pick another with --campaign "
+                                 "ID or another --db file").format(campaign=repr(slug)))
+            entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
+            if self._guard(lambda: self._saved(event, entry)):  # noqa: B023 — called at once
+                break
+            time.sleep(random.uniform(0, min(0.002 * attempt, 0.05)))
+        else:
+            raise StoreError(_("other writers kept changing this campaign; try the action again"))
         campaign = self.project(None, [event])
         assert campaign is not None
         self._live[cid] = campaign
@@ -360,6 +365,16 @@ class Ledger(Application):
             if campaign.version % self.SNAPSHOT_INTERVAL == 0:
                 self.snapshot(campaign)
             return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
+
+    def _saved(self, event: CampaignStarted, entry: CampaignRegistered) -> bool:
+        """A campaign's start saved with its entry in the list of campaigns; False if the
+        list's next entry was taken meanwhile (another init), unless this very start went
+        in (its reply lost: ``_landed``)."""
+        try:
+            self.save(event, entry)
+        except IntegrityError:
+            return self._landed(event)
+        return True
 
     def _landed(self, event: ActionRecorded) -> bool:
         """Is ``event`` itself the one stored at its seq? A save whose commit went through
