@@ -417,19 +417,19 @@ def test_leave_makes_this_browser_forget_its_seat(browser: Any, game: tuple[Tabl
 
 def test_a_card_attached_to_a_hidden_card_shows_under_its_back(browser: Any, game: tuple[Table, str]) -> None:
     """ana attaches her sword to a face-down card of her inventory: the public page shows
-    the sword under a card back, and says it is attached to a hidden card (bo, whom ana
-    showed that card, is told which)."""
+    the sword under a card back, and says it is attached to a hidden card; ana's own page
+    names the host."""
     from playwright.sync_api import expect
 
     t, base = game
     public = Seat(browser, base, t.tokens["public"], DESKTOP)
-    bo = Seat(browser, base, t.tokens["bo"], DESKTOP)
-    t.ledger("--actor", "ana", "attach", "item-sword", "--to", "skill-first-aid")
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    t.ledger("--actor", "ana", "attach", "item-sword", "--to", "item-shield")
     sword = public.zone("inventory:ana").locator('.host-group .card.attached[data-card="item-sword"]')
     expect(sword).to_have_attribute("title", "item-sword (attached to a hidden card)")
     expect(public.zone("inventory:ana").locator(".host-group > .card.back")).to_have_count(1)
-    assert "skill-first-aid" not in public.page.inner_html("#zones")
-    expect(bo.card("inventory:ana", "item-sword")).to_have_attribute("title", "item-sword (attached to skill-first-aid)")
-    for seat in (public, bo):
+    assert "item-shield" not in public.page.inner_html("#zones")
+    expect(ana.card("inventory:ana", "item-sword")).to_have_attribute("title", "item-sword (attached to item-shield)")
+    for seat in (public, ana):
         assert not seat.problems, seat.problems
         seat.context.close()

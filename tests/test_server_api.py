@@ -963,3 +963,15 @@ def test_a_damaged_record_is_a_500_naming_its_seq_that_no_cache_keeps(tmp_path):
             error = one_error(reply, 500)
             assert error["code"] == "damaged" and "seq 12" in error["message"] and "verify" in error["message"], error
             assert reply.headers.get("cache-control") == "no-store"
+
+
+def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the_host_the_request_names(tmp_path):
+    """Starlette would answer 307 with a Location built from the request's Host header
+    (``http://evil.example/...``): a cache in front of the server could keep that."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        reply = client.get(f"{API}/zones/", headers={**seated.headers("ana"), "Host": "evil.example"},
+                           follow_redirects=False)
+        one_error(reply, 404)
+        assert "location" not in reply.headers
+

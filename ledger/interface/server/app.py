@@ -80,7 +80,9 @@ def create_app(db: str) -> FastAPI:
 
     app = FastAPI(title="Campaign ledger — table server", version="1", lifespan=lifespan,
                   description="Every seat at the table reaches its campaign: see SERVER.md.",
-                  docs_url=None, redoc_url=None)
+                  docs_url=None, redoc_url=None,
+                  redirect_slashes=False)  # a path with a trailing slash is no path here: 404, not a 307 to the Host said
+
     errors.install(app, db)
     app.add_middleware(BodyLimit)
     app.add_middleware(PerSeat)
