@@ -643,3 +643,73 @@ def test_a_start_in_the_background_is_tried_at_most_once_a_minute(tmp_path):
 def socket_path_in(servers: Path) -> str:
     with _servers_in(servers):
         return client.socket_path()
+
+
+@pytest.mark.skipif(not hasattr(os, "setuid") or os.geteuid() != 0, reason="needs root to act as another user")
+def test_a_socket_another_user_listens_on_is_told_nothing(tmp_path):
+    """Another user may win a race for the socket's path (a symbolic link flipped to a
+    directory of theirs): the client hands its command line, environment and terminal
+    only to a server of its own user (SO_PEERCRED), and runs the command itself."""
+    from ledger.interface.cli import client
+
+    servers = _private_dir()
+    try:
+        os.chown(servers, 65534, 65534)  # the other user's own directory, where their socket lies...
+        told, tell = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # ...and their listener: it reports whatever it is told
+            try:
+                os.setgid(65534)
+                os.setuid(65534)
+                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                with _servers_in(servers):
+                    listener.bind(client.socket_path())
+                listener.listen(1)
+                os.write(tell, b"L")
+                listener.settimeout(20)
+                conn, _ = listener.accept()
+                conn.settimeout(5)
+                heard = conn.recv(65536)
+                os.write(tell, b"heard" if heard else b"hung up")
+            except BaseException:  # noqa: BLE001
+                os.write(tell, b"hung up")
+            os._exit(0)
+        os.close(tell)
+        assert os.read(told, 1) == b"L"
+        os.chown(servers, 0, 0)  # the path now leads through a directory of this user's (as a flipped link would)
+        servers.chmod(0o700)
+        with _servers_in(servers):
+            assert client.forward(["--db", str(tmp_path / "x.db"), "zones"]) is None  # refused: runs here
+        os.waitpid(pid, 0)
+        with os.fdopen(told) as said:
+            assert said.read() == "hung up"
+    finally:
+        shutil.rmtree(servers, ignore_errors=True)
+
+
+def test_a_directory_that_is_a_link_is_no_private_directory(tmp_path):
+    from ledger.interface.cli import client
+
+    real = _private_dir()
+    try:
+        link = tmp_path / "link"
+        link.symlink_to(real)
+        assert client.private_dir(str(real)) and not client.private_dir(str(link))
+    finally:
+        shutil.rmtree(real, ignore_errors=True)
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None or os.geteuid() != 0, reason="needs root and unshare")
+def test_a_command_from_another_mount_namespace_runs_in_its_own_process(server, tmp_path):
+    """A worker acts with the server's standing: a command from a sandbox (here a mount
+    namespace with a tmpfs of its own) must not write outside it through the server."""
+    servers, work = server
+    inside = tmp_path / "sandboxed"
+    inside.mkdir()
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
+    script = (f"mount -t tmpfs none {inside} && cd {inside} && {sys.executable} -m ledger --db x.db demo >/dev/null "
+              f"&& test -f {inside}/x.db")
+    done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not (inside / "x.db").exists(), "the server wrote outside the sandbox"

@@ -70,9 +70,11 @@ def socket_path() -> str:
 
 
 def private_dir(path: str) -> bool:
-    """Is ``path`` a directory of this user's that no one else may enter or write?"""
+    """Is ``path`` a directory of this user's that no one else may enter or write, itself,
+    not a symbolic link to one (another user could point such a link elsewhere between
+    this look and the connection)?"""
     try:
-        return _private(os.stat(path))
+        return _private(os.lstat(path))
     except OSError:
         return False
 
@@ -186,6 +188,9 @@ def _connect(kind: bytes, request: bytes, fds: list[int]) -> tuple[socket.socket
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(path)
+        if not _served_by_me(conn):  # whatever the path led to, nothing is told to another user
+            conn.close()
+            return None
         socket.send_fds(conn, [kind + len(request).to_bytes(4, "big") + request], fds)
         worker = _int(conn)
     except OSError:
@@ -195,6 +200,16 @@ def _connect(kind: bytes, request: bytes, fds: list[int]) -> tuple[socket.socket
         conn.close()
         return None
     return conn, worker
+
+
+def _served_by_me(conn: socket.socket) -> bool:
+    """Is the process at the other end of the connection this user's (``SO_PEERCRED``),
+    before the command line, the environment and the terminal are handed over?"""
+    import socket
+    import struct
+
+    pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return pid > 0 and uid == os.getuid()
 
 
 def _request(argv: list[str]) -> bytes:

@@ -140,6 +140,10 @@ def serve(path: str, idle: float = IDLE) -> None:
             pid = _same_user(conn)
             if pid is None:
                 continue
+            if not _stands_as_server(pid):  # a worker would act with the server's standing: run it cold
+                with contextlib.suppress(OSError):
+                    conn.sendall(int_bytes(DECLINED))
+                continue
             client = _Client(pid)  # before the fork: the pid cannot have been reused yet
             conn.settimeout(5.0)  # a client that connects and says nothing is not waited for long
             try:
@@ -172,6 +176,36 @@ def serve(path: str, idle: float = IDLE) -> None:
 
 ORPHAN_CHECK = 5.0
 """Seconds between looks for a worker whose client is gone while the worker is stopped."""
+
+
+# What of a process decides what it may reach, besides its uid (/proc/PID/status).
+STANDING = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
+NAMESPACES = ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup")
+
+
+def _standing(pid: str) -> tuple[object, ...]:
+    """A process's groups, capabilities, no-new-privileges and seccomp, namespaces and root."""
+    with open(f"/proc/{pid}/status") as status:
+        fields = dict(line.rstrip("\n").split(":\t", 1) for line in status if ":\t" in line)
+    found: list[object] = [fields.get(name) for name in STANDING]
+    for name in NAMESPACES:
+        with contextlib.suppress(FileNotFoundError):  # a kernel without that kind
+            found.append(os.stat(f"/proc/{pid}/ns/{name}").st_ino)
+    root = os.stat(f"/proc/{pid}/root/")
+    found.append((root.st_dev, root.st_ino))
+    return tuple(found)
+
+
+def _stands_as_server(pid: int) -> bool:
+    """Does the client stand where the server does: the same groups, capabilities,
+    no-new-privileges and seccomp, namespaces (mounts above all) and root? A worker acts
+    with the server's; a command from a sandbox (unshare, bwrap), with capabilities or
+    groups taken away, or from another root runs cold, in its own process, as it asked.
+    Anything that cannot be read counts as different."""
+    try:
+        return _standing(str(pid)) == _standing("self")
+    except (OSError, ValueError):
+        return False
 
 
 def _same_user(conn: socket.socket) -> int | None:
