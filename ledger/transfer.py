@@ -68,6 +68,11 @@ class _Reading:
     trailer: dict[str, Any] | None = None
 
 
+LONGEST_LINE = 16 * 1024 * 1024
+"""Characters of the longest line an import reads: far more than an action's (a campaign's
+start, with its whole catalog, is the longest)."""
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         handle = path.open(encoding="utf-8")
@@ -79,8 +84,11 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     with handle:
         number = 0
         try:
-            for text in handle:
+            while text := handle.readline(LONGEST_LINE + 1):
                 number += 1
+                if len(text) > LONGEST_LINE:  # /dev/zero, or a file of one endless line: not read into memory
+                    raise BadCatalog(_("{path} line {line}: longer than any exported action ({limit:,} characters); "
+                                       "not an export").format(path=path, line=number, limit=LONGEST_LINE))
                 if text.strip():
                     yield number, text
         except UnicodeDecodeError:
@@ -128,8 +136,8 @@ def _action(path: Path, number: int, line: Any, reading: _Reading) -> StoredEven
                 and topic.startswith("ledger.events:") and isinstance(state, dict)):
             raise ValueError
         this = UUID(this)
-        state_text = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
-    except (ValueError, KeyError, TypeError, RecursionError):
+        state_bytes = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode()
+    except (ValueError, KeyError, TypeError, RecursionError):  # UnicodeEncodeError (a lone \ud800) is a ValueError
         raise BadCatalog(_("{path} line {line}: not an exported action").format(path=path, line=number)) from None
     if reading.cid is not None and this != reading.cid:
         raise BadCatalog(_("{path} line {line}: a second campaign; an export holds one campaign").format(
@@ -139,8 +147,7 @@ def _action(path: Path, number: int, line: Any, reading: _Reading) -> StoredEven
                            "hold seqs 1, 2, 3… in order)").format(path=path, line=number, expected=reading.count + 1,
                                                                   seq=seq))
     reading.cid, reading.count = this, seq
-    return StoredEvent(originator_id=this, originator_version=seq, topic=topic,
-                       state=state_text.encode())
+    return StoredEvent(originator_id=this, originator_version=seq, topic=topic, state=state_bytes)
 
 
 def _pages(items: Iterable[StoredEvent]) -> Iterator[list[StoredEvent]]:

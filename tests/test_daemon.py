@@ -713,3 +713,16 @@ def test_a_command_from_another_mount_namespace_runs_in_its_own_process(server, 
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert not (inside / "x.db").exists(), "the server wrote outside the sandbox"
+
+
+def test_a_command_naming_its_own_open_files_runs_in_its_own_process(server, tmp_path):
+    """``ledger import <(cat FILE)`` names /dev/fd/63, a file only the client has open: a
+    worker would not find it. Such a command is not handed over."""
+    servers, work = server
+    exported = tmp_path / "demo.jsonl"
+    assert ledger("--db", str(work / "demo.db"), "export", str(exported), servers=servers, cwd=tmp_path).returncode == 0
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
+    done = subprocess.run(["bash", "-c", f'{sys.executable} -m ledger --db copy.db import <(cat "{exported}")'],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert ledger("--db", "copy.db", "verify", servers=servers, cwd=tmp_path).returncode == 0

@@ -399,3 +399,39 @@ def test_a_crafted_line_is_refused_like_any_malformed_line_naming_it(exported, t
     result = run_ledger("import", str(path), "--db", str(target))
     assert "export.jsonl line 2: not an exported action" in refusal_line(result)
     assert_no_campaign_and_no_scratch(target)
+
+
+def test_export_into_a_pipe_writes_the_export_and_does_not_hang(source, tmp_path):
+    """``ledger export >(gzip > x.gz)`` names a pipe: the check that the target is no
+    SQLite database must not read from it (it blocked for ever)."""
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE)
+    done = subprocess.run([sys.executable, "-m", "ledger", "--db", str(source), "export", str(fifo)],
+                          capture_output=True, text=True, timeout=60, env={**os.environ, "LEDGER_DAEMON": "off"})
+    out, _ = reader.communicate(timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.decode().splitlines()[0])["seq"] == 1
+
+
+@pytest.mark.parametrize("content", ["lone-surrogate", "endless-line"])
+def test_an_import_of_a_line_no_export_holds_is_one_error_line(exported, tmp_path, content):
+    from ledger import transfer
+
+    bad = tmp_path / "bad.jsonl"
+    lines = exported.read_text(encoding="utf-8").splitlines(keepends=True)
+    if content == "lone-surrogate":  # valid JSON, which no UTF-8 text can hold
+        lines[1] = lines[1].replace('"actor":"master"', '"actor":"\\ud800"', 1)
+        assert "\\ud800" in lines[1]
+        bad.write_text("".join(lines), encoding="utf-8")
+        expected = "line 2"
+    else:
+        bad.write_text(lines[0] + "x" * (transfer.LONGEST_LINE + 10), encoding="utf-8")
+        expected = "longer than any exported action"
+    line = one_error_line(run_ledger("import", str(bad), db=tmp_path / "target.db"))
+    assert expected in line and "unexpected" not in line, line
+    assert not (tmp_path / "target.db").exists()

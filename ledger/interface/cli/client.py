@@ -88,7 +88,7 @@ def _private(st: os.stat_result) -> bool:
 def forward(argv: list[str]) -> int | None:
     """Runs ``ledger ARGV`` in the warm server; its exit status, or None when no server
     took the command (then it runs in this process)."""
-    if NOT_FORWARDED.intersection(argv) or not os.path.exists(socket_path()):
+    if NOT_FORWARDED.intersection(argv) or not os.path.exists(socket_path()) or _names_own_fds(argv):
         return None
     try:
         request = _request(argv)
@@ -200,6 +200,14 @@ def _connect(kind: bytes, request: bytes, fds: list[int]) -> tuple[socket.socket
         conn.close()
         return None
     return conn, worker
+
+
+def _names_own_fds(argv: list[str]) -> bool:
+    """Does the command line name this process's own open files (``<(cmd)`` is
+    ``/dev/fd/63``)? A worker has only the client's stdin, stdout and stderr: such a
+    command runs here."""
+    return any(arg.startswith(("/dev/fd/", "/proc/self/", "/dev/stdin", "/proc/thread-self/")) or
+               "=/dev/fd/" in arg for arg in argv)
 
 
 def _served_by_me(conn: socket.socket) -> bool:

@@ -229,4 +229,16 @@ def cli(ctx: click.Context, db: str, campaign_slug: str | None, actor: str, view
 def main(argv: list[str] | None = None) -> None:
     """The ``ledger`` command (``python -m ledger``, the installed script); returns on
     success, exits 1 or 2 with one ``error:`` line otherwise."""
+    sys.unraisablehook = _unraisable
     cli.main(args=argv, prog_name="ledger", standalone_mode=False)
+
+
+def _unraisable(unraisable: Any) -> None:
+    """Python's report of an exception it could not raise (a Ctrl-C landing in a
+    finalizer) names the object it met, whose text may be a face-down deck's order:
+    a Ctrl-C is said by the command already (``error: interrupted``); anything else, in
+    one line without the object."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        return
+    print("note: " + _("ignored {kind} while cleaning up").format(kind=type(unraisable.exc_value).__name__),
+          file=sys.stderr)

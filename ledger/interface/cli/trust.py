@@ -209,13 +209,16 @@ def export(s: Session, file: str | None) -> None:
         count = _export_to(s, viewer, sys.stdout)  # the log itself is the output, with or without --json
         return
     target = Path(file)
-    partial = _partial(target)
+    streamed = target.exists() and not target.is_file()  # a pipe (>(gzip > x.gz)), /dev/stdout: written as it goes
+    partial = target if streamed else _partial(target)
     try:
         with partial.open("w", encoding="utf-8") as out:
             count = _export_to(s, viewer, out)
-        partial.replace(target)
+        if not streamed:
+            partial.replace(target)
     except OSError as exc:
-        partial.unlink(missing_ok=True)
+        if not streamed:
+            partial.unlink(missing_ok=True)
         from ...storage_errors import os_error_reason
 
         raise StoreError(_("cannot write the export to {file}: {reason}").format(
@@ -266,6 +269,8 @@ def _same_file(path: Path, other: Path) -> bool:
 
 def _is_sqlite(path: Path) -> bool:
     try:
+        if not path.is_file():  # a pipe (>(gzip > x.gz)) would block this read; a device says nothing
+            return False
         with path.open("rb") as handle:
             return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
     except OSError:  # missing (the usual case), a directory, unreadable: the write will say what is wrong
