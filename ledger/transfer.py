@@ -136,6 +136,7 @@ def _action(path: Path, number: int, line: Any, reading: _Reading) -> StoredEven
                 and topic.startswith("ledger.events:") and isinstance(state, dict)):
             raise ValueError
         this = UUID(this)
+        topic.encode()  # a lone surrogate is no topic either
         state_bytes = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode()
     except (ValueError, KeyError, TypeError, RecursionError):  # UnicodeEncodeError (a lone \ud800) is a ValueError
         raise BadCatalog(_("{path} line {line}: not an exported action").format(path=path, line=number)) from None

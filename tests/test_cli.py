@@ -515,16 +515,21 @@ def test_demo_refuses_to_overwrite_a_campaign_that_is_not_a_demo(tmp_path):
     assert zones(db)["seq"] == 2
 
 
-def test_an_exception_python_cannot_raise_is_said_without_the_object_it_met(capsys):
+def test_an_exception_python_cannot_raise_is_said_without_the_object_it_met(capsys, monkeypatch):
     """Python reports an exception raised in a finalizer with the object's text, which may
-    be a face-down deck's order (a Ctrl-C during a long command): the ledger's hook says
-    nothing for a Ctrl-C (the command says "interrupted") and one line, no object, else."""
+    be a face-down deck's order (a Ctrl-C during a long command): the ledger's hook raises
+    a Ctrl-C again in the command's thread (which says "interrupted"), and says anything
+    else in one line, without the object."""
+    import _thread
     from types import SimpleNamespace
 
     from ledger.interface.cli.group import _unraisable
 
+    interrupted: list[bool] = []
+    monkeypatch.setattr(_thread, "interrupt_main", lambda: interrupted.append(True))
     secret = SimpleNamespace(order=("item-sword", "item-bow"))
     _unraisable(SimpleNamespace(exc_value=KeyboardInterrupt(), object=secret, exc_type=KeyboardInterrupt))
+    assert interrupted == [True]
     _unraisable(SimpleNamespace(exc_value=ValueError("x"), object=secret, exc_type=ValueError))
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "ValueError" in err and "item-sword" not in err

@@ -726,3 +726,30 @@ def test_a_command_naming_its_own_open_files_runs_in_its_own_process(server, tmp
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert ledger("--db", "copy.db", "verify", servers=servers, cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv")
+def test_a_server_of_this_user_standing_elsewhere_is_told_nothing(tmp_path):
+    """A process of this user with less standing (here: no new privileges) that binds the
+    socket's path must not be handed the command line, environment and terminal of a
+    command with more: the client checks the server's standing as the server checks its
+    client's."""
+    servers = _private_dir()
+    try:
+        with _servers_in(servers):
+            path = client.socket_path()
+        script = ("import socket, sys, os; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); "
+                  "print('L', flush=True); c, _ = s.accept(); c.settimeout(5); "
+                  "print('heard' if c.recv(65536) else 'hung up', flush=True)")
+        listener = subprocess.Popen(["setpriv", "--no-new-privs", sys.executable, "-c", script, path],
+                                    stdout=subprocess.PIPE, text=True)
+        try:
+            assert listener.stdout.readline().strip() == "L"
+            with _servers_in(servers):
+                assert client.forward(["--db", str(tmp_path / "x.db"), "zones"]) is None  # runs here
+            assert listener.stdout.readline().strip() == "hung up"
+        finally:
+            listener.kill()
+            listener.wait()
+    finally:
+        shutil.rmtree(servers, ignore_errors=True)

@@ -435,3 +435,24 @@ def test_an_import_of_a_line_no_export_holds_is_one_error_line(exported, tmp_pat
     line = one_error_line(run_ledger("import", str(bad), db=tmp_path / "target.db"))
     assert expected in line and "unexpected" not in line, line
     assert not (tmp_path / "target.db").exists()
+
+
+def test_export_to_a_link_to_stdout_writes_through_it_and_keeps_its_summary_off_the_export(source, tmp_path):
+    """``ledger export /dev/stdout > x.jsonl``: /dev/stdout is a link (to the file stdout
+    was sent to); the export is written through it, never renamed over it (as root that
+    replaced the device's link), and its summary line does not follow the trailer."""
+    import os
+    import subprocess
+    import sys
+
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    out = tmp_path / "x.jsonl"
+    with out.open("w") as sink:
+        done = subprocess.run([sys.executable, "-m", "ledger", "--db", str(source), "--json", "export", str(link)],
+                              stdout=sink, stderr=subprocess.PIPE, text=True, timeout=60,
+                              env={**os.environ, "LEDGER_DAEMON": "off"})
+    assert done.returncode == 0, done.stderr
+    assert link.is_symlink()
+    assert "trailer" in lines_of(out)[-1] and "exported" in done.stderr
+    assert run_ledger("import", str(out), db=tmp_path / "copy.db").returncode == 0

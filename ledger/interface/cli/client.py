@@ -206,18 +206,59 @@ def _names_own_fds(argv: list[str]) -> bool:
     """Does the command line name this process's own open files (``<(cmd)`` is
     ``/dev/fd/63``)? A worker has only the client's stdin, stdout and stderr: such a
     command runs here."""
-    return any(arg.startswith(("/dev/fd/", "/proc/self/", "/dev/stdin", "/proc/thread-self/")) or
-               "=/dev/fd/" in arg for arg in argv)
+    own = ("/dev/fd/", "/proc/self/", "/dev/stdin", "/proc/thread-self/")
+    return any(arg.startswith(own) or any(f"={prefix}" in arg for prefix in own) for arg in argv)
 
 
 def _served_by_me(conn: socket.socket) -> bool:
     """Is the process at the other end of the connection this user's (``SO_PEERCRED``),
-    before the command line, the environment and the terminal are handed over?"""
+    standing where this one does (``same_standing``), before the command line, the
+    environment and the terminal are handed over?"""
     import socket
     import struct
 
     pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
-    return pid > 0 and uid == os.getuid()
+    return pid > 0 and uid == os.getuid() and same_standing(pid)
+
+
+# What of a process decides what it may reach, besides its uid (/proc/PID/status).
+STANDING = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp",
+            "Seccomp_filters")
+NAMESPACES = ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup")
+
+
+def _standing(pid: str) -> tuple[object, ...]:
+    """A process's groups, capabilities, no-new-privileges and seccomp, security label,
+    namespaces and root."""
+    with open(f"/proc/{pid}/status") as status:
+        fields = dict(line.rstrip("\n").split(":\t", 1) for line in status if ":\t" in line)
+    found: list[object] = [fields.get(name) for name in STANDING]
+    try:
+        with open(f"/proc/{pid}/attr/current", "rb") as label:  # AppArmor, SELinux
+            found.append(label.read())
+    except OSError:
+        found.append(None)
+    for name in NAMESPACES:
+        try:
+            found.append(os.stat(f"/proc/{pid}/ns/{name}").st_ino)
+        except FileNotFoundError:  # a kernel without that kind
+            found.append(None)
+    root = os.stat(f"/proc/{pid}/root/")
+    found.append((root.st_dev, root.st_ino))
+    return tuple(found)
+
+
+def same_standing(pid: int) -> bool:
+    """Does process ``pid`` stand where this one does: the same groups, capabilities,
+    no-new-privileges, seccomp, security label, namespaces (mounts above all) and root?
+    The server and its client must: a worker acts with the server's standing, and a
+    client hands the server its environment and terminal. Anything that cannot be read
+    counts as different (the command then runs in its own process). Landlock cannot be
+    seen from /proc."""
+    try:
+        return _standing(str(pid)) == _standing("self")
+    except (OSError, ValueError):
+        return False
 
 
 def _request(argv: list[str]) -> bytes:

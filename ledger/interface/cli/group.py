@@ -236,9 +236,12 @@ def main(argv: list[str] | None = None) -> None:
 def _unraisable(unraisable: Any) -> None:
     """Python's report of an exception it could not raise (a Ctrl-C landing in a
     finalizer) names the object it met, whose text may be a face-down deck's order:
-    a Ctrl-C is said by the command already (``error: interrupted``); anything else, in
-    one line without the object."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+    a Ctrl-C is raised again in the command's thread (which says ``error:
+    interrupted``); anything else is said in one line without the object."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):  # not lost: raised again where the command runs
+        import _thread
+
+        _thread.interrupt_main()
         return
     print("note: " + _("ignored {kind} while cleaning up").format(kind=type(unraisable.exc_value).__name__),
           file=sys.stderr)

@@ -211,10 +211,15 @@ def export(s: Session, file: str | None) -> None:
         count = _export_to(s, viewer, sys.stdout)  # the log itself is the output, with or without --json
         return
     target = Path(file)
-    streamed = target.exists() and not target.is_file()  # a pipe (>(gzip > x.gz)), /dev/stdout: written as it goes
+    # a pipe (>(gzip > x.gz)), /dev/stdout, any link: written as it goes, never replaced (a rename over
+    # /dev/stdout would replace the device's link itself)
+    streamed = target.is_symlink() or (target.exists() and not target.is_file()) or \
+        str(target.absolute()).startswith(("/dev/", "/proc/"))
     partial = target if streamed else _partial(target)
+    to_stdout = False
     try:
         with partial.open("w", encoding="utf-8") as out:
+            to_stdout = streamed and _same_as_stdout(out)
             count = _export_to(s, viewer, out)
         if not streamed:
             partial.replace(target)
@@ -233,7 +238,17 @@ def export(s: Session, file: str | None) -> None:
         line = ngettext("exported {n} action as {viewer} may know it to {file}",
                         "exported {n} actions as {viewer} may know them to {file}", count)
     line = line.format(n=count, viewer=viewer, file=target)
+    if to_stdout:  # the export is the output: the line would follow its trailer
+        click.echo(line, err=True)
+        return
     s.emit(with_message({"exported": count, "file": str(target), "viewer": viewer}, line), human=escape(line))
+
+
+def _same_as_stdout(out: IO[str]) -> bool:
+    try:
+        return os.path.samestat(os.fstat(out.fileno()), os.fstat(1))
+    except OSError:
+        return False
 
 
 def _partial(target: Path) -> Path:

@@ -34,7 +34,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from .client import DECLINED, IDLE, STATUS, int_bytes, private_dir, recv_exact, signal_worker, socket_path
+from .client import (
+    DECLINED,
+    IDLE,
+    STATUS,
+    int_bytes,
+    private_dir,
+    recv_exact,
+    same_standing,
+    signal_worker,
+    socket_path,
+)
 
 PACKAGES = ("ledger", "projections")
 
@@ -104,8 +114,11 @@ def serve(path: str, idle: float = IDLE) -> None:
         raise SystemExit(f"error: warming up left threads running ({threading.enumerate()}); not serving")
     code = fingerprint()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    os.chmod(path, 0o600)
+    mask = os.umask(0o177)  # the socket made 600 as it is bound: no chmod by path, which follows a link
+    try:
+        listener.bind(path)
+    finally:
+        os.umask(mask)
     listener.listen(64)
     listener.settimeout(min(idle, 60.0))
     started, served, last = time.time(), 0, time.monotonic()
@@ -178,34 +191,13 @@ ORPHAN_CHECK = 5.0
 """Seconds between looks for a worker whose client is gone while the worker is stopped."""
 
 
-# What of a process decides what it may reach, besides its uid (/proc/PID/status).
-STANDING = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
-NAMESPACES = ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup")
-
-
-def _standing(pid: str) -> tuple[object, ...]:
-    """A process's groups, capabilities, no-new-privileges and seccomp, namespaces and root."""
-    with open(f"/proc/{pid}/status") as status:
-        fields = dict(line.rstrip("\n").split(":\t", 1) for line in status if ":\t" in line)
-    found: list[object] = [fields.get(name) for name in STANDING]
-    for name in NAMESPACES:
-        with contextlib.suppress(FileNotFoundError):  # a kernel without that kind
-            found.append(os.stat(f"/proc/{pid}/ns/{name}").st_ino)
-    root = os.stat(f"/proc/{pid}/root/")
-    found.append((root.st_dev, root.st_ino))
-    return tuple(found)
-
-
 def _stands_as_server(pid: int) -> bool:
     """Does the client stand where the server does: the same groups, capabilities,
     no-new-privileges and seccomp, namespaces (mounts above all) and root? A worker acts
     with the server's; a command from a sandbox (unshare, bwrap), with capabilities or
     groups taken away, or from another root runs cold, in its own process, as it asked.
     Anything that cannot be read counts as different."""
-    try:
-        return _standing(str(pid)) == _standing("self")
-    except (OSError, ValueError):
-        return False
+    return same_standing(pid)
 
 
 def _same_user(conn: socket.socket) -> int | None:
@@ -408,9 +400,22 @@ def main(argv: list[str] | None = None) -> None:
     os.makedirs(folder, mode=0o700, exist_ok=True)
     if not private_dir(folder):
         sys.exit(f"error: {folder} is not a private directory of this user's (mode 700); not serving there")
+    if _answers(path):  # a server runs there (maybe for another standing: its clients are not ours)
+        sys.exit(f"error: a command server already listens on {path}; not serving there")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
     serve(path, float(args[0]) if args else IDLE)
+
+
+def _answers(path: str) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 if __name__ == "__main__":
