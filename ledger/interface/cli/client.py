@@ -210,15 +210,22 @@ def _names_own_fds(argv: list[str]) -> bool:
     return any(arg.startswith(own) or any(f"={prefix}" in arg for prefix in own) for arg in argv)
 
 
-def _served_by_me(conn: socket.socket) -> bool:
-    """Is the process at the other end of the connection this user's (``SO_PEERCRED``),
-    standing where this one does (``same_standing``), before the command line, the
-    environment and the terminal are handed over?"""
+def peer_of(conn: socket.socket) -> int | None:
+    """The pid of the process at the other end of a connection, if it is this user's
+    (``SO_PEERCRED``); else None. The server asks it of its clients, a client of its server."""
     import socket
     import struct
 
     pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
-    return pid > 0 and uid == os.getuid() and same_standing(pid)
+    return pid if uid == os.getuid() else None
+
+
+def _served_by_me(conn: socket.socket) -> bool:
+    """Is the server at the other end this user's (``peer_of``), standing where this
+    process does (``same_standing``), before the command line, the environment and the
+    terminal are handed over?"""
+    pid = peer_of(conn)
+    return pid is not None and pid > 0 and same_standing(pid)
 
 
 # What of a process decides what it may reach, besides its uid (/proc/PID/status).

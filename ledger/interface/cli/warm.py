@@ -28,7 +28,6 @@ import marshal
 import os
 import signal
 import socket
-import struct
 import sys
 import tempfile
 import time
@@ -39,6 +38,7 @@ from .client import (
     IDLE,
     STATUS,
     int_bytes,
+    peer_of,
     private_dir,
     recv_exact,
     same_standing,
@@ -150,10 +150,12 @@ def serve(path: str, idle: float = IDLE) -> None:
         last = time.monotonic()
         _reap(workers)
         with conn:
-            pid = _same_user(conn)
-            if pid is None:
+            pid = peer_of(conn)
+            if pid is None:  # another user's: hung up on
                 continue
-            if not _stands_as_server(pid):  # a worker would act with the server's standing: run it cold
+            # A worker acts with the server's standing: a command from a sandbox (unshare, bwrap),
+            # with capabilities or groups taken away, or from another root runs cold, as it asked.
+            if not same_standing(pid):
                 with contextlib.suppress(OSError):
                     conn.sendall(int_bytes(DECLINED))
                 continue
@@ -189,22 +191,6 @@ def serve(path: str, idle: float = IDLE) -> None:
 
 ORPHAN_CHECK = 5.0
 """Seconds between looks for a worker whose client is gone while the worker is stopped."""
-
-
-def _stands_as_server(pid: int) -> bool:
-    """Does the client stand where the server does: the same groups, capabilities,
-    no-new-privileges and seccomp, namespaces (mounts above all) and root? A worker acts
-    with the server's; a command from a sandbox (unshare, bwrap), with capabilities or
-    groups taken away, or from another root runs cold, in its own process, as it asked.
-    Anything that cannot be read counts as different."""
-    return same_standing(pid)
-
-
-def _same_user(conn: socket.socket) -> int | None:
-    """The pid of the client at the other end, if it is this user's; else None."""
-    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    pid, uid, _gid = struct.unpack("3i", creds)
-    return pid if uid == os.getuid() else None
 
 
 class _Client:
