@@ -224,7 +224,7 @@ class Ledger(Application):
             entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
             if self._guard(lambda: self._saved(event, entry)):  # noqa: B023 — called at once
                 break
-            time.sleep(random.uniform(0, min(0.002 * attempt, 0.05)))
+            _back_off(attempt)
         else:
             raise StoreError(_("other writers kept changing this campaign; try the action again"))
         campaign = self.project(None, [event])
@@ -331,8 +331,8 @@ class Ledger(Application):
         while True:
             if attempt and time.monotonic() > deadline:
                 raise StoreError(_("other writers kept changing this campaign; try the action again"))
-            if attempt:  # a little random patience, so that racing writers fall out of step
-                time.sleep(random.uniform(0, min(0.002 * attempt, 0.05)))
+            if attempt:
+                _back_off(attempt)
             attempt += 1
             held = attempt == 1 and cid in self._live  # decided on the copy in memory, unchecked
             campaign = self._current(cid, fresh=attempt > 1)
@@ -463,6 +463,12 @@ class Ledger(Application):
             if found is not None:
                 raise found from None
             raise StoreError(_("the campaign database cannot be used ({reason})").format(reason=_reason(exc))) from None
+
+
+def _back_off(attempt: int) -> None:
+    """A little random patience after a lost race, growing with the tries, so that racing
+    writers fall out of step."""
+    time.sleep(random.uniform(0, min(0.002 * attempt, 0.05)))
 
 
 def _must_be_campaign_file(path: Path, new_ok: bool = False) -> str:

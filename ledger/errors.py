@@ -87,14 +87,16 @@ class StoreError(LedgerError):
 
 class DamagedRecord(StoreError):
     """A stored event that cannot be read back (its JSON or its fields were changed or
-    damaged in the file); ``cause``: what reading it raised. Not passing, as a busy
-    file is: it stays until the file is restored."""
+    damaged in the file); ``cause``: what reading it raised; ``seq``: the first action
+    of the campaign's log that is not as recorded, where the read models found it (its
+    order in the file). Not passing, as a busy file is: it stays until the file is
+    restored."""
 
     code = "damaged"
 
-    def __init__(self, message: str, cause: BaseException):
+    def __init__(self, message: str, cause: BaseException, seq: int | None = None):
         super().__init__(message)
-        self.cause = cause
+        self.cause, self.seq = cause, seq
 
 
 # What pydantic finds wrong with a field, by its error ``type``, in pydantic's own English

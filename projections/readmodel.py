@@ -761,9 +761,7 @@ def out_of_order(slug: str, seq: int, before: Any) -> DamagedRecord:
         message = _("the log of campaign {campaign} is out of order or has a gap: seq {seq} comes right after seq "
                     "{before}; the file was changed or damaged (ledger verify checks the whole record)").format(
             campaign=slug, seq=seq, before=before)
-    damaged = DamagedRecord(message, _Unfollowable(message))
-    damaged.seq = seq  # type: ignore[attr-defined]  # verify's first bad seq
-    return damaged
+    return DamagedRecord(message, _Unfollowable(message), seq)
 
 
 def _two_streams(slug: str, one: UUID, other: UUID) -> DamagedRecord:

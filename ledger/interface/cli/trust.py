@@ -73,9 +73,9 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
     try:
         problem = _read_models_problem(s)
     except DamagedRecord as damaged:  # the file's order of the actions, which the chain does not cover
-        if getattr(damaged, "seq", None) is None:  # a damaged record of another kind: said as it is
+        if damaged.seq is None:  # a damaged record of another kind: said as it is
             raise
-        _not_intact(s, report.as_dict() | {"bad_seq": damaged.seq, "head": None},  # type: ignore[attr-defined]
+        _not_intact(s, report.as_dict() | {"bad_seq": damaged.seq, "head": None},
                     _("the log is not intact: {reason}").format(reason=damaged))
     if problem:
         _not_intact(s, report.as_dict() | {"read_models": problem},
