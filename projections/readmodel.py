@@ -907,12 +907,8 @@ class _Dirty:
         fresh = set(touched)
         for container in containers:
             fresh.update(table.cards_in(container))
-        todo = list(fresh)
-        while todo:
-            for attached in table.attached(todo.pop()):
-                if attached not in fresh:
-                    fresh.add(attached)
-                    todo.append(attached)
+        for card in list(fresh):
+            fresh.update(table.hanging_from(card))
         self.cards.update(fresh)
 
 
