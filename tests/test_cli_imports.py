@@ -139,3 +139,54 @@ def test_the_command_does_not_search_for_pydantic_plugins_unless_asked(tmp_path,
                           cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     assert marker.exists() == (setting == ""), "the plugin was loaded" if marker.exists() else "it was not"
+
+
+INSTALLED = """
+import json, sys
+sys.argv = ["ledger", *sys.argv[2:]]
+from ledger.interface.cli import main
+try:
+    main()
+except SystemExit as exc:
+    status = exc.code
+else:
+    status = 0
+loader = sys.modules.get("pydantic.plugin._loader")
+with open(OUT, "w") as f:
+    json.dump({"status": status, "modules": sorted(sys.modules), "real_loader": hasattr(loader, "__file__")}, f)
+"""
+
+
+def test_a_recorded_action_of_the_installed_command_imports_no_plugin_machinery(tmp_path):
+    """The installed command (its own process, no ``argv`` given to ``main``) records an
+    action without importing ``importlib.metadata``: with every pydantic plugin off, the
+    loader of plugins, which would import it, is not imported either (``_no_plugins``)."""
+    db = tmp_path / "demo.db"
+    subprocess.run([sys.executable, "-m", "ledger", "--db", str(db), "demo"], cwd=tmp_path, capture_output=True,
+                   check=True, timeout=120)
+    out = tmp_path / "out.json"
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env["LEDGER_DAEMON"] = "off"
+    subprocess.run([sys.executable, "-c", INSTALLED.replace("OUT", repr(str(out))), "-",
+                    "--db", str(db), "--actor", "ana", "exhaust", "item-sword"],
+                   cwd=tmp_path, capture_output=True, check=True, timeout=120, env=env)
+    found = json.loads(out.read_text())
+    assert found["status"] == 0
+    assert "ledger.events" in found["modules"]  # it decided and recorded, building validators
+    assert not loaded(set(found["modules"]), "importlib.metadata")
+    assert found["real_loader"] is False
+
+
+def test_the_stand_in_loader_hands_anything_else_to_pydantics_own():
+    """The stand-in answers ``get_plugins`` itself ("none", as pydantic's loader does with
+    every plugin off) and any other name from the real loader, which then takes its place."""
+    script = ("import sys\nfrom ledger.interface.cli import _no_plugins, PLUGIN_LOADER\n_no_plugins()\n"
+              "import pydantic.plugin\n"
+              "from pydantic.plugin._loader import get_plugins\nassert tuple(get_plugins()) == ()\n"
+              "assert not hasattr(sys.modules[PLUGIN_LOADER], '__file__')\n"
+              "import pydantic.plugin._loader as stand_in\n"
+              "assert stand_in.PYDANTIC_ENTRY_POINT_GROUP == 'pydantic'\n"
+              "assert sys.modules[PLUGIN_LOADER].__file__.endswith('_loader.py')\n"
+              "from pydantic import BaseModel\nclass M(BaseModel):\n    x: int\nassert M(x='1').x == 1\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
