@@ -25,6 +25,12 @@ from ledger.interface.cli import client
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def commands_use_servers(monkeypatch):
+    """The suite turns command servers off (conftest: LEDGER_DAEMON=off); here they are on."""
+    monkeypatch.setenv("LEDGER_DAEMON", "auto")
+
+
 def _private_dir() -> Path:
     """A short private directory (a Unix socket's path is limited to ~107 bytes)."""
     folder = Path(tempfile.mkdtemp(prefix="ld-", dir="/tmp"))
@@ -108,6 +114,18 @@ def test_a_read_through_the_server_prints_what_it_prints_cold(server, cold, args
     warm = ledger("--db", "demo.db", *args, servers=servers, cwd=work)
     assert served(servers, work) == before + 1  # it went through the server
     same(warm, ledger("--db", "demo.db", *args, servers=cold, cwd=work))
+
+
+@pytest.mark.parametrize("setting", ["off", "0", "never"])
+def test_a_command_with_the_server_turned_off_runs_in_its_own_process(server, setting):
+    """``LEDGER_DAEMON=off`` means no server at all: not started, and not used when one runs."""
+    servers, work = server
+    before = served(servers, work)
+    done = ledger("--db", "demo.db", "zones", servers=servers, cwd=work, extra={"LEDGER_DAEMON": setting})
+    assert done.returncode == 0 and "deck:item" in done.stdout, done.stderr
+    assert served(servers, work) == before  # the server ran nothing
+    assert ledger("--db", "demo.db", "zones", servers=servers, cwd=work).returncode == 0
+    assert served(servers, work) == before + 1  # and takes commands as before without it
 
 
 def test_an_action_through_the_server_is_recorded_once_and_printed_as_cold(server, cold, tmp_path):

@@ -379,7 +379,7 @@ def measure_cli(path: Path, runs: int = 5) -> dict:
     command = _ledger_command()
     servers = Path(tempfile.mkdtemp(prefix="ledger-bench-daemon-"))  # no command server of the user's answers
     servers.chmod(0o700)
-    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers)}
+    env = {**os.environ, "LEDGER_DAEMON_DIR": str(servers), "LEDGER_DAEMON": "auto"}  # cold: none runs yet
 
     def ledger_cli(*args: str) -> float:
         """Runs one `ledger` process; its milliseconds, once it has recorded one action."""

@@ -87,8 +87,8 @@ def _private(st: os.stat_result) -> bool:
 
 def forward(argv: list[str]) -> int | None:
     """Runs ``ledger ARGV`` in the warm server; its exit status, or None when no server
-    took the command (then it runs in this process)."""
-    if NOT_FORWARDED.intersection(argv) or not os.path.exists(socket_path()) or _names_own_fds(argv):
+    took the command (then it runs in this process), as with ``LEDGER_DAEMON=off``."""
+    if turned_off() or NOT_FORWARDED.intersection(argv) or not os.path.exists(socket_path()) or _names_own_fds(argv):
         return None
     try:
         request = _request(argv)
@@ -108,7 +108,7 @@ def start_for_later(argv: list[str]) -> None:
     nor with ``LEDGER_DAEMON=off``; at most one try a minute (``AUTO_PATIENCE``: a mark
     left beside the socket, in the private directory only). Nothing here may fail the
     command."""
-    if (os.environ.get("LEDGER_DAEMON", "auto").strip().lower() in AUTO_OFF or sys.platform != "linux"
+    if (turned_off() or sys.platform != "linux"
             or not sys.executable or getattr(sys, "frozen", False)
             or not argv or NOT_FORWARDED.intersection(argv) or {"--help", "-h", "--version"}.intersection(argv)):
         return
@@ -127,6 +127,12 @@ def start_for_later(argv: list[str]) -> None:
 
 
 AUTO_OFF = frozenset({"off", "0", "no", "false", "never"})
+
+
+def turned_off() -> bool:
+    """``LEDGER_DAEMON=off`` (or 0, no, false, never): commands neither use a command server
+    nor start one; each runs in its own process, as if none ran."""
+    return os.environ.get("LEDGER_DAEMON", "auto").strip().lower() in AUTO_OFF
 
 
 def _mark_try(mark: str) -> bool:

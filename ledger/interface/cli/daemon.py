@@ -30,7 +30,7 @@ def daemon() -> None:
     without it. Only you can reach it; it stops by itself after --idle seconds without
     a command (4 hours), or when the ledger's code changes. The first command you type
     at a terminal starts one for the next ones, which stops after 30 minutes without a
-    command (LEDGER_DAEMON=off: never).
+    command. With LEDGER_DAEMON=off a command neither starts a server nor uses one.
 
     \b
     Example: ledger daemon start
