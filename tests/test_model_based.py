@@ -278,6 +278,9 @@ class LedgerMachine(RuleBasedStateMachine):
         # snapshots every few actions (this object only), so that fresh replays and the
         # read models load from snapshots as they do in long campaigns
         self.app.SNAPSHOT_INTERVAL = SNAPSHOT_INTERVAL
+        # and the actions there record the digest that anchors them (else loading passes them over)
+        self.anchors = mock.patch("ledger.snapshots.DIGEST_EVERY", SNAPSHOT_INTERVAL)
+        self.anchors.start()
         self.follower: ReadModel | None = None
         self.steps = 0
         # A hero's draws, shuffles and searches take their seed from the system (fair
@@ -312,6 +315,7 @@ class LedgerMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self.system_seeds.stop()
+        self.anchors.stop()
         try:
             if self.follower is not None:
                 self.follower.close()

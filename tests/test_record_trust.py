@@ -601,6 +601,41 @@ def test_a_snapshot_forged_where_no_action_records_a_digest_is_named_by_verify_a
     assert report["bad_seq"] == seq and "snapshot" in line, line
 
 
+def test_a_well_formed_snapshot_forged_where_no_action_records_a_digest_is_never_served(long, tmp_path):
+    """A forger who writes a snapshot between the anchored seqs, with a table that folds
+    well (a deck's order turned over, say) and its own digest and head right, is not
+    believed by any read (the table now, time travel past it) before verify is run:
+    nothing in the chain anchors a snapshot there, so loading passes it over."""
+    (tmp_path / "untouched").mkdir()
+    untouched = copy_db(long, tmp_path / "untouched")
+    seq = DIGEST_EVERY + 5
+    ledger = Ledger.open(long)
+    try:
+        state = ledger.campaign(ledger.resolve(None), at=seq).snapshot()
+    finally:
+        ledger.close()
+    decks = [zone for zone, cards in state["table"]["stacks"].items() if zone.startswith("deck:") and len(cards) > 1]
+    assert decks, "the campaign has a deck of two cards or more to turn over"
+    state["table"]["stacks"][decks[0]].reverse()
+    state["digest"] = digest(state)
+    con = sqlite3.connect(str(long))
+    try:
+        originator, topic, stored = con.execute("SELECT originator_id, topic, state FROM stored_snapshots "
+                                                "WHERE originator_version = ?", [DIGEST_EVERY]).fetchone()
+        data = json.loads(stored)
+        data["originator_version"] = seq
+        data["state"] = state
+        with con:
+            con.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
+                        "VALUES (?, ?, ?, ?)", [originator, seq, topic, json.dumps(data).encode()])
+    finally:
+        con.close()
+    for args in (["zones"], ["zones", "--at", str(seq)], ["zones", "--at", str(seq + 1)]):
+        assert succeeded(run_ledger("--json", *args, db=long)).stdout == run_ledger("--json", *args, db=untouched).stdout
+    line, report = verify_fails(long)
+    assert report["bad_seq"] == seq and "snapshot" in line, line
+
+
 @pytest.mark.parametrize("column, state", [("state", b"\x00"), ("state", b"{}"), ("state", b'{"actor": 1}'),
                                            ("topic", "ledger.events:NoSuchEvent"), ("topic", "no.such.module:X"),
                                            ("state", '{"actor": "master"}')],

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from ledger import commands as c
+from ledger import snapshots
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.changes import CardChanged, StackReordered
@@ -111,6 +112,7 @@ def played(store, tmp_path_factory) -> Iterator[Played]:
 def play(db: Path | str) -> Played:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(Ledger, "SNAPSHOT_INTERVAL", INTERVAL)
+        mp.setattr(snapshots, "DIGEST_EVERY", INTERVAL)  # each snapshot anchored, or loading passes it over
         app = Ledger.open(db, create=True)
         try:
             cid = app.start(CATALOG, name="Viagem").campaign.id
