@@ -2,7 +2,6 @@
 (pydantic); checked against the rules when the action is decided (``actions.py``).
 """
 
-from __future__ import annotations
 
 from functools import cache
 from typing import Annotated, Any, ClassVar, Literal, Union

@@ -7,7 +7,6 @@ primitive ``changes`` it made (enough to replay and to undo it exactly), and the
 facts a later ``explain`` needs (redirects, refills).
 """
 
-from __future__ import annotations
 
 from datetime import datetime, timezone
 from typing import Any, ClassVar, Protocol

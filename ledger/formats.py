@@ -8,7 +8,6 @@ standard format ships as ``data/standard_format.toml``; a format file given at
 
 from __future__ import annotations
 
-import tomllib
 from functools import lru_cache
 from pathlib import Path
 
@@ -176,6 +175,8 @@ def _expand(stacks: tuple[StackSpec, ...], heroes: tuple[str, ...]) -> dict[str,
 
 
 def _parse(text: str, source: str) -> Format:
+    import tomllib  # here: a command on a recorded campaign reads its format from the log, never TOML
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
