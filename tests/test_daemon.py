@@ -553,6 +553,29 @@ def test_a_server_whose_code_changed_declines_and_stops(tmp_path, cold):
         shutil.rmtree(servers, ignore_errors=True)
 
 
+def test_a_server_whose_library_changed_declines_and_stops(tmp_path, cold):
+    """The same when a library the server imported is installed anew (here a module every
+    process of that path imports at start, ``sitecustomize``; in life ``pip install -U
+    pydantic``): the server would otherwise go on with the version it imported."""
+    path = tmp_path / "path"
+    path.mkdir()
+    library = path / "sitecustomize.py"
+    library.write_text("VERSION = 1\n")
+    servers = _private_dir()
+    try:
+        assert ledger("demo", servers=servers, cwd=tmp_path, python_path=path).returncode == 0
+        assert ledger("daemon", "start", servers=servers, cwd=tmp_path, python_path=path).returncode == 0
+        first = ledger("--db", "demo.db", "zones", servers=servers, cwd=tmp_path, python_path=path)
+        assert first.returncode == 0 and served(servers, tmp_path, python_path=path) == 1
+        library.write_text("VERSION = 2  # a new release\n")
+        again = ledger("--db", "demo.db", "zones", servers=servers, cwd=tmp_path, python_path=path)
+        same(again, first)
+        assert served(servers, tmp_path, python_path=path) is None
+    finally:
+        ledger("daemon", "stop", servers=servers, cwd=tmp_path, python_path=path)
+        shutil.rmtree(servers, ignore_errors=True)
+
+
 # -- started by itself for a person at a terminal -------------------------------------------
 def at_terminal(*args: str, servers: Path, cwd: Path, extra: dict | None = None) -> tuple[int, str]:
     """``ledger ARGS`` with a terminal for its stdin, stdout and stderr (as a person types

@@ -49,10 +49,18 @@ from .client import (
 PACKAGES = ("ledger", "projections")
 
 
-def fingerprint() -> tuple[tuple[str, int, int], ...]:
-    """The ledger's code on disk: every file of its packages, with size and mtime."""
+def fingerprint(libraries: tuple[str, ...] = ()) -> tuple[tuple[str, int, int], ...]:
+    """The ledger's code on disk: every file of its packages, and the ``libraries`` files
+    (``libraries_in_use``), with size and mtime."""
     root = Path(__file__).resolve().parents[3]
     found = []
+    for name in libraries:
+        try:
+            st = os.stat(name)
+        except OSError:  # removed (an upgrade under way): a change too
+            found.append((name, -1, -1))
+        else:
+            found.append((name, st.st_size, st.st_mtime_ns))
     for package in PACKAGES:
         for folder, dirs, files in os.walk(root / package):
             dirs[:] = [d for d in dirs if d != "__pycache__"]
@@ -63,6 +71,28 @@ def fingerprint() -> tuple[tuple[str, int, int], ...]:
                     found.append((os.path.join(folder, name), -1, -1))
                     continue
                 found.append((os.path.join(folder, name), st.st_size, st.st_mtime_ns))
+    return tuple(sorted(found))
+
+
+def libraries_in_use() -> tuple[str, ...]:
+    """The file of each library the warm server has imported (each top-level module from
+    outside the standard library: pydantic, eventsourcing, click…, not the ledger's own
+    packages, which ``fingerprint`` walks whole). Installing another version of one
+    (``pip install -U pydantic``) writes that file again, and the server steps aside as
+    when the ledger's code changes, rather than serve on with what it imported before."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    standard = tuple(os.path.realpath(paths[key]) + os.sep for key in ("stdlib", "platstdlib"))
+    installed = tuple(os.path.realpath(paths[key]) + os.sep for key in ("purelib", "platlib"))
+    found = set()
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if "." in name or name in PACKAGES or not isinstance(file, str):
+            continue
+        real = os.path.realpath(file)
+        if real.startswith(installed) or not real.startswith(standard):
+            found.add(real)
     return tuple(sorted(found))
 
 
@@ -112,7 +142,8 @@ def serve(path: str, idle: float = IDLE) -> None:
 
     if threading.active_count() != 1:  # a fork copies only the thread that forks
         raise SystemExit(f"error: warming up left threads running ({threading.enumerate()}); not serving")
-    code = fingerprint()
+    libraries = libraries_in_use()
+    code = fingerprint(libraries)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     mask = os.umask(0o177)  # the socket made 600 as it is bound: no chmod by path, which follows a link
     try:
@@ -166,8 +197,8 @@ def serve(path: str, idle: float = IDLE) -> None:
             except OSError:
                 continue
             conn.settimeout(None)
-            if fingerprint() != code:
-                print("the ledger's code changed on disk: declining and stopping", flush=True)
+            if fingerprint(libraries) != code:
+                print("the ledger's code (or a library's) changed on disk: declining and stopping", flush=True)
                 with contextlib.suppress(OSError):
                     conn.sendall(int_bytes(DECLINED))
                 stop()
