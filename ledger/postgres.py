@@ -59,7 +59,8 @@ def postgres_env(url: str, *, create: bool) -> dict[str, str]:
                            "postgresql://USER@HOST:PORT/DBNAME, optionally ?schema=NAME (lower-case letters, digits, "
                            "_)").format(db=shown(url)))
     env = {
-        "PERSISTENCE_MODULE": "eventsourcing.postgres",
+        # eventsourcing's, whose recorders give up at once when the server does not answer
+        "PERSISTENCE_MODULE": "ledger.pg_recorder:LedgerPostgresFactory",
         "POSTGRES_DBNAME": dbname,
         "POSTGRES_HOST": parts.hostname,
         "POSTGRES_PORT": str(port),

@@ -261,7 +261,7 @@ def db_of(app: Ledger) -> Path | str:
     """The database ``app`` was opened on, to open it again: the SQLite file's name, or the
     PostgreSQL URL (with its schema)."""
     env = app.env
-    if env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres":
+    if env.get("POSTGRES_DBNAME"):
         from urllib.parse import quote
 
         user = quote(env["POSTGRES_USER"], safe="")

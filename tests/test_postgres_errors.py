@@ -3,6 +3,8 @@ to do, exit 1, never a traceback — and the URL's password is never printed."""
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 
 from tests.conftest import one_error_line, run_ledger
@@ -85,3 +87,47 @@ def test_init_refuses_a_schema_that_holds_something_else(tmp_path):
             tables = {name for (name,) in conn.execute(
                 "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [schema])}
         assert tables == {"invoices"}
+
+
+@pytest.mark.parametrize("failure, tries", [("no connection", 1), ("broken connection", 3)])
+def test_a_server_that_does_not_answer_is_not_asked_again_and_again(monkeypatch, failure, tries):
+    """eventsourcing tries each read and write of the log up to ten times, each first
+    waiting the pool's whole timeout (5 s) for a connection: with the server down a command
+    took ~50 s to say so, and the table server answered no seat meanwhile. The ledger's
+    recorders (ledger.pg_recorder) give up at once when the pool found no connection in its
+    timeout, and try a connection that broke under a statement three times in all; the
+    log's and the snapshots' recorders alike, reading and writing."""
+    import psycopg
+    import psycopg_pool
+
+    from ledger import commands as c
+    from ledger.application import Ledger
+
+    with fresh_schema() as url:
+        assert run_ledger("demo", db=url).returncode == 0
+        ledger = Ledger.open(url)
+        try:
+            cid = ledger.resolve(None)
+            ledger.campaign(cid)  # held in memory: the action below is decided, then fails to be saved
+            asked: list[str] = []  # the recorder's method that asked, each time
+
+            def unanswered(*_args, **_kwargs):
+                asked.append(next(frame.function for frame in inspect.stack()
+                                  if frame.function in ("select_events", "insert_events")))
+                if failure == "no connection":
+                    raise psycopg_pool.PoolTimeout("couldn't get a connection after 5.00 sec")
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+            monkeypatch.setattr(ledger.factory.datastore.pool, "connection", unanswered)
+            for step, method in ((lambda: ledger.actions(cid), "select_events"),  # the log's recorder
+                                 (lambda: ledger.fit_snapshot(cid), "select_events"),  # the snapshots'
+                                 (lambda: ledger.execute(cid, c.Exhaust(cards=("item-sword",))), "insert_events")):
+                asked.clear()
+                with pytest.raises(Exception) as raised:
+                    step()
+                assert asked[:tries] == [method] * tries, (failure, asked)
+                assert len(asked) <= 2 * tries, asked  # (a write that failed then asks whether it went in)
+                assert "connection" in str(raised.value)
+        finally:
+            monkeypatch.undo()
+            ledger.close()
