@@ -18,8 +18,8 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from psycopg_pool import PoolTimeout
 
 ATTEMPTS = 3

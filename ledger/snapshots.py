@@ -17,12 +17,13 @@ it) and every read would serve the edited table. So:
   reordered (and its own digest written again) would make a ledger that loads it
   record honest actions that ``verify``, folding from the start, does not get back;
 - loading checks a snapshot against the action at its seq (``unfit``); a bad one is
-  ignored and the campaign is folded from the snapshot before it. So is one at a seq
-  whose action records no digest though its rules record them at every hundredth seq:
-  the ledger takes none there, and nothing anchors it (a forged table, its own digest
-  written again, would otherwise be served until ``verify`` ran). A log older than
-  those rules (ruleset < 3) has no anchors, and its snapshots are checked by their
-  own digest and head only. ``verify`` folds
+  ignored and the campaign is folded from the snapshot before it. So is one between the
+  hundredth seqs (``off_the_grid``: the ledger takes none there, so nothing anchors it,
+  and a forged table, its own digest written again, would otherwise be served until
+  ``verify`` ran), and one at a hundredth seq whose action records no digest though its
+  rules record them. Actions recorded under older rules (ruleset < 3, perhaps the first
+  part of a log whose rules were raised later) record none, so a snapshot at one of
+  their hundredth seqs is checked by its own digest and head only. ``verify`` folds
   the whole log and compares every snapshot with it.
 """
 
@@ -91,6 +92,12 @@ def unfit(state: dict[str, Any], at: ActionRecorded) -> str | None:
         return "does not match its own digest (it was changed)"
     if at.state_digest is not None and at.state_digest != digest(state, ordered=at.ruleset >= ORDERED_FROM):
         return "does not match the state its seq's action recorded (it was changed)"
-    if at.state_digest is None and at.ruleset >= ActionRecorded.LATER_FROM["state_digest"]:
+    if at.state_digest is None and (off_the_grid(at.seq) or at.ruleset >= ActionRecorded.LATER_FROM["state_digest"]):
         return "was taken where no action anchors one (its own digest proves nothing: anyone may write it again)"
     return None
+
+
+def off_the_grid(seq: int) -> bool:
+    """A seq where the ledger never takes a snapshot (it takes them where actions record
+    their digest, every ``DIGEST_EVERY``): a snapshot there is passed over unread."""
+    return seq % DIGEST_EVERY != 0

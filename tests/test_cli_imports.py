@@ -107,7 +107,7 @@ def test_the_installed_command_asks_the_warm_server_before_importing_click(tmp_p
     servers = tmp_path / "servers"
     servers.mkdir(mode=0o700)
     subprocess.run([sys.executable, "-c", script, str(out)], cwd=tmp_path, capture_output=True, check=True,
-                   timeout=120, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers)})
+                   timeout=120, env={**os.environ, "LEDGER_DAEMON_DIR": str(servers), "LEDGER_DAEMON": "auto"})
     modules = set(json.loads(out.read_text()))
     assert [name for name in (*HEAVY, "click", "ledger.i18n", "ledger.errors", "socket")
             if loaded(modules, name)] == []
@@ -177,16 +177,33 @@ def test_a_recorded_action_of_the_installed_command_imports_no_plugin_machinery(
     assert found["real_loader"] is False
 
 
-def test_the_stand_in_loader_hands_anything_else_to_pydantics_own():
+STAND_IN = """
+import importlib, os, sys
+os.environ["PYDANTIC_DISABLE_PLUGINS"] = "__all__"  # as the installed command sets it
+from ledger.interface.cli import _no_plugins, PLUGIN_LOADER
+_no_plugins()
+import pydantic.plugin._loader as stand_in  # its package not imported yet: the import system does it
+assert tuple(stand_in.get_plugins()) == () and not hasattr(stand_in, "__file__")
+import pydantic.plugin
+assert pydantic.plugin._loader is stand_in  # bound on its package, as any submodule
+from pydantic import BaseModel
+class M(BaseModel):
+    x: int
+assert M(x="1").x == 1  # pydantic builds validators with it
+assert "importlib.metadata" not in sys.modules
+importlib.reload(stand_in)
+assert tuple(stand_in.get_plugins()) == ()
+os.environ["PYDANTIC_DISABLE_PLUGINS"] = ""  # plugins turned on again in the process: the real loader answers
+assert tuple(stand_in.get_plugins()) == ()  # (none is installed)
+assert sys.modules[PLUGIN_LOADER].__file__.endswith("_loader.py")
+assert stand_in.PYDANTIC_ENTRY_POINT_GROUP == "pydantic"  # anything else: from the real one
+"""
+
+
+def test_the_stand_in_loader_is_imported_as_a_module_and_hands_anything_else_to_pydantics_own():
     """The stand-in answers ``get_plugins`` itself ("none", as pydantic's loader does with
-    every plugin off) and any other name from the real loader, which then takes its place."""
-    script = ("import sys\nfrom ledger.interface.cli import _no_plugins, PLUGIN_LOADER\n_no_plugins()\n"
-              "import pydantic.plugin\n"
-              "from pydantic.plugin._loader import get_plugins\nassert tuple(get_plugins()) == ()\n"
-              "assert not hasattr(sys.modules[PLUGIN_LOADER], '__file__')\n"
-              "import pydantic.plugin._loader as stand_in\n"
-              "assert stand_in.PYDANTIC_ENTRY_POINT_GROUP == 'pydantic'\n"
-              "assert sys.modules[PLUGIN_LOADER].__file__.endswith('_loader.py')\n"
-              "from pydantic import BaseModel\nclass M(BaseModel):\n    x: int\nassert M(x='1').x == 1\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    every plugin off), is imported and reloaded as the real module would be (through the
+    import system: its package first, then bound on it), and hands anything else, and
+    ``get_plugins`` once plugins are turned on again, to the real loader."""
+    done = subprocess.run([sys.executable, "-c", STAND_IN], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

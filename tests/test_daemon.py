@@ -128,6 +128,18 @@ def test_a_command_with_the_server_turned_off_runs_in_its_own_process(server, se
     assert served(servers, work) == before + 1  # and takes commands as before without it
 
 
+def test_starting_a_server_with_servers_turned_off_says_that_commands_will_not_use_it(tmp_path):
+    servers = _private_dir()
+    try:
+        done = ledger("daemon", "start", servers=servers, cwd=tmp_path, extra={"LEDGER_DAEMON": "off"})
+        assert done.returncode == 0, done.stderr
+        assert "note: LEDGER_DAEMON is off" in done.stderr and "set it to auto" in done.stderr
+        assert "LEDGER_DAEMON" not in ledger("daemon", "start", servers=servers, cwd=tmp_path).stderr
+    finally:
+        ledger("daemon", "stop", servers=servers, cwd=tmp_path)
+        shutil.rmtree(servers, ignore_errors=True)
+
+
 def test_an_action_through_the_server_is_recorded_once_and_printed_as_cold(server, cold, tmp_path):
     servers, work = server
     for name in ("warm.db", "cold.db"):

@@ -303,15 +303,19 @@ class LedgerMachine(RuleBasedStateMachine):
         # cards, not their old order (that order was seen)
         self.loose: set[str] = set()
         self.undone_by: dict[int, int | None] = {}
-        rec = self.app.start(CATALOG, name="Model", slug="model")
-        self.cid = rec.campaign.id
-        self.slug = rec.campaign.slug
-        self.states[1] = rec.campaign.table.to_dict()
-        self.actors[1] = rec.event.actor
-        self.undone_by[1] = None
-        self.witnessed: dict[int, dict[str, set[str]]] = {1: {v: set() for v in VIEWERS}}  # seq -> viewer -> cards
-        self.expected_events = self.app.stored_event_count()
-        self.follower = ReadModel(self.app, self.path)
+        try:
+            rec = self.app.start(CATALOG, name="Model", slug="model")
+            self.cid = rec.campaign.id
+            self.slug = rec.campaign.slug
+            self.states[1] = rec.campaign.table.to_dict()
+            self.actors[1] = rec.event.actor
+            self.undone_by[1] = None
+            self.witnessed: dict[int, dict[str, set[str]]] = {1: {v: set() for v in VIEWERS}}  # seq -> viewer -> cards
+            self.expected_events = self.app.stored_event_count()
+            self.follower = ReadModel(self.app, self.path)
+        except BaseException:  # hypothesis calls no teardown for a machine that was never made
+            self.teardown()
+            raise
 
     def teardown(self) -> None:
         self.system_seeds.stop()

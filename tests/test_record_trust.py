@@ -636,6 +636,48 @@ def test_a_well_formed_snapshot_forged_where_no_action_records_a_digest_is_never
     assert report["bad_seq"] == seq and "snapshot" in line, line
 
 
+def test_a_snapshot_forged_in_the_older_rules_part_of_an_upgraded_log_is_never_served(tmp_path):
+    """Actions recorded under rules older than 3 record no digest (a log begun then, whose
+    rules were raised later): a snapshot forged between two of their hundredth seqs is
+    passed over all the same, since the ledger takes none there, and the table the next
+    actions are decided on is the log's."""
+    from ledger.interface.simulate import simulate, start_simulation
+    from ledger.rulesets import decided_under
+
+    db = tmp_path / "upgraded.db"
+    app = Ledger.open(db, create=True)
+    try:
+        with decided_under(2):
+            cid = start_simulation(app, heroes=2, seed=1)
+            simulate(app, cid, 150 - app.last_seq(cid), seed=1)  # seqs up to 150 under ruleset 2
+        simulate(app, cid, 20, seed=2)  # then the current rules
+        assert (app.event(cid, 150).ruleset, app.event(cid, 151).ruleset) == (2, RULESET)
+        state = app.campaign(cid, at=150).snapshot()
+        honest = app.campaign(cid).table.to_dict()
+    finally:
+        app.close()
+    decks = [zone for zone, cards in state["table"]["stacks"].items() if zone.startswith("deck:") and len(cards) > 1]
+    state["table"]["stacks"][decks[0]].reverse()
+    state["digest"] = digest(state)
+    con = sqlite3.connect(str(db))
+    try:
+        originator, topic, stored = con.execute("SELECT originator_id, topic, state FROM stored_snapshots "
+                                                "WHERE originator_version = ?", [DIGEST_EVERY]).fetchone()
+        data = json.loads(stored)
+        data["originator_version"], data["state"] = 150, state
+        with con:
+            con.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
+                        "VALUES (?, ?, ?, ?)", [originator, 150, topic, json.dumps(data).encode()])
+    finally:
+        con.close()
+    app = Ledger.open(db)
+    try:
+        assert app.fit_snapshot(cid)[0].originator_version == DIGEST_EVERY
+        assert app.campaign(cid).table.to_dict() == honest
+    finally:
+        app.close()
+
+
 @pytest.mark.parametrize("column, state", [("state", b"\x00"), ("state", b"{}"), ("state", b'{"actor": 1}'),
                                            ("topic", "ledger.events:NoSuchEvent"), ("topic", "no.such.module:X"),
                                            ("state", '{"actor": "master"}')],

@@ -103,6 +103,15 @@ def fold_upto(events: list, k: int) -> Table:
     return table
 
 
+@pytest.fixture(scope="module", autouse=True)
+def anchored_every_interval():
+    """The actions of this module's campaigns record their digest every INTERVAL seqs, where
+    they take snapshots (a snapshot off that grid is passed over when loading)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(snapshots, "DIGEST_EVERY", INTERVAL)
+        yield
+
+
 @pytest.fixture(scope="module")
 def played(store, tmp_path_factory) -> Iterator[Played]:
     with fresh_db(store, tmp_path_factory.mktemp("travel")) as db:
@@ -112,7 +121,6 @@ def played(store, tmp_path_factory) -> Iterator[Played]:
 def play(db: Path | str) -> Played:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(Ledger, "SNAPSHOT_INTERVAL", INTERVAL)
-        mp.setattr(snapshots, "DIGEST_EVERY", INTERVAL)  # each snapshot anchored, or loading passes it over
         app = Ledger.open(db, create=True)
         try:
             cid = app.start(CATALOG, name="Viagem").campaign.id

@@ -18,6 +18,7 @@ In-process, with the same output and exit status as the real command::
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
     process is ending); files and connections are still closed as before, by the command
     itself and by reference counting as the modules are torn down."""
     if argv is None:
-        if os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__") == "__all__":
+        if os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__") in PLUGINS_OFF:
             _no_plugins()
         from .client import forward, start_for_later
 
@@ -65,33 +66,62 @@ def main(argv: list[str] | None = None) -> None:
 
 
 PLUGIN_LOADER = "pydantic.plugin._loader"
+PLUGINS_OFF = ("__all__", "1", "true")  # what pydantic's loader reads as "every plugin off"
 
 
 def _no_plugins() -> None:
     """With every pydantic plugin turned off, pydantic's loader of plugins answers "none"
     whatever it would find, yet importing it imports ``importlib.metadata`` (email, zipfile,
-    tempfile…: ~15 ms of a ~180 ms command, which uses none of them). Its place is taken by
-    a module that answers "none" (``get_plugins``), as the loader itself does when told
-    ``__all__``; anything else pydantic may ask of it (a later pydantic's loader may hold
-    more) is answered by the real loader, imported then."""
-    if PLUGIN_LOADER in sys.modules:
-        return
-    import types
+    tempfile…: ~15 ms of a ~180 ms command, which uses none of them). So the import system
+    is given, for that one module, a stand-in (``_StandIn``) that answers "none" itself
+    (``get_plugins``) while ``PYDANTIC_DISABLE_PLUGINS`` still says so, and hands anything
+    else pydantic may ask of it (a later pydantic's loader may hold more) to the real
+    loader, imported then."""
+    if PLUGIN_LOADER not in sys.modules and _StandIn not in sys.meta_path:
+        sys.meta_path.insert(0, _StandIn)  # type: ignore[arg-type]
 
-    loader = types.ModuleType(PLUGIN_LOADER, "pydantic's loader of plugins, with every plugin turned off")
 
-    def real(attribute: str) -> Any:
-        if attribute.startswith("__"):  # what the import system asks of any module (``__path__``…)
-            raise AttributeError(attribute)
-        if sys.modules.get(PLUGIN_LOADER) is loader:
-            del sys.modules[PLUGIN_LOADER]
-        import importlib
+class _StandIn:
+    """Finder and loader of the stand-in for pydantic's loader of plugins (``_no_plugins``):
+    found through the import system, it is imported as the real module would be (its
+    package first, then bound on it; ``importlib.reload`` makes it again)."""
 
-        return getattr(importlib.import_module(PLUGIN_LOADER), attribute)
+    @classmethod
+    def find_spec(cls, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != PLUGIN_LOADER:
+            return None
+        from importlib.machinery import ModuleSpec
 
-    loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
-    loader.__getattr__ = real  # type: ignore[method-assign]
-    sys.modules[PLUGIN_LOADER] = loader
+        return ModuleSpec(name, cls)  # type: ignore[arg-type]
+
+    @staticmethod
+    def create_module(spec: Any) -> None:
+        return None  # a plain module
+
+    @staticmethod
+    def exec_module(module: Any) -> None:
+        module.__doc__ = "pydantic's loader of plugins, stood in for while every plugin is off (ledger)"
+
+        def get_plugins() -> Any:
+            if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in PLUGINS_OFF:
+                return ()
+            return _real(module, "get_plugins")()
+
+        module.get_plugins = get_plugins
+        module.__getattr__ = lambda attribute: _real(module, attribute)
+
+
+def _real(stand_in: Any, attribute: str) -> Any:
+    """``attribute`` of pydantic's own loader of plugins, imported in the stand-in's place."""
+    if attribute.startswith("__"):  # what the import system asks of any module (``__path__``…)
+        raise AttributeError(attribute)
+    import importlib
+
+    with contextlib.suppress(ValueError):
+        sys.meta_path.remove(_StandIn)  # type: ignore[arg-type]
+    if sys.modules.get(PLUGIN_LOADER) is stand_in:
+        del sys.modules[PLUGIN_LOADER]
+    return getattr(importlib.import_module(PLUGIN_LOADER), attribute)
 
 
 def __getattr__(name: str) -> Any:

@@ -12,9 +12,9 @@ import click
 
 from ...errors import BadInput
 from ...i18n import _, ngettext
-from .client import IDLE, private_dir, socket_path, status
+from .client import IDLE, private_dir, socket_path, status, turned_off
 from .group import cli
-from .session import Session, pass_session
+from .session import Session, note_line, pass_session
 
 START_PATIENCE = 60.0
 """Seconds ``start`` waits for the server to answer (it warms up first: ~1–3 s)."""
@@ -62,6 +62,10 @@ def daemon_start(s: Session, idle: int) -> None:
     with open(os.path.splitext(path)[0] + ".lock", "ab") as lock:  # two starts at once: the second waits, then finds it
         fcntl.flock(lock, fcntl.LOCK_EX)
         _start(s, path, idle)
+    if turned_off():
+        click.echo(note_line(_("LEDGER_DAEMON is {value}: commands run with it set use no command server; unset it, "
+                               "or set it to auto, for them to use this one").format(
+            value=os.environ.get("LEDGER_DAEMON", "").strip())), err=True)
 
 
 def _start(s: Session, path: str, idle: int) -> None:
