@@ -140,7 +140,8 @@ async def listen(env: Any, channel: str, heard: Any) -> None:
 
     conn = await psycopg.AsyncConnection.connect(
         dbname=env.get("POSTGRES_DBNAME"), host=env.get("POSTGRES_HOST"), port=env.get("POSTGRES_PORT"),
-        user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD") or "", autocommit=True)
+        user=env.get("POSTGRES_USER"), password=env.get("POSTGRES_PASSWORD") or "", autocommit=True,
+        connect_timeout=int(float(env.get("POSTGRES_CONNECT_TIMEOUT") or 5)))  # a host that does not answer
     try:
         await conn.execute(f'LISTEN "{channel}"')
         async for _notice in conn.notifies():

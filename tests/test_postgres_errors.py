@@ -131,3 +131,37 @@ def test_a_server_that_does_not_answer_is_not_asked_again_and_again(monkeypatch,
         finally:
             monkeypatch.undo()
             ledger.close()
+
+
+def test_a_lost_listening_connection_is_one_line_in_the_log_and_tried_again_ever_more_patiently(monkeypatch, caplog):
+    """The table server LISTENs for actions other processes record; while the database is
+    down every try fails: each failure is one warning line (no traceback), and the pause
+    before the next try doubles up to LISTEN_PATIENCE (it was a traceback every second)."""
+    import asyncio
+    import logging
+    import types
+
+    import psycopg
+
+    from ledger.interface.server import live
+
+    pauses: list[float] = []
+    tries = {"n": 0}
+
+    async def down(env, channel, heard):
+        tries["n"] += 1
+        if tries["n"] > 8:
+            raise asyncio.CancelledError
+        raise psycopg.OperationalError("connection failed: Connection refused\n\tIs the server running?")
+
+    async def paused(seconds):
+        pauses.append(seconds)
+
+    monkeypatch.setattr(asyncio, "sleep", paused)
+    follower = types.SimpleNamespace(wake=asyncio.Event())
+    with caplog.at_level(logging.WARNING, logger="ledger.server"), pytest.raises(asyncio.CancelledError):
+        asyncio.run(live.Follower._listen(follower, down, {}, "ledger_events"))
+    assert pauses == [1, 2, 4, 8, 16, live.LISTEN_PATIENCE, live.LISTEN_PATIENCE, live.LISTEN_PATIENCE]
+    records = [r for r in caplog.records if r.name == "ledger.server"]
+    assert len(records) == 8 and all(r.exc_info is None for r in records)
+    assert all("\n" not in r.getMessage() and "Connection refused" in r.getMessage() for r in records)

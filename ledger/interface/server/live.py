@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
+from ...errors import one_line
 from ...i18n import ENGLISH, language, speaking
 from ...seats import Seat
 from .clerk import Clerk
@@ -37,6 +38,9 @@ PACE = 0.02  # seconds: while actions keep coming, at most one look per PACE (ea
 MODEL_EVERY = 0.5  # seconds: the read models follow the log in batches (history and card views catch up anyway)
 QUEUE = 1_000  # actions a slow stream may fall behind before it is closed (its page reloads)
 log = logging.getLogger("ledger.server")
+
+LISTEN_PATIENCE = 30.0
+"""Seconds at most between two tries at listening again (PostgreSQL's LISTEN/NOTIFY)."""
 
 
 @dataclass(eq=False)
@@ -71,15 +75,25 @@ class Follower:
             self._listener = asyncio.get_running_loop().create_task(self._listen(listen, env, channel))
 
     async def _listen(self, listen: Any, env: Any, channel: str) -> None:
-        """Wakes the loop whenever any process records an action; polling stays the fallback."""
+        """Wakes the loop whenever any process records an action; polling stays the fallback.
+        A lost listening connection (the database restarting, or down) is one line in the log,
+        and is tried again after a pause that doubles, to LISTEN_PATIENCE, while it keeps
+        failing (a traceback a second for as long as the server was down, before)."""
+        pause = 1.0
         while True:
+            began = time.monotonic()
             try:
                 await listen(env, channel, self.wake.set)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("listening for announced actions failed; polling meanwhile")
-                await asyncio.sleep(1)
+            except Exception as exc:  # noqa: BLE001 — whatever it was, polling goes on
+                if time.monotonic() - began > LISTEN_PATIENCE:  # it had been listening: a new outage
+                    pause = 1.0
+                reason = one_line(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                log.warning("listening for announced actions failed (%s); polling meanwhile, listening again "
+                            "in %.0f s", reason[:200], pause)
+                await asyncio.sleep(pause)
+                pause = min(2 * pause, LISTEN_PATIENCE)
 
     async def stop(self) -> None:
         for task in (self._task, self._listener):
