@@ -128,6 +128,21 @@ def connection_lost(exc: BaseException) -> StoreError | None:
                         "recorded whole or not at all: ledger history shows which)").format(error=first[:200]))
 
 
+def unanswered(exc: BaseException) -> bool:
+    """Whether ``exc`` came of a PostgreSQL server that did not answer at all: the pool
+    found no connection in its whole wait (``ledger.pg_recorder``), however it was wrapped
+    on its way up. Nothing is imported for it."""
+    pool = sys.modules.get("psycopg_pool")
+    cause: BaseException | None = exc
+    for _depth in range(6):
+        if pool is None or cause is None:
+            return False
+        if isinstance(cause, pool.PoolTimeout):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 # -- live updates -----------------------------------------------------------------------
 async def listen(env: Any, channel: str, heard: Any) -> None:
     """Calls ``heard()`` whenever a process records an action: eventsourcing's PostgreSQL

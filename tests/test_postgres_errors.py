@@ -165,3 +165,61 @@ def test_a_lost_listening_connection_is_one_line_in_the_log_and_tried_again_ever
     records = [r for r in caplog.records if r.name == "ledger.server"]
     assert len(records) == 8 and all(r.exc_info is None for r in records)
     assert all("\n" not in r.getMessage() and "Connection refused" in r.getMessage() for r in records)
+
+
+def test_a_database_that_does_not_answer_is_not_waited_for_again_by_every_request(monkeypatch):
+    """The table server does its work one piece at a time: with the database down, each
+    request held every seat for the pool's wait (5 s). Once it did not answer, requests are
+    refused at once (503, Retry-After) for a few seconds, without asking it; then the next
+    one asks again, and works once it answers."""
+    import psycopg_pool
+    from fastapi.testclient import TestClient
+
+    from ledger.interface.server.app import create_app
+    from tests.server_support import table
+    from tests.test_server_api import one_error
+
+    with fresh_schema() as url:
+        seated = table(None, db=url)
+        app = create_app(url)
+        with TestClient(app) as client:
+            zones = "/api/campaigns/demo/zones"
+            assert client.get(zones, headers=seated.headers("ana")).status_code == 200
+            pool = app.state.clerk.ledger.factory.datastore.pool
+            asked: list[int] = []
+
+            def unanswered(*_args, **_kwargs):
+                asked.append(1)
+                raise psycopg_pool.PoolTimeout("couldn't get a connection after 5.00 sec")
+
+            monkeypatch.setattr(pool, "connection", unanswered)
+            first = client.get(zones, headers=seated.headers("ana"))
+            assert one_error(first, 503)["code"] == "store" and asked == [1]
+            again = client.post("/api/campaigns/demo/actions", headers=seated.headers("ana"),
+                                json={"action": "exhaust", "cards": ["item-sword"]})
+            error = one_error(again, 503)
+            assert "does not answer just now" in error["message"] and "nothing was recorded" in error["message"]
+            assert again.headers.get("retry-after") == "5" and asked == [1]  # not asked again
+            monkeypatch.undo()  # it answers again
+            app.state.clerk._unanswered_until = 0.0  # the hold is over
+            assert client.get(zones, headers=seated.headers("ana")).status_code == 200
+
+
+def test_following_the_log_while_the_database_is_down_is_one_line_when_it_begins(caplog):
+    """The table server looks at the log every second: a storage problem is one warning
+    when it begins (not a traceback a second while it lasts), and one when it passes;
+    anything else is unexpected and keeps its traceback."""
+    import logging
+    import types
+
+    from ledger.errors import StoreError
+    from ledger.interface.server import live
+
+    follower = types.SimpleNamespace(_failing=False)
+    with caplog.at_level(logging.WARNING, logger="ledger.server"):
+        for _second in range(3):
+            live.Follower._failed(follower, StoreError("the database does not answer just now"))
+        live.Follower._failed(follower, RuntimeError("a bug"))
+    records = [r for r in caplog.records if r.name == "ledger.server"]
+    assert [(r.levelname, r.exc_info is not None) for r in records] == [("WARNING", False), ("ERROR", True)]
+    assert "does not answer just now" in records[0].getMessage()

@@ -13,12 +13,13 @@ store's own concurrency control keeps them apart, as between CLI processes.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 from uuid import UUID
 
-from ...errors import LedgerError
-from ...i18n import ENGLISH, speaking
+from ...errors import LedgerError, StoreError
+from ...i18n import ENGLISH, _, speaking
 
 T = TypeVar("T")
 log = logging.getLogger("ledger.server")
@@ -27,8 +28,12 @@ log = logging.getLogger("ledger.server")
 class Clerk:
     """Does the work that needs the campaign file; opens it on first use."""
 
+    UNANSWERED_HOLD = 5.0
+    """Seconds during which work is refused at once after the database did not answer."""
+
     def __init__(self, db: str):
         self.db = db
+        self._unanswered_until = 0.0  # monotonic time until which the database is taken to be down
         self._ledger: Any = None
         self._model: Any = None
         self._seats: Any = None
@@ -37,8 +42,23 @@ class Clerk:
 
     async def __call__(self, fn: Callable[..., T], *args: Any) -> T:
         """Does ``fn(*args)`` with the file (a coroutine, so that callers need not know
-        where it runs: a thread of its own would be one line here)."""
-        return fn(*args)
+        where it runs: a thread of its own would be one line here).
+
+        A PostgreSQL server that did not answer (the pool waited its whole timeout, ~5 s,
+        for a connection) is not asked again for ``UNANSWERED_HOLD`` seconds: meanwhile
+        every piece of work is refused at once (503 for a retry), rather than holding
+        every seat for another wait; the first piece after that asks again."""
+        if time.monotonic() < self._unanswered_until:
+            raise StoreError(_("the database does not answer just now; nothing was recorded, try again in a few "
+                               "seconds"))
+        try:
+            return fn(*args)
+        except Exception as exc:
+            from ...postgres import unanswered
+
+            if unanswered(exc):
+                self._unanswered_until = time.monotonic() + self.UNANSWERED_HOLD
+            raise
 
     # -- the file's objects (used only through the clerk) --------------------------
     @property

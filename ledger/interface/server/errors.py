@@ -114,7 +114,8 @@ def install(app: FastAPI, db: str = "") -> None:
 
     @app.exception_handler(LedgerError)
     async def refusal(_request: Request, exc: LedgerError) -> JSONResponse:
-        return reply(status_of(exc), exc.code, str(exc))
+        status = status_of(exc)  # 503: the database could not be used just now (busy, down), for a retry
+        return reply(status, exc.code, str(exc), headers={"Retry-After": "5"} if status == 503 else None)
 
     from ...postgres import is_postgres
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from ...errors import one_line
+from ...errors import LedgerError, one_line
 from ...i18n import ENGLISH, language, speaking
 from ...seats import Seat
 from .clerk import Clerk
@@ -64,6 +64,7 @@ class Follower:
         self._model_behind = False  # the log moved since
         self._task: asyncio.Task[None] | None = None
         self._listener: asyncio.Task[None] | None = None  # PostgreSQL: LISTEN for announced actions
+        self._failing = False  # the last look at the log failed (said once, until it works again)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -129,10 +130,13 @@ class Follower:
             self.wake.clear()
             try:
                 sends = await self.clerk(self._poll)
-            except Exception:  # a passing storage problem: look again at the next poll
-                log.exception("following the log failed; trying again")
+            except Exception as exc:  # a passing storage problem: look again at the next poll
+                self._failed(exc)
                 await asyncio.sleep(1)
                 continue
+            if self._failing:
+                log.warning("following the log again")
+                self._failing = False
             for stream, payload in sends:
                 try:
                     stream.queue.put_nowait(payload)
@@ -147,6 +151,19 @@ class Follower:
                     log.exception("catching the read models up failed; trying again")
             if sends:
                 await asyncio.sleep(PACE)
+
+    def _failed(self, exc: Exception) -> None:
+        """A failed look at the log: a storage problem (the database down, a connection cut)
+        is one line when it begins, not one a second while it lasts; anything else is
+        unexpected, and logged with its traceback."""
+        from ...postgres import connection_lost
+
+        if not isinstance(exc, LedgerError) and connection_lost(exc) is None:
+            log.exception("following the log failed; trying again")
+        elif not self._failing:
+            log.warning("following the log failed (%s); trying again every second until it works",
+                        one_line(str(exc))[:300])
+        self._failing = True
 
     # -- the clerk's work ---------------------------------------------------------
     def _follow(self, cid: UUID) -> None:
