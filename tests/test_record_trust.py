@@ -570,6 +570,23 @@ def test_a_rollback_puts_a_hero_back_in_their_place_among_the_heroes(long):
         ledger.close()
 
 
+def plant_snapshot(db: Path, seq: int, state: dict) -> None:
+    """A forger's snapshot at ``seq`` holding ``state`` (its own digest written again to
+    match), stored as the ledger stores the one at DIGEST_EVERY."""
+    state["digest"] = digest(state)
+    con = sqlite3.connect(str(db))
+    try:
+        originator, topic, stored = con.execute("SELECT originator_id, topic, state FROM stored_snapshots "
+                                                "WHERE originator_version = ?", [DIGEST_EVERY]).fetchone()
+        data = json.loads(stored)
+        data["originator_version"], data["state"] = seq, state
+        with con:
+            con.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
+                        "VALUES (?, ?, ?, ?)", [originator, seq, topic, json.dumps(data).encode()])
+    finally:
+        con.close()
+
+
 def test_a_snapshot_forged_where_no_action_records_a_digest_is_named_by_verify_and_no_read_fails(long, tmp_path):
     """Only every hundredth action anchors a snapshot in the chain; one put in between
     (its own digest and head right, its table no table at all) cannot crash a read:
@@ -583,18 +600,7 @@ def test_a_snapshot_forged_where_no_action_records_a_digest_is_named_by_verify_a
     finally:
         ledger.close()
     state["table"]["stacks"] = 5
-    state["digest"] = digest(state)
-    con = sqlite3.connect(str(long))
-    try:
-        originator, topic, stored = con.execute("SELECT originator_id, topic, state FROM stored_snapshots "
-                                                "WHERE originator_version = ?", [DIGEST_EVERY]).fetchone()
-        data = json.loads(stored)
-        data["state"] = state
-        with con:
-            con.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
-                        "VALUES (?, ?, ?, ?)", [originator, seq, topic, json.dumps(data).encode()])
-    finally:
-        con.close()
+    plant_snapshot(long, seq, state)
     for args in (["zones"], ["zones", "--at", str(seq + 1)]):
         assert succeeded(run_ledger("--json", *args, db=long)).stdout == run_ledger("--json", *args, db=untouched).stdout
     line, report = verify_fails(long)
@@ -617,19 +623,7 @@ def test_a_well_formed_snapshot_forged_where_no_action_records_a_digest_is_never
     decks = [zone for zone, cards in state["table"]["stacks"].items() if zone.startswith("deck:") and len(cards) > 1]
     assert decks, "the campaign has a deck of two cards or more to turn over"
     state["table"]["stacks"][decks[0]].reverse()
-    state["digest"] = digest(state)
-    con = sqlite3.connect(str(long))
-    try:
-        originator, topic, stored = con.execute("SELECT originator_id, topic, state FROM stored_snapshots "
-                                                "WHERE originator_version = ?", [DIGEST_EVERY]).fetchone()
-        data = json.loads(stored)
-        data["originator_version"] = seq
-        data["state"] = state
-        with con:
-            con.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
-                        "VALUES (?, ?, ?, ?)", [originator, seq, topic, json.dumps(data).encode()])
-    finally:
-        con.close()
+    plant_snapshot(long, seq, state)
     for args in (["zones"], ["zones", "--at", str(seq)], ["zones", "--at", str(seq + 1)]):
         assert succeeded(run_ledger("--json", *args, db=long)).stdout == run_ledger("--json", *args, db=untouched).stdout
     line, report = verify_fails(long)
@@ -658,18 +652,7 @@ def test_a_snapshot_forged_in_the_older_rules_part_of_an_upgraded_log_is_never_s
         app.close()
     decks = [zone for zone, cards in state["table"]["stacks"].items() if zone.startswith("deck:") and len(cards) > 1]
     state["table"]["stacks"][decks[0]].reverse()
-    state["digest"] = digest(state)
-    con = sqlite3.connect(str(db))
-    try:
-        originator, topic, stored = con.execute("SELECT originator_id, topic, state FROM stored_snapshots "
-                                                "WHERE originator_version = ?", [DIGEST_EVERY]).fetchone()
-        data = json.loads(stored)
-        data["originator_version"], data["state"] = 150, state
-        with con:
-            con.execute("INSERT INTO stored_snapshots (originator_id, originator_version, topic, state) "
-                        "VALUES (?, ?, ?, ?)", [originator, 150, topic, json.dumps(data).encode()])
-    finally:
-        con.close()
+    plant_snapshot(db, 150, state)
     app = Ledger.open(db)
     try:
         assert app.fit_snapshot(cid)[0].originator_version == DIGEST_EVERY
