@@ -221,6 +221,10 @@ class Ledger(Application):
             if any(e.slug == slug for e in self.campaigns()):
                 raise BadInput(_("this database already holds a campaign {campaign}; pick another with --campaign "
                                  "ID or another --db file").format(campaign=repr(slug)))
+            if attempt and self._started_unlisted(cid, slug):
+                raise StoreError(_("this database holds the start of a campaign {campaign} that its list of "
+                                   "campaigns does not name (the file was changed or damaged); start this one "
+                                   "under another --name, or in another --db file").format(campaign=repr(slug)))
             entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
             if self._guard(lambda: self._saved(event, entry)):  # noqa: B023 — called at once
                 break
@@ -368,6 +372,13 @@ class Ledger(Application):
             if campaign.version % self.SNAPSHOT_INTERVAL == 0:
                 self.snapshot(campaign)
             return Recorded(seq=event.seq, action=event.action, event=event, campaign=campaign)
+
+    def _started_unlisted(self, cid: UUID, slug: str) -> bool:
+        """Does the log hold seq 1 of campaign ``cid`` though the list of campaigns names no
+        ``slug`` (an init that keeps failing on its own seq 1, not on the list's entry)?"""
+        if not self._guard(lambda: list(self.events.get(cid, gt=0, lte=1))):
+            return False
+        return not any(e.slug == slug for e in self.campaigns())  # (not just now listed by another init)
 
     def _saved(self, event: CampaignStarted, entry: CampaignRegistered) -> bool:
         """A campaign's start saved with its entry in the list of campaigns; False if the

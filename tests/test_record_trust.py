@@ -801,3 +801,18 @@ def test_a_damaged_record_of_the_files_own_logs_is_named_for_what_it_is(demo, to
             and "copy" in line, (args, line)
         met = True
     assert met, f"no command met the damaged {topic} record"
+
+
+def test_init_over_a_start_its_list_of_campaigns_does_not_name_says_so(tmp_path):
+    """A file whose list of campaigns lost the entry of a campaign it holds (edited, or
+    damaged): init of that campaign again fails on its own seq 1, which is no race with
+    other writers, and says what it found, at once, appending nothing."""
+    db = tmp_path / "c.db"
+    succeeded(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "Norte", db=db))
+    assert raw(db, "DELETE FROM stored_events WHERE topic = 'ledger.events:CampaignRegistered'") == 1
+    before = raw(db, "UPDATE stored_events SET topic = topic")
+    line = one_error_line(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "Norte", db=db))
+    assert "holds the start of a campaign 'norte' that its list of campaigns does not name" in line, line
+    assert "other writers" not in line
+    assert raw(db, "UPDATE stored_events SET topic = topic") == before  # nothing appended
+    succeeded(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "Sul", db=db))
