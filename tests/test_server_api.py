@@ -786,6 +786,53 @@ def test_the_rate_limit_lifts_when_the_window_has_passed(tmp_path):
         assert client.get(f"{API}/zones", headers=seated.headers("bo")).status_code == 200
 
 
+def test_a_seat_past_its_share_of_the_servers_time_is_429_while_the_others_are_served(tmp_path):
+    """One seat asking for work back to back (heavy reads, say) may not hold the table: past
+    its share of the server's time over the window it gets 429 with Retry-After, appending
+    nothing, while every other seat is served as before; once its share frees up, it is
+    served again."""
+    from ledger.interface.server.fairness import FairShare
+
+    seated = table(tmp_path)
+    app = create_app(str(seated.db))
+    with TestClient(app) as client:
+        app.state.clerk.fair = FairShare(share=0.01, window=1.0)  # 10 ms of work a second
+        for _ in range(30):  # alone at the server, a seat is not held back
+            assert client.get(f"{API}/history?limit=5000", headers=seated.headers("ana")).status_code == 200
+        assert client.get(f"{API}/zones", headers=seated.headers("bo")).status_code == 200  # now bo asks too
+        replies = []
+        for _ in range(500):  # whole histories, as fast as it can ask
+            replies.append(client.get(f"{API}/history?limit=5000", headers=seated.headers("ana")))
+            if replies[-1].status_code != 200:
+                break
+        refused = replies[-1]
+        assert one_error(refused, 429)["code"] == "too-busy", len(replies)
+        assert 1 <= int(refused.headers["Retry-After"]) <= 1
+        with nothing_appended(seated.db):
+            one_error(call(client, "POST", "/actions", {"action": "exhaust", "cards": ["item-sword"]},
+                           headers=seated.headers("ana")), 429)
+        for who in ("master", "bo", "public"):  # the others are served meanwhile
+            assert client.get(f"{API}/zones", headers=seated.headers(who)).status_code == 200, who
+        time.sleep(1.1)
+        assert client.get(f"{API}/zones", headers=seated.headers("ana")).status_code == 200
+
+
+def test_a_seats_share_frees_up_as_its_work_leaves_the_window():
+    from ledger.interface.server.errors import Refused
+    from ledger.interface.server.fairness import FairShare
+
+    fair = FairShare(share=0.5, window=4.0)  # 2 s of work in any 4 s
+    fair.used("ana", 1.5)
+    fair.check("ana")  # within its share
+    fair.used("ana", 1.0)
+    fair.check("ana")  # past it, but alone
+    fair.used("bo", 0.001)
+    with pytest.raises(Refused) as refused:
+        fair.check("ana")
+    assert refused.value.status == 429 and refused.value.headers == {"Retry-After": "4"}
+    fair.check("bo")  # another seat's share is its own
+
+
 # -- the stream, against the real server -------------------------------------------------------
 class Stream:
     """One open ``/stream``, read on a thread: each event as (kind, data)."""

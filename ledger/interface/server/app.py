@@ -43,7 +43,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": text} for status, text in (
         (401, "no seat: no token, or one not in force"), (403, "a seat of another campaign, or not allowed"),
         (409, "refused under the rules"), (413, "a body too large"), (422, "not a request this endpoint takes"),
-        (429, "too many failed token attempts"), (500, "a record in the campaign file is damaged (`ledger verify` names it)"),
+        (429, "too many failed token attempts, or a seat past its share of the server's time"), (500, "a record in the campaign file is damaged (`ledger verify` names it)"),
         (503, "the campaign file cannot be used now"))
 }
 HISTORY_MAX = 5_000

@@ -20,6 +20,7 @@ from uuid import UUID
 
 from ...errors import LedgerError, StoreError
 from ...i18n import ENGLISH, _, speaking
+from .fairness import AT_WORK, FairShare
 
 T = TypeVar("T")
 log = logging.getLogger("ledger.server")
@@ -34,6 +35,7 @@ class Clerk:
     def __init__(self, db: str):
         self.db = db
         self._unanswered_until = 0.0  # monotonic time until which the database is taken to be down
+        self.fair = FairShare()  # each seat's share of this time
         self._ledger: Any = None
         self._model: Any = None
         self._seats: Any = None
@@ -47,10 +49,15 @@ class Clerk:
         A PostgreSQL server that did not answer (the pool waited its whole timeout, ~5 s,
         for a connection) is not asked again for ``UNANSWERED_HOLD`` seconds: meanwhile
         every piece of work is refused at once (503 for a retry), rather than holding
-        every seat for another wait; the first piece after that asks again."""
+        every seat for another wait; the first piece after that asks again. A seat's
+        request is done only within the seat's share of this time (``fairness``: 429)."""
+        seat = AT_WORK.get()
+        if seat is not None:  # a seat's request: within its share of this time (``fairness``)
+            self.fair.check(seat)
         if time.monotonic() < self._unanswered_until:
             raise StoreError(_("the database does not answer just now; nothing was recorded, try again in a few "
                                "seconds"))
+        began = time.perf_counter()
         try:
             return fn(*args)
         except Exception as exc:
@@ -59,6 +66,9 @@ class Clerk:
             if unanswered(exc):
                 self._unanswered_until = time.monotonic() + self.UNANSWERED_HOLD
             raise
+        finally:
+            if seat is not None:
+                self.fair.used(seat, time.perf_counter() - began)
 
     # -- the file's objects (used only through the clerk) --------------------------
     @property

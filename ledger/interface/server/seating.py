@@ -18,6 +18,7 @@ from ...i18n import _
 from ...seats import Seat
 from .clerk import Clerk
 from .errors import Refused
+from .fairness import AT_WORK
 
 COOKIE = "ledger_seat"
 LIMIT = 10  # failed attempts per address per window
@@ -84,6 +85,7 @@ async def seat_of(request: Request, token: str | None = None) -> Seat:
         doorman.failed(address)
         raise Refused(401, "no-seat",
                       _("this link or token is not (or no longer) a seat; ask the master for a new one"))
+    AT_WORK.set(seat.token_hash)  # the rest of the request's work counts against the seat's share
     return seat
 
 
