@@ -627,21 +627,14 @@ def main() -> None:
 
 
 def run(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
-    from tests.server_support import serving, table
+    from tests.server_support import server as serving, table
 
     t0 = time.perf_counter()
     seated = table(tmp)
     print(f"demo played, seats open ({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
     figures: dict[str, Any] = {}
-    served = serving(seated.db, workers=args.workers)
-    with served as base:
-        proc = served.gen.gi_frame.f_locals["proc"]  # the ``ledger serve`` child (serving keeps it to itself)
-        if proc.stdout is not None:  # a pipe (an older serving): read as it comes, or a full pipe blocks the server
-            kept: list[bytes] = []
-            threading.Thread(target=lambda: kept.extend(iter(proc.stdout.readline, b"")), daemon=True).start()
-        else:
-            kept = []
-        logged = served.gen.gi_frame.f_locals.get("log")  # the file serving writes the server's output to
+    with serving(seated.db, args.workers, tmp) as (base, proc, logged):  # the ``ledger serve`` child, its log
+        kept: list[bytes] = []
         server = descendants(proc.pid)
         reader = subprocess.Popen([sys.executable, __file__, "--role", "streams"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True, cwd=ROOT)
@@ -681,9 +674,7 @@ def run(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
         reader.stdin.flush()
         heard = json.loads(reader.stdout.readline())
         reader.wait(10)
-        if logged is not None:
-            logged.flush()
-            kept = Path(logged.name).read_bytes().splitlines()
+        kept = Path(logged).read_bytes().splitlines()
     problems = problems_in(kept)
 
     # -- the figures of the load ----------------------------------------------------
