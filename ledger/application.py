@@ -160,15 +160,23 @@ class Ledger(Application):
     def _open_postgres(cls, url: str, create: bool) -> Ledger:
         """``open`` for a PostgreSQL database (``ledger.postgres``): refuses one the server
         cannot give, and one that holds no campaign database unless ``create``."""
-        from .postgres import postgres_env, shown, unreachable
+        from .postgres import making, postgres_env, shown, unreachable
 
-        env = postgres_env(url, create=create)
+        env = postgres_env(url)
         if not create:
             env["CREATE_TABLE"] = "no"
-        try:
-            ledger = cls(env=env)
-        except StoreError as exc:  # the server cannot be reached: say so, and how to start it
-            raise StoreError(unreachable(url, exc)) from None
+
+        def made() -> Ledger:
+            try:
+                return cls(env=env)
+            except StoreError as exc:  # the server cannot be reached: say so, and how to start it
+                raise StoreError(unreachable(url, exc)) from None
+
+        if create:
+            with making(env, url):  # the schema and its tables, one init at a time
+                ledger = made()
+        else:
+            ledger = made()
         try:
             ledger.recorder.max_notification_id()
         except PersistenceError as exc:

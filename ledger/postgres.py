@@ -12,8 +12,11 @@ psycopg is imported only when a PostgreSQL database is named.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -42,9 +45,9 @@ def shown(url: str) -> str:
     return re.sub(r"([?&][^=&]*pass[^=&]*=)[^&]*", r"\1****", url, flags=re.IGNORECASE)
 
 
-def postgres_env(url: str, *, create: bool) -> dict[str, str]:
+def postgres_env(url: str) -> dict[str, str]:
     """eventsourcing's settings for the database a URL names; a bad URL is refused in
-    one line saying how it is written."""
+    one line saying how it is written. ``init`` makes the schema (``making``)."""
     parts = urlsplit(url)
     dbname = unquote(parts.path.lstrip("/"))
     query = parse_qs(parts.query)
@@ -75,24 +78,42 @@ def postgres_env(url: str, *, create: bool) -> dict[str, str]:
         "POSTGRES_POOL_SIZE": "1",
         "POSTGRES_MAX_OVERFLOW": "7",
     }
-    if create:
-        _create_schema(env, url)
     return env
 
 
-def _create_schema(env: dict[str, str], url: str) -> None:
-    """``init`` on a new schema: makes it (eventsourcing makes only the tables)."""
+@contextmanager
+def making(env: dict[str, str], url: str) -> Iterator[None]:
+    """``init`` on a schema: makes the schema (eventsourcing makes only the tables), one
+    maker at a time, until the block (which makes the tables) ends. Two inits at once
+    made them side by side, and PostgreSQL failed one of them ("tuple concurrently
+    updated", a duplicate key in pg_type: its CREATE ... IF NOT EXISTS and eventsourcing's
+    CREATE OR REPLACE FUNCTION are not safe to run twice at once), reported as a server
+    that cannot be reached. The lock is an advisory lock for this database and schema,
+    held by a connection of its own (closing it lets it go, whatever happens)."""
     import psycopg
 
+    key = int.from_bytes(hashlib.sha256(
+        f"campaign-ledger {env['POSTGRES_DBNAME']} {env['POSTGRES_SCHEMA']}".encode()).digest()[:8], "big", signed=True)
     try:
-        with psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
-                             user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=5,
-                             autocommit=True) as conn:
-            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{env["POSTGRES_SCHEMA"]}"')
-            tables = {name for (name,) in conn.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [env["POSTGRES_SCHEMA"]])}
+        conn = psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
+                               user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=5,
+                               autocommit=True)
     except psycopg.Error as exc:
         raise StoreError(unreachable(url, exc)) from None
+    with conn:
+        try:
+            conn.execute("SELECT pg_advisory_lock(%s)", [key])
+            _create_schema(conn, env, url)
+        except psycopg.Error as exc:
+            raise StoreError(unreachable(url, exc)) from None
+        yield
+
+
+def _create_schema(conn: Any, env: dict[str, str], url: str) -> None:
+    """Makes the schema, unless it holds tables of something else."""
+    conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{env["POSTGRES_SCHEMA"]}"')
+    tables = {name for (name,) in conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [env["POSTGRES_SCHEMA"]])}
     if tables and "ledger_events" not in tables:  # as init refuses a file that is no campaign database
         raise StoreError(_("schema {schema} of {db} holds tables of something else ({tables}); name an empty schema, "
                            "or one a ledger made, with ?schema=NAME").format(

@@ -392,6 +392,37 @@ def test_the_history_pages_back_past_what_one_request_gives(browser: Any, game: 
     master.context.close()
 
 
+def test_a_table_the_server_cannot_serve_just_now_is_asked_for_again_when_it_says(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """A 429 (the seat past its share of the server's time) or a 503 (the database not
+    answering) is said on the page, and the table is asked for again after the reply's
+    Retry-After, with nobody acting (it stayed empty until the next action before)."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    page = ana.page
+    refused: list[str] = []
+
+    def busy_once(route: Any) -> None:
+        if refused:
+            route.continue_()
+            return
+        refused.append(route.request.url)
+        route.fulfill(status=429, headers={"Retry-After": "1"},
+                      json={"error": {"code": "too-busy", "message": "not just now: try again in 1 s"}})
+
+    page.route(re.compile(r".*/zones(\?.*)?$"), busy_once)
+    page.evaluate("document.querySelectorAll('#zones section').forEach(s => s.remove())")  # forget the table
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # as a phone waking asks again
+    expect(page.locator("#message")).to_contain_text("not just now")
+    expect(page.locator('section[data-zone="deck:item"]')).to_have_count(1, timeout=5000)  # asked again, by itself
+    assert len(refused) == 1
+    ana.problems = [p for p in ana.problems if "429" not in p]  # the refused request, as the console logs it
+    assert not ana.problems, ana.problems
+    ana.context.close()
+
+
 def test_leave_makes_this_browser_forget_its_seat(browser: Any, game: tuple[Table, str], shots: Path) -> None:
     """On a shared device a player leaves: the browser forgets the seat (the seat stays:
     the join link seats them again)."""

@@ -4,6 +4,7 @@ to do, exit 1, never a traceback — and the URL's password is never printed."""
 from __future__ import annotations
 
 import inspect
+import time
 
 import pytest
 
@@ -200,9 +201,14 @@ def test_a_database_that_does_not_answer_is_not_waited_for_again_by_every_reques
             error = one_error(again, 503)
             assert "does not answer just now" in error["message"] and "nothing was recorded" in error["message"]
             assert again.headers.get("retry-after") == "5" and asked == [1]  # not asked again
+            clerk = app.state.clerk
+            clerk._unanswered_until = 0.0  # the hold is over: asked again, still no answer
+            one_error(client.get(zones, headers=seated.headers("ana")), 503)
+            assert asked == [1, 1] and clerk._unanswered_until - time.monotonic() > 2 * clerk.UNANSWERED_HOLD - 1
             monkeypatch.undo()  # it answers again
-            app.state.clerk._unanswered_until = 0.0  # the hold is over
+            clerk._unanswered_until = 0.0  # the (longer) hold is over
             assert client.get(zones, headers=seated.headers("ana")).status_code == 200
+            assert clerk._hold == clerk.UNANSWERED_HOLD  # back to the first hold
 
 
 def test_following_the_log_while_the_database_is_down_is_one_line_when_it_begins(caplog):
@@ -223,3 +229,29 @@ def test_following_the_log_while_the_database_is_down_is_one_line_when_it_begins
     records = [r for r in caplog.records if r.name == "ledger.server"]
     assert [(r.levelname, r.exc_info is not None) for r in records] == [("WARNING", False), ("ERROR", True)]
     assert "does not answer just now" in records[0].getMessage()
+
+
+def test_inits_at_once_on_a_new_schema_all_start_their_campaigns():
+    """Eight ``ledger init`` at once on one new schema: each makes the schema and the tables
+    if they are not there, one at a time (PostgreSQL failed some of them side by side —
+    "tuple concurrently updated", a duplicate pg_type key — reported as a server that cannot
+    be reached); every campaign is started and listed."""
+    import json
+    import subprocess
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ledger.catalog import sample_catalog_path
+
+    for _round in range(2):
+        with fresh_schema() as url:
+            def init(i: int):  # processes of their own, as eight players' machines
+                return subprocess.run([sys.executable, "-m", "ledger", "--db", url, "init", "--catalog",
+                                       str(sample_catalog_path()), "--name", f"Mesa {i}"],
+                                      capture_output=True, text=True, timeout=120)
+
+            with ThreadPoolExecutor(8) as pool:
+                done = list(pool.map(init, range(8)))
+            assert [d.stderr for d in done if d.returncode != 0] == []
+            listed = json.loads(run_ledger("--json", "campaigns", db=url).stdout)
+            assert sorted(c["id"] for c in listed) == sorted(f"mesa-{i}" for i in range(8))

@@ -811,6 +811,9 @@ def test_a_seat_past_its_share_of_the_servers_time_is_429_while_the_others_are_s
         with nothing_appended(seated.db):
             one_error(call(client, "POST", "/actions", {"action": "exhaust", "cards": ["item-sword"]},
                            headers=seated.headers("ana")), 429)
+        page = client.get("/", headers=seated.headers("ana"))  # the page says so as a page, not the API's JSON
+        assert page.status_code == 429 and page.headers["content-type"].startswith("text/html")
+        assert "Retry-After" in page.headers and "share" in page.text
         for who in ("master", "bo", "public"):  # the others are served meanwhile
             assert client.get(f"{API}/zones", headers=seated.headers(who)).status_code == 200, who
         time.sleep(1.1)

@@ -108,7 +108,7 @@ def pg_env(url: str) -> dict[str, str]:
     """eventsourcing's settings for a plain application in the URL's schema (the ledger's own)."""
     from ledger.postgres import postgres_env
 
-    return postgres_env(url, create=False)
+    return postgres_env(url)
 
 
 # -- 1. append ---------------------------------------------------------------------------

@@ -52,7 +52,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -627,7 +626,8 @@ def main() -> None:
 
 
 def run(tmp: Path, args: argparse.Namespace) -> dict[str, Any]:
-    from tests.server_support import server as serving, table
+    from tests.server_support import server as serving
+    from tests.server_support import table
 
     t0 = time.perf_counter()
     seated = table(tmp)

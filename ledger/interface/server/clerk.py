@@ -30,11 +30,15 @@ class Clerk:
     """Does the work that needs the campaign file; opens it on first use."""
 
     UNANSWERED_HOLD = 5.0
-    """Seconds during which work is refused at once after the database did not answer."""
+    """Seconds during which work is refused at once after the database did not answer; it
+    doubles, to UNANSWERED_HOLD_MAX, while each ask after it goes unanswered too (each
+    such ask holds every seat for the pool's wait), and is back to this once it answers."""
+    UNANSWERED_HOLD_MAX = 60.0
 
     def __init__(self, db: str):
         self.db = db
         self._unanswered_until = 0.0  # monotonic time until which the database is taken to be down
+        self._hold = self.UNANSWERED_HOLD  # the next hold, if it does not answer
         self.fair = FairShare()  # each seat's share of this time
         self._ledger: Any = None
         self._model: Any = None
@@ -47,9 +51,10 @@ class Clerk:
         where it runs: a thread of its own would be one line here).
 
         A PostgreSQL server that did not answer (the pool waited its whole timeout, ~5 s,
-        for a connection) is not asked again for ``UNANSWERED_HOLD`` seconds: meanwhile
-        every piece of work is refused at once (503 for a retry), rather than holding
-        every seat for another wait; the first piece after that asks again. A seat's
+        for a connection) is not asked again for ``UNANSWERED_HOLD`` seconds, longer while
+        it keeps not answering: meanwhile every piece of work is refused at once (503 for a
+        retry), rather than holding every seat for another wait; the first piece after
+        that asks again. A seat's
         request is done only within the seat's share of this time (``fairness``: 429)."""
         seat = AT_WORK.get()
         if seat is not None:  # a seat's request: within its share of this time (``fairness``)
@@ -59,13 +64,17 @@ class Clerk:
                                "seconds"))
         began = time.perf_counter()
         try:
-            return fn(*args)
+            done = fn(*args)
         except Exception as exc:
             from ...postgres import unanswered
 
             if unanswered(exc):
-                self._unanswered_until = time.monotonic() + self.UNANSWERED_HOLD
+                self._unanswered_until = time.monotonic() + self._hold
+                self._hold = min(2 * self._hold, self.UNANSWERED_HOLD_MAX)
             raise
+        else:
+            self._hold = self.UNANSWERED_HOLD
+            return done
         finally:
             if seat is not None:
                 self.fair.used(seat, time.perf_counter() - began)

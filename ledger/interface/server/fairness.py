@@ -8,7 +8,8 @@ time over the last ``WINDOW`` seconds; past it, its requests get 429 with ``Retr
 until its share frees up, while every other seat is served as before. A seat alone at
 the server (the master's script, say) is not held back. A page and its live stream use
 a few milliseconds a minute; the limit is only ever met by a seat that asks for nothing
-but work. The time is counted per seat (the token's hash), in this server process.
+but work. The time is counted per seat (its campaign and who it is, whichever of its
+links asks), in this server process.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ WINDOW = 10.0
 """Seconds over which a seat's time is counted."""
 
 AT_WORK: contextvars.ContextVar[str | None] = contextvars.ContextVar("seat_at_work", default=None)
-"""The seat (its token's hash) whose request is being served, set once the request is
+"""The seat (``campaign:who``) whose request is being served, set once the request is
 seated (``seating.seat_of``); None for the server's own work (following the log)."""
 
 

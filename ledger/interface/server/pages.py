@@ -25,6 +25,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from ...errors import StoreError
 from ...i18n import LANGUAGES, _, language, ngettext, pgettext, translations
 from ...terms import ACTIONS, action_name, pgettext_noop, suit_name, suit_word
 from ...vocabulary import Role, Suit
@@ -68,7 +69,10 @@ def routes() -> APIRouter:
             return _page(request, "message.html", {"title": _("Not a seat"), "message": refused.message},
                          status=refused.status)
         clerk: Clerk = request.app.state.clerk
-        slug = await clerk(clerk.slug, seat.campaign)
+        try:
+            slug = await clerk(clerk.slug, seat.campaign)
+        except (Refused, StoreError) as busy:
+            return _not_now(request, busy)
         # A page, not a redirect: a join link opened from another site (a chat app) is a
         # cross-site navigation, and a SameSite=Strict cookie set on it would not be sent
         # with a redirect that follows; the page's own link to / is same-site.
@@ -91,7 +95,10 @@ def routes() -> APIRouter:
             return {"campaign": campaign.slug, "name": campaign.name, "heroes": list(campaign.table.heroes),
                     "zones": list(campaign.zones())}
 
-        context = await clerk(about)
+        try:
+            context = await clerk(about)
+        except (Refused, StoreError) as busy:
+            return _not_now(request, busy)
         context.update(who=seat.who, viewer=seat.viewer, actor=seat.actor or "", texts=script_texts())
         return _page(request, "table.html", context)
 
@@ -173,6 +180,19 @@ def page_words() -> dict[str, dict[str, str]]:
             "suit_words": {str(suit): suit_word(suit) for suit in Suit},
             "own_zones": {str(role): pgettext(*text) for role, text in OWN_ZONES.items()},
             "actions": {action: action_name(action) for action in ACTIONS}}
+
+
+def _not_now(request: Request, busy: Refused | StoreError) -> Response:
+    """The page a seat gets when the server cannot serve it just now (past its share of the
+    server's time: 429; the database busy or not answering: 503), with its Retry-After,
+    instead of the API's JSON."""
+    if isinstance(busy, Refused):
+        status, message, headers = busy.status, busy.message, busy.headers or {}
+    else:
+        status, message, headers = 503, str(busy), {"Retry-After": "5"}
+    response = _page(request, "message.html", {"title": _("Not just now"), "message": message}, status=status)
+    response.headers.update(headers)
+    return response
 
 
 def _page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:

@@ -85,7 +85,8 @@ async def seat_of(request: Request, token: str | None = None) -> Seat:
         doorman.failed(address)
         raise Refused(401, "no-seat",
                       _("this link or token is not (or no longer) a seat; ask the master for a new one"))
-    AT_WORK.set(seat.token_hash)  # the rest of the request's work counts against the seat's share
+    AT_WORK.set(f"{seat.campaign}:{seat.who}")  # the rest of the request's work counts against the seat's share
+    # (the seat's, whichever of its links: a player with two links has one share, as one person)
     return seat
 
 

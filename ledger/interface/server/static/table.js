@@ -222,6 +222,7 @@
     if (!res.ok) {
       const err = new Error(errorText(res.status, data));
       err.status = res.status;
+      err.retryAfter = Number(res.headers.get("Retry-After")) || 0;
       throw err;
     }
     return data;
@@ -424,7 +425,19 @@
     } catch (err) {
       say(err.message, "error");
       if (err.status === 401 || err.status === 403) setLive("closed", _("no seat"));
+      if (err.status === 429 || err.status === 503) refreshLater(err.retryAfter || 5);
     }
+  }
+
+  // The server cannot serve this seat just now (its share of the server's time, or the
+  // database): the table is asked for again when the reply said to (Retry-After), once.
+  let later = null;
+  function refreshLater(seconds) {
+    if (later) return;
+    later = setTimeout(() => {
+      later = null;
+      refresh();
+    }, Math.min(seconds, 60) * 1000);
   }
 
   // The latest `count` entries of the history, oldest first. The server gives at most a
