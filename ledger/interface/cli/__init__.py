@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
 
     The installed command's process ends with its objects frozen (``gc.freeze``): Python's
     last collection at exit then skips the tens of thousands that the imports and
-    pydantic's validators made (~30 ms of a ~220 ms command, for nothing, since the
+    pydantic's validators made (~25 ms of a ~190 ms command, for nothing, since the
     process is ending); files and connections are still closed as before, by the command
     itself and by reference counting as the modules are torn down."""
     if argv is None:
