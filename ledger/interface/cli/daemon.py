@@ -28,9 +28,10 @@ def daemon() -> None:
     (from any directory, on any campaign file) is handed to it and runs in a fresh copy
     of it, several times faster. Output, exit status, Ctrl-C and files behave as
     without it. Only you can reach it; it stops by itself after --idle seconds without
-    a command (4 hours), or when the ledger's code changes. The first command you type
-    at a terminal starts one for the next ones, which stops after 30 minutes without a
-    command. With LEDGER_DAEMON=off a command neither starts a server nor uses one.
+    a command (4 hours), or when the ledger's code or a library's changes. The first
+    command you type at a terminal starts one for the next ones, which stops after 30
+    minutes without a command. With LEDGER_DAEMON=off a command neither starts a server
+    nor uses one.
 
     \b
     Example: ledger daemon start
