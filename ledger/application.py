@@ -10,6 +10,7 @@ actions so that loading never replays from the start.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import sqlite3
@@ -31,7 +32,7 @@ from .catalog import Catalog
 from .checkpoints import Checkpoint, take
 from .commands import Command
 from .commitments import Commitment, commit
-from .errors import BadInput, LedgerError, StoreError, UnknownCampaign
+from .errors import BadInput, LedgerError, StoreError, UnknownCampaign, first_line
 from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
 from .formats import Format, standard_format
 from .i18n import _
@@ -165,18 +166,11 @@ class Ledger(Application):
         env = postgres_env(url)
         if not create:
             env["CREATE_TABLE"] = "no"
-
-        def made() -> Ledger:
+        with making(env, url) if create else contextlib.nullcontext():  # init: the schema and tables, one at a time
             try:
-                return cls(env=env)
+                ledger = cls(env=env)
             except StoreError as exc:  # the server cannot be reached: say so, and how to start it
                 raise StoreError(unreachable(url, exc)) from None
-
-        if create:
-            with making(env, url):  # the schema and its tables, one init at a time
-                ledger = made()
-        else:
-            ledger = made()
         try:
             ledger.recorder.max_notification_id()
         except PersistenceError as exc:
@@ -535,8 +529,7 @@ def _reason(exc: BaseException) -> str:
     problem = storage_problem(exc)
     if problem is not None:
         return problem_reason(problem)
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-    return text[:200]
+    return first_line(exc)
 
 
 def decide_event(play: Play, command: Command, timestamp: Any = None) -> ActionRecorded:

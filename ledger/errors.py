@@ -24,6 +24,12 @@ def one_line(message: str) -> str:
     return message.translate(_LINE_BREAKS)
 
 
+def first_line(exc: BaseException, limit: int = 200) -> str:
+    """What an exception says, in one line: the first line of its message (at most
+    ``limit`` characters), or its kind when it says nothing."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:limit]
+
+
 class LedgerError(ValueError):
     code = "refused"
 

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from .errors import StoreError
+from .errors import StoreError, first_line
 from .i18n import _
 
 SCHEMES = ("postgresql://", "postgres://")
@@ -122,10 +122,9 @@ def _create_schema(conn: Any, env: dict[str, str], url: str) -> None:
 
 def unreachable(url: str, exc: BaseException) -> str:
     """One line: the PostgreSQL database cannot be used, why, and what to do."""
-    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return _("cannot use the PostgreSQL database {db} ({error}); check that the server runs (e.g. pg_ctlcluster 15 "
              "main start, or service postgresql start) and that the URL names a database you may use").format(
-        db=shown(url), error=first[:200])
+        db=shown(url), error=first_line(exc))
 
 
 def connection_lost(exc: BaseException) -> StoreError | None:
@@ -144,9 +143,8 @@ def connection_lost(exc: BaseException) -> StoreError | None:
         cause = cause.__cause__ or cause.__context__
     if not isinstance(cause, lost):
         return None
-    first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
     return StoreError(_("the PostgreSQL database could not be used just now ({error}); try again (an action is "
-                        "recorded whole or not at all: ledger history shows which)").format(error=first[:200]))
+                        "recorded whole or not at all: ledger history shows which)").format(error=first_line(cause)))
 
 
 def unanswered(exc: BaseException) -> bool:

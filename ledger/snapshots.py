@@ -85,14 +85,15 @@ def digest_after(event: ActionRecorded, table: Table, books: LogBooks) -> str | 
 
 def unfit(state: dict[str, Any], at: ActionRecorded) -> str | None:
     """Why a snapshot's ``state`` cannot be trusted as the state after action ``at``
-    (the stored action at the snapshot's seq), or None if it checks out."""
+    (the stored action at the snapshot's seq), or None if it checks out. (A snapshot
+    ``off_the_grid`` is passed over before it is read: ``Ledger.fit_snapshot``.)"""
     if state.get("last_hash") != at.hash:
         return "was not taken at the head the log holds at its seq"
     if state.get("digest") not in (None, digest(state)):
         return "does not match its own digest (it was changed)"
     if at.state_digest is not None and at.state_digest != digest(state, ordered=at.ruleset >= ORDERED_FROM):
         return "does not match the state its seq's action recorded (it was changed)"
-    if at.state_digest is None and (off_the_grid(at.seq) or at.ruleset >= ActionRecorded.LATER_FROM["state_digest"]):
+    if at.state_digest is None and at.ruleset >= ActionRecorded.LATER_FROM["state_digest"]:
         return "was taken where no action anchors one (its own digest proves nothing: anyone may write it again)"
     return None
 

@@ -34,7 +34,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import StoreError
+from .errors import StoreError, first_line
 from .i18n import N_, _, ngettext, pgettext
 
 LOW_SPACE = 1 << 20  # bytes: a failing write with less free than this is put down to a full disk
@@ -378,7 +378,7 @@ def unreadable(exc: sqlite3.Error, path: str | Path, *, lock_timeout: float | No
     problem = storage_problem(exc, path, lock_timeout=lock_timeout)
     if problem is not None:
         return StoreError(problem_message(problem, path, writing=False))
-    first = (str(exc).strip().splitlines() or [exc.__class__.__name__])[0][:200]
+    first = first_line(exc)
     if getattr(exc, "sqlite_errorname", "") == "SQLITE_CORRUPT":
         return StoreError(_("{path} is damaged or not a campaign database ({error})").format(path=path, error=first))
     if isinstance(exc, sqlite3.DatabaseError):

@@ -209,6 +209,14 @@ def test_a_database_that_does_not_answer_is_not_waited_for_again_by_every_reques
             clerk._unanswered_until = 0.0  # the (longer) hold is over
             assert client.get(zones, headers=seated.headers("ana")).status_code == 200
             assert clerk._hold == clerk.UNANSWERED_HOLD  # back to the first hold
+            from ledger.application import Ledger
+
+            ledger = Ledger.open(url)
+            try:  # the refused action appended nothing: the demo's last action is still the last
+                assert ledger.last_seq(ledger.resolve(None)) == client.get(
+                    zones, headers=seated.headers("ana")).json()["seq"] == 36
+            finally:
+                ledger.close()
 
 
 def test_following_the_log_while_the_database_is_down_is_one_line_when_it_begins(caplog):

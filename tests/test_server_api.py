@@ -1013,6 +1013,8 @@ def test_a_damaged_record_is_a_500_naming_its_seq_that_no_cache_keeps(tmp_path):
             error = one_error(reply, 500)
             assert error["code"] == "damaged" and "seq 12" in error["message"] and "verify" in error["message"], error
             assert reply.headers.get("cache-control") == "no-store"
+        page = client.get("/", headers=seated.headers("ana"))  # the page too: no "not just now", no Retry-After
+        assert one_error(page, 500)["code"] == "damaged" and "retry-after" not in page.headers
 
 
 def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the_host_the_request_names(tmp_path):

@@ -54,8 +54,8 @@ class Clerk:
         for a connection) is not asked again for ``UNANSWERED_HOLD`` seconds, longer while
         it keeps not answering: meanwhile every piece of work is refused at once (503 for a
         retry), rather than holding every seat for another wait; the first piece after
-        that asks again. A seat's
-        request is done only within the seat's share of this time (``fairness``: 429)."""
+        that asks again. A seat's request is done only within the seat's share of this
+        time (``fairness``: 429)."""
         seat = AT_WORK.get()
         if seat is not None:  # a seat's request: within its share of this time (``fairness``)
             self.fair.check(seat)

@@ -57,6 +57,11 @@ def status_of(exc: LedgerError) -> int:
     return 409
 
 
+def retry_after(status: int) -> dict[str, str] | None:
+    """A 503 (the file or database busy, or not answering, just now) says when to ask again."""
+    return {"Retry-After": "5"} if status == 503 else None
+
+
 def first_problem(errors: Any) -> str:
     """One line for the first thing wrong with a request: where, and what."""
     err = errors[0] if errors else {"loc": (), "msg": "not understood"}
@@ -114,8 +119,8 @@ def install(app: FastAPI, db: str = "") -> None:
 
     @app.exception_handler(LedgerError)
     async def refusal(_request: Request, exc: LedgerError) -> JSONResponse:
-        status = status_of(exc)  # 503: the database could not be used just now (busy, down), for a retry
-        return reply(status, exc.code, str(exc), headers={"Retry-After": "5"} if status == 503 else None)
+        status = status_of(exc)
+        return reply(status, exc.code, str(exc), headers=retry_after(status))
 
     from ...postgres import is_postgres
 

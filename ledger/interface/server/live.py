@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
-from ...errors import LedgerError, one_line
+from ...errors import LedgerError, first_line, one_line
 from ...i18n import ENGLISH, language, speaking
 from ...seats import Seat
 from .clerk import Clerk
@@ -90,9 +90,8 @@ class Follower:
             except Exception as exc:  # noqa: BLE001 — whatever it was, polling goes on
                 if time.monotonic() - began > LISTEN_PATIENCE:  # it had been listening: a new outage
                     pause = 1.0
-                reason = one_line(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
                 log.warning("listening for announced actions failed (%s); polling meanwhile, listening again "
-                            "in %.0f s", reason[:200], pause)
+                            "in %.0f s", first_line(exc), pause)
                 await asyncio.sleep(pause)
                 pause = min(2 * pause, LISTEN_PATIENCE)
 

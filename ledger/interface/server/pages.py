@@ -25,12 +25,12 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from ...errors import StoreError
+from ...errors import DamagedRecord, StoreError
 from ...i18n import LANGUAGES, _, language, ngettext, pgettext, translations
 from ...terms import ACTIONS, action_name, pgettext_noop, suit_name, suit_word
 from ...vocabulary import Role, Suit
 from .clerk import Clerk
-from .errors import Refused
+from .errors import Refused, retry_after, status_of
 from .seating import COOKIE, seat_of
 from .speech import QUERY, tag
 
@@ -186,12 +186,14 @@ def _not_now(request: Request, busy: Refused | StoreError) -> Response:
     """The page a seat gets when the server cannot serve it just now (past its share of the
     server's time: 429; the database busy or not answering: 503), with its Retry-After,
     instead of the API's JSON."""
+    if isinstance(busy, DamagedRecord):  # no use asking again: the API's own reply (500, damaged)
+        raise busy
     if isinstance(busy, Refused):
-        status, message, headers = busy.status, busy.message, busy.headers or {}
+        status, message, headers = busy.status, busy.message, busy.headers
     else:
-        status, message, headers = 503, str(busy), {"Retry-After": "5"}
+        status, message, headers = status_of(busy), str(busy), retry_after(status_of(busy))
     response = _page(request, "message.html", {"title": _("Not just now"), "message": message}, status=status)
-    response.headers.update(headers)
+    response.headers.update(headers or {})
     return response
 
 
