@@ -43,7 +43,11 @@ def daemon() -> None:
               help="Stop after this many seconds without a command.")
 @pass_session
 def daemon_start(s: Session, idle: int) -> None:
-    """Start the command server (nothing happens if one is running)."""
+    """Start the command server (nothing happens if one is running).
+
+    \b
+    Example: ledger daemon start --idle 3600
+    """
     import fcntl
     import socket
 
@@ -96,7 +100,11 @@ def _start(s: Session, path: str, idle: int) -> None:
 @daemon.command("stop")
 @pass_session
 def daemon_stop(s: Session) -> None:
-    """Stop the command server (commands then start cold again)."""
+    """Stop the command server (commands then start cold again).
+
+    \b
+    Example: ledger daemon stop
+    """
     running = status()
     if running is None:
         s.emit({"running": False, "stopped": False}, human=_("no command server is running"))
@@ -112,7 +120,11 @@ def daemon_stop(s: Session) -> None:
 @daemon.command("status")
 @pass_session
 def daemon_status(s: Session) -> None:
-    """Whether the command server runs, since when, and how many commands it ran."""
+    """Whether the command server runs, since when, and how many commands it ran.
+
+    \b
+    Example: ledger --json daemon status
+    """
     running = status()
     if running is None:
         s.emit({"running": False, "socket": socket_path()}, human=_("no command server is running"))
