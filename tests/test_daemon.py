@@ -806,3 +806,21 @@ def test_a_server_of_this_user_standing_elsewhere_is_told_nothing(tmp_path):
             listener.wait()
     finally:
         shutil.rmtree(servers, ignore_errors=True)
+
+
+def test_a_client_that_says_nothing_does_not_hold_up_the_next(server, tmp_path):
+    """A connection that never sends its request (a stuck or hostile client of the same
+    user) is hung up on by its worker; meanwhile the server goes on serving: the next
+    command is served well before the silent one's five seconds are up."""
+    servers, work = server
+    before = served(servers, work)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.connect(socket_path_in(servers))
+        t0 = time.monotonic()
+        done = ledger("--db", "demo.db", "zones", servers=servers, cwd=work, timeout=60)
+        waited = time.monotonic() - t0
+        assert done.returncode == 0, done.stderr
+        assert served(servers, work) == before + 2  # the silent one was handed to a worker, which hangs up on it
+        assert waited < 4.0, f"the next command waited {waited:.1f} s behind a silent client"
+        silent.settimeout(30)
+        assert silent.recv(1) == b""  # hung up on, once its worker gave up waiting

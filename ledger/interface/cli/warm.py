@@ -191,12 +191,11 @@ def serve(path: str, idle: float = IDLE) -> None:
                     conn.sendall(int_bytes(DECLINED))
                 continue
             client = _Client(pid)  # before the fork: the pid cannot have been reused yet
-            conn.settimeout(5.0)  # a client that connects and says nothing is not waited for long
             try:
-                asking = conn.recv(1, socket.MSG_PEEK) == STATUS  # looked at, left for the worker to read
+                asking = _asks_for_status(conn)
             except OSError:
+                client.close()
                 continue
-            conn.settimeout(None)
             if fingerprint(libraries) != code:
                 print("the ledger's code (or a library's) changed on disk: declining and stopping", flush=True)
                 with contextlib.suppress(OSError):
@@ -222,6 +221,32 @@ def serve(path: str, idle: float = IDLE) -> None:
 
 ORPHAN_CHECK = 5.0
 """Seconds between looks for a worker whose client is gone while the worker is stopped."""
+
+FIRST_WORD = 0.2
+"""Seconds the server waits for a client's first byte to tell a status request from a
+command: a client sends its request as soon as it connects, and one that says nothing
+holds up the next clients this long, not the worker's ``REQUEST_WITHIN``."""
+
+REQUEST_WITHIN = 5.0
+"""Seconds a worker waits for its client's request: one that connects and says nothing
+is hung up on."""
+
+
+def _asks_for_status(conn: socket.socket) -> bool:
+    """Whether the client's first byte asks for the server's status (looked at, left for
+    the worker to read); a client that has said nothing yet is taken to run a command."""
+    import select
+
+    readable, _, _ = select.select([conn], [], [], FIRST_WORD)
+    if not readable:
+        return False
+    conn.setblocking(False)
+    try:
+        return conn.recv(1, socket.MSG_PEEK) == STATUS
+    except BlockingIOError:
+        return False
+    finally:
+        conn.setblocking(True)
 
 
 class _Client:
@@ -292,11 +317,13 @@ def _work(conn: socket.socket, server: dict) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGHUP, signal.SIG_DFL)  # a server started under nohup ignores it; a command need not
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        conn.settimeout(REQUEST_WITHIN)  # a client that connects and says nothing is not waited for long
         message, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
         if len(message) < 5:
             os._exit(1)
         size = int.from_bytes(message[1:5], "big")
         payload = message[5:] + recv_exact(conn, size - (len(message) - 5))
+        conn.settimeout(None)
         request = marshal.loads(payload)
         if request.get("status"):
             conn.sendall(int_bytes(os.getpid()) + marshal.dumps(server))
