@@ -16,6 +16,7 @@ import re
 import sqlite3
 import time
 import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -36,7 +37,7 @@ from .errors import BadInput, LedgerError, StoreError, UnknownCampaign, first_li
 from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
 from .formats import Format, standard_format
 from .i18n import _
-from .integrity import GENESIS, sealed
+from .integrity import GENESIS, check_link, checked_chain, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
 from .rulesets import ruleset
@@ -97,6 +98,7 @@ class Ledger(Application):
         except (PersistenceError, OSError, sqlite3.Error) as exc:
             raise StoreError(_("cannot open the campaign database ({reason})").format(reason=_reason(exc))) from None
         self._catalogs: dict[UUID, tuple[Catalog, Format, str, str]] = {}
+        self._chain_checked: dict[tuple[UUID, int], int] = {}  # (campaign, base) -> last seq checked from it
         self._live: dict[UUID, Campaign] = {}
         # The one fold, as eventsourcing's repository and the read models call it:
         # (campaign or None, events) -> campaign.
@@ -263,26 +265,57 @@ class Ledger(Application):
         """The campaign at ``at`` (or now) from the latest snapshot at or before it that
         checks out against the action at its seq (``ledger.snapshots.unfit``), then the
         actions after it; a snapshot that does not is passed over for the one before."""
-        found = self.fit_snapshot(cid, at)
+        found = self._fitting(cid, at)
         if found is None:
             return self._load_from_start(cid, at)
-        snapshot, later = found
+        snapshot, around = found
         try:
             restored = self.project(None, [snapshot])
         except (KeyError, TypeError, AttributeError, ValueError):  # its digests check out, yet it holds no
             return self._load_from_start(cid, at)  # table: forged at a seq whose action records no digest
-        return self.project(restored, later)
+        return self.project(restored, self._chained(cid, snapshot.originator_version, around))
 
     def _load_from_start(self, cid: UUID, at: int | None) -> Campaign:
-        campaign = self.project(None, self.events.get(cid, gt=0, lte=at))
+        campaign = self.project(None, self._chained(cid, 0, self.events.get(cid, gt=0, lte=at)))
         if campaign is None:
             raise AggregateNotFoundError(cid)
         return campaign
+
+    def _chained(self, cid: UUID, base: int, actions: Iterable[ActionRecorded]) -> Iterator[ActionRecorded]:
+        """The actions after ``base`` (a snapshot's seq, or 0: the start) as a load folds
+        them, each checked against the hash chain first (``integrity.check_link``), and
+        the action at ``base`` too, against the one before it (its digest vouches for the
+        snapshot): an action edited in the file is refused (``DamagedRecord``), never shown
+        or acted on. ``actions`` may begin with those two, which are checked, not handed
+        on. A tripwire, not ``verify``: a rewrite that recomputes the hashes is caught by
+        checkpoints kept outside the file. What this process has checked along the chain
+        from a base is not hashed again (time travel from the same snapshot)."""
+        key = (cid, base)
+        trusted = self._chain_checked.get(key, max(base - 1, 0))  # the seqs up to it are not checked
+        previous, last = GENESIS, max(trusted, base)
+        for event in actions:
+            seq = event.originator_version
+            if seq > trusted:
+                check_link(previous, event)
+            previous = event.hash
+            if seq > base:
+                last = seq
+                yield event
+        self._chain_checked[key] = last
 
     def fit_snapshot(self, cid: UUID, at: int | None = None) -> tuple[CampaignSnapshot, list[ActionRecorded]] | None:
         """The latest snapshot at or before ``at`` that checks out against the action at
         its seq (``ledger.snapshots.unfit``; one that does not, or cannot be read, is passed
         over), with the actions after it up to ``at``; None if there is none."""
+        found = self._fitting(cid, at)
+        if found is None:
+            return None
+        snapshot, around = found
+        return snapshot, [e for e in around if e.originator_version > snapshot.originator_version]
+
+    def _fitting(self, cid: UUID, at: int | None) -> tuple[CampaignSnapshot, list[ActionRecorded]] | None:
+        """``fit_snapshot``, with the actions from the one before the snapshot's on (read
+        at once: ``_chained`` checks the snapshot's own action against that one)."""
         assert self.snapshots is not None
         below = at
         while True:
@@ -297,11 +330,12 @@ class Ledger(Application):
             except Exception:  # noqa: BLE001 — a changed byte can break the JSON or the model
                 below = stored[0].originator_version - 1
                 continue
-            events = list(self.events.get(cid, gt=snapshot.originator_version - 1, lte=at))
-            if events and events[0].originator_version == snapshot.originator_version \
-                    and unfit(snapshot.state, events[0]) is None:
-                return snapshot, events[1:]
-            below = snapshot.originator_version - 1
+            seq = snapshot.originator_version
+            around = list(self.events.get(cid, gt=max(seq - 2, 0), lte=at))
+            own = next((e for e in around[:2] if e.originator_version == seq), None)
+            if own is not None and unfit(snapshot.state, own) is None:
+                return snapshot, around
+            below = seq - 1
 
     def _current(self, cid: UUID, fresh: bool = True) -> Campaign:
         """The campaign now. ``fresh=False`` skips asking the store for newer actions:
@@ -316,7 +350,7 @@ class Ledger(Application):
             self._live[cid] = campaign
         elif fresh:
             newer = self._guard(lambda: list(self.events.get(cid, gt=campaign.version)))
-            self.project(campaign, newer)
+            self.project(campaign, checked_chain(newer, campaign.last_hash))
         return campaign
 
     def event(self, cid: UUID, seq: int) -> ActionRecorded:

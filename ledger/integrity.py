@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -81,6 +82,31 @@ def chain_hash(previous: str, event: ActionRecorded, data: dict | None = None) -
     digest.update(previous.encode("ascii"))
     digest.update(_canonical_bytes(event, event.model_dump(mode="json") if data is None else data))
     return digest.hexdigest()
+
+
+def check_link(previous: str, event: ActionRecorded) -> None:
+    """Raises ``DamagedRecord`` unless ``event``'s hash is the chain's over ``previous``
+    (the hash of the action before it) and its own content: an action changed in the file
+    without its hash recomputed (ledger verify checks the whole log the same way)."""
+    if chain_hash(previous, event) != event.hash:
+        from .errors import DamagedRecord
+        from .i18n import _
+
+        seq = event.originator_version
+        raise DamagedRecord(_("the record at seq {seq} does not match its hash: the file was changed or damaged; "
+                              "ledger verify names the first bad seq").format(seq=seq),
+                            ValueError(f"seq {seq} does not match its hash"))
+
+
+def checked_chain(events: Iterable[ActionRecorded], previous: str, trusted: int = 0) -> Iterator[ActionRecorded]:
+    """``events`` as they are read, each checked against the chain from ``previous`` (the
+    hash of the action before the first) before it is handed on (``check_link``); those up
+    to seq ``trusted`` were checked already and only carry the chain on."""
+    for event in events:
+        if event.originator_version > trusted:
+            check_link(previous, event)
+        previous = event.hash
+        yield event
 
 
 def sealed(previous: str, event: ActionRecorded) -> ActionRecorded:

@@ -816,3 +816,70 @@ def test_init_over_a_start_its_list_of_campaigns_does_not_name_says_so(tmp_path)
     assert "other writers" not in line
     assert raw(db, "UPDATE stored_events SET topic = topic") == before  # nothing appended
     succeeded(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "Sul", db=db))
+
+
+# -- an action edited in the file, its hash left as it was ---------------------------------
+def _edit_action(db: Path, seq: int, **fields: object) -> None:
+    """Rewrites fields of the stored action at ``seq`` (its hash left as it was: a forger
+    who edits the JSON, as one with the file and sqlite3 would)."""
+    con = sqlite3.connect(str(db))
+    try:
+        (state,) = con.execute("SELECT state FROM stored_events WHERE originator_version = ? AND topic LIKE "
+                               "'ledger.events:%' AND topic NOT LIKE '%CampaignRegistered' AND topic NOT LIKE "
+                               "'%CheckpointTaken'", [seq]).fetchone()
+        data = json.loads(state)
+        data.update(fields)
+        with con:
+            con.execute("UPDATE stored_events SET state = ? WHERE originator_version = ? AND state = ?",
+                        [json.dumps(data).encode(), seq, state])
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("args", [
+    ["zones"], ["--as", "ana", "zones"], ["--as", "public", "--json", "zones"], ["zones", "--at", "5"],
+    ["history", "--limit", "3"], ["card", "item-sword"], ["checkpoint"], ["export", "out.jsonl"],
+    ["--actor", "ana", "draw", "deck:item"], ["undo"],
+])
+def test_an_action_edited_in_the_file_is_refused_by_every_command_never_shown_or_acted_on(demo, args):
+    """Loading checks the actions it folds against the chain (those after the snapshot
+    it starts from): an action whose JSON was changed without its hash is named, in one
+    line, by every command that would show it or act on it; nothing is recorded, no
+    checkpoint or export is made of it, and verify names the same seq."""
+    seq = last_seq(demo) - 3
+    _edit_action(demo, seq, actor="bo" if _action_json(demo, seq)["actor"] == "ana" else "ana")
+    before = last_seq(demo)
+    line = one_error_line(run_ledger(*args, db=demo, cwd=demo.parent), what=args)
+    assert f"seq {seq} " in line and "hash" in line
+    assert last_seq(demo) == before and not (demo.parent / "out.jsonl").exists()
+    _line, report = verify_fails(demo)
+    assert report["bad_seq"] == seq
+
+
+def _action_json(db: Path, seq: int) -> dict:
+    con = sqlite3.connect(str(db))
+    try:
+        (state,) = con.execute("SELECT state FROM stored_events WHERE originator_version = ? AND topic LIKE "
+                               "'ledger.events:%' AND topic NOT LIKE '%CampaignRegistered' AND topic NOT LIKE "
+                               "'%CheckpointTaken'", [seq]).fetchone()
+        return json.loads(state)
+    finally:
+        con.close()
+
+
+def test_a_snapshot_forged_with_the_digest_in_its_action_rewritten_too_is_refused(long):
+    """A forger who edits the snapshot at seq 100, reseals it, and writes its digest into
+    the action at 100 (whose hash it no longer matches) is named there, not served."""
+    seq = _edit_snapshot(long, reseal=True)
+    con = sqlite3.connect(str(long))
+    try:
+        (state,) = con.execute("SELECT state FROM stored_snapshots WHERE originator_version = ?", [seq]).fetchone()
+    finally:
+        con.close()
+    data = json.loads(state)
+    _edit_action(long, seq, state_digest=digest(data["state"] if "state" in data else data, ordered=True))
+    for args in (["zones"], ["zones", "--at", str(seq + 3)]):
+        line = one_error_line(run_ledger(*args, db=long), what=args)
+        assert f"seq {seq} " in line and "hash" in line
+    _line, report = verify_fails(long)
+    assert report["bad_seq"] == seq
