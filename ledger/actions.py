@@ -159,7 +159,7 @@ def send(play: Play, cmd: c.Send) -> Decided:
     to = play.campaign.zone(cmd.to)
     rules.may_name(play.campaign, play.actor, cmd.cards, "send")
     _theirs(play, cmd.cards, "send")
-    rules.sends_to_own_zone(play.actor, to, "send", scenario_ok=True)
+    rules.sends_to_own_zone(play.actor, to, "send", scenario_ok=True, named=True)
     moving = frozenset(cmd.cards)
     for i, card in enumerate(cmd.cards):
         play.place(card, cmd.to, _index(play, cmd.to, cmd.position, i, cmd.cards), cmd.face, moving)

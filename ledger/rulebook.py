@@ -34,8 +34,10 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 # (``ledger.snapshots.ORDERED_FROM``: a snapshot with its heroes reordered no longer checks out);
 # 6 = a hero buries a card only into its suit's deck or a deck of their own (fair play);
 # 7 = a hero searches only a face-down deck or a stack of their own, and may not take back an
-# action that refilled a deck from the depot (its order was left to chance: fair play).
-RULESET = 7
+# action that refilled a deck from the depot (its order was left to chance: fair play);
+# 8 = a hero names no card of a face-down deck, even one of their own they may look through,
+# and puts a card they name into one only by bury (a free search, a stacked deck: fair play).
+RULESET = 8
 
 
 class Rule(NamedTuple):
@@ -148,10 +150,10 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("knows-card", "§9", N_("a hero names only cards they can see; a hidden card and a missing one read the same")),
     Rule("searched-cards", "§9", N_("a refused search tells a hero neither where a hidden card lies nor which of the "
          "hidden cards they named are in the stack")),
-    Rule("controls-card", "§8", N_("a hero moves, turns or tilts only cards they control; the discard pile "
-         "is reached by trading")),
+    Rule("controls-card", "§8", N_("a hero moves, turns or tilts only cards they control, never a card of a "
+         "face-down deck by name; the discard pile is reached by trading")),
     Rule("sends-to-own-zone", "§3", N_("a hero puts cards only into their own zones (and plays them into the "
-         "scenario); the master anywhere")),
+         "scenario), cards they name into a face-down deck only by bury; the master anywhere")),
     Rule("buries-where-allowed", "§5", N_("a hero buries a card into its suit's deck or a deck of their own; the "
          "master into any deck")),
     Rule("seed-is-the-masters", "§4", N_("only the master chooses a seed; every other shuffle draws its seed "

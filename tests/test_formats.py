@@ -311,3 +311,57 @@ def test_format_file_that_is_not_utf8_is_refused(tmp_path):
     with pytest.raises(BadCatalog, match="cannot read") as info:
         load_format(path)
     assert str(path) in str(info.value)
+
+
+# -- decks a hero may look through ----------------------------------------------------
+@pytest.fixture
+def looking(app, sample_catalog, tmp_path) -> Game:
+    """Per-hero decks whose owner may look through them (``face-down-controller-may-look``)."""
+    text = PERSONAL_FORMAT.replace('visibility = "face-down"\nordered = true',
+                                   'visibility = "face-down-controller-may-look"\nordered = true')
+    assert text != PERSONAL_FORMAT
+    rec = app.start(sample_catalog, name="Looking", fmt=load_format(write(tmp_path, "looking.toml", text)))
+    g = Game(app, rec.campaign.id)
+    g.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+    g.do(c.AddHero(hero="bo", name="Bo", knowledge=0))
+    return g
+
+
+@pytest.mark.parametrize("command", [
+    c.Send(actor="ana", cards=("item-rope",), to="inventory:ana"),
+    c.Discard(actor="ana", cards=("item-rope",)),
+    c.Exile(actor="ana", cards=("item-rope",)),
+    c.Exhaust(actor="ana", cards=("item-rope",)),
+    c.Send(actor="ana", cards=("item-rope",), to="deck:item:ana", position="top"),
+], ids=["send-to-hand", "discard", "exile", "exhaust", "send-to-top"])
+def test_controls_card_a_hero_takes_no_card_out_of_a_face_down_deck_by_name_even_their_own(looking, command):
+    """Rule controls-card (§3, §4; ruleset 8): a deck keeps its order and is searched only
+    by an effect, so a hero who may look through her own deck still takes its cards by
+    drawing or by a search --by, never by naming one (a free search); the master may."""
+    looking.add("item-sword", "item-bow", "item-rope", to="deck:item:ana")
+    message = str(looking.refuse(command, NotAllowed))
+    assert "item-rope" in message and "deck:item:ana" in message and "draw" in message
+    looking.do(c.Draw(actor="ana", stack="deck:item:ana"))  # from the top, as a draw takes it
+    assert looking.zone("item-sword") == "inventory:ana"
+    looking.do(c.Send(cards=("item-rope",), to="inventory:ana"))  # the master
+    assert looking.zone("item-rope") == "inventory:ana"
+
+
+@pytest.mark.parametrize("position", ["top", 1, "bottom"])
+def test_sends_to_own_zone_a_hero_puts_no_card_she_names_into_a_face_down_deck_at_a_place_she_picks(looking, position):
+    """Rule sends-to-own-zone (§3; ruleset 8): a hero's own face-down deck is no zone she
+    stacks: a card she names goes into it by bury, where bury puts it (its bottom); a draw
+    into it moves a card nobody saw; the master may put a card anywhere."""
+    looking.add("item-bow", to="deck:item")
+    looking.add("item-rope", "item-torch", to="deck:item:ana")
+    looking.add("item-sword", to="inventory:ana")
+    command = c.Send(actor="ana", cards=("item-sword",), to="deck:item:ana", position=position)
+    message = str(looking.refuse(command, NotAllowed))
+    assert "deck:item:ana" in message and "bury" in message
+    looking.do(c.Bury(actor="ana", cards=("item-sword",), to="deck:item:ana"))
+    assert looking.cards("deck:item:ana") == ["item-rope", "item-torch", "item-sword"]
+    looking.do(c.Draw(actor="ana", stack="deck:item", to="deck:item:ana"))
+    assert looking.zone("item-bow") == "deck:item:ana"
+    looking.add("item-potion", to="inventory:ana")
+    looking.do(c.Send(cards=("item-potion",), to="deck:item:ana", position="top"))  # the master
+    assert looking.cards("deck:item:ana")[0] == "item-potion"

@@ -72,10 +72,17 @@ def controls_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
     """RULES.md §3, §8: a hero moves, turns or tilts only cards they control: in their
     inventory, on their table, in their extra zone or their own stacks (and the cards
     attached to those). The discard pile is reached by trading, the depot and the
-    scenario by the master."""
+    scenario by the master. From ruleset 8, no card of a face-down deck, even one of their
+    own they may look through (§3, §4: a deck keeps its order and is searched only by an
+    effect): taking one by name would be a search no effect allowed."""
     if sees_everything(actor) or not _fair():
         return
     zone = campaign.zone_of(card)
+    if zone.owner == actor and zone.secret_order and ruleset() >= 8:
+        raise NotAllowed(_("card {card} is in {zone}, a face-down deck: {actor} takes cards from a deck by drawing "
+                           "them (ledger draw) or by an effect that searches it (ledger search --by), never by name; "
+                           "the master may {doing} any card").format(card=card, zone=zone.id, actor=actor,
+                                                                      doing=doing(verb)))
     if zone.owner != actor:
         text = (_("card {card} is in {zone}; {actor} may {doing} only cards they control (their inventory, table or "
                   "extra zone); the discard pile is reached by trading (ledger trade); the master may {doing} any card")
@@ -85,11 +92,20 @@ def controls_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
         raise NotAllowed(text.format(card=card, zone=zone.id, actor=actor, doing=doing(verb)))
 
 
-def sends_to_own_zone(actor: str, zone: ZoneSpec, verb: str, scenario_ok: bool = False) -> None:
+def sends_to_own_zone(actor: str, zone: ZoneSpec, verb: str, scenario_ok: bool = False, named: bool = False) -> None:
     """RULES.md §1, §3: a hero puts cards only into their own zones (their inventory,
     table, extra zone or own stacks), and plays cards into the scenario; discard, bury
-    and exile have commands of their own. The master may put cards anywhere."""
-    if sees_everything(actor) or zone.owner == actor or (scenario_ok and zone.id == Zone.SCENARIO) or not _fair():
+    and exile have commands of their own. The master may put cards anywhere. From ruleset
+    8, cards a hero ``named`` (and so knows) go into a face-down deck of their own only
+    by bury, where bury puts them, never at a place they pick (they would stack it); a
+    draw into it moves cards nobody saw."""
+    if sees_everything(actor) or (scenario_ok and zone.id == Zone.SCENARIO) or not _fair():
+        return
+    if named and zone.owner == actor and zone.secret_order and ruleset() >= 8:
+        raise NotAllowed(_("{actor} may not {doing} cards into {zone}, a face-down deck: a card goes into a deck of "
+                           "their own by bury (ledger bury CARD --to {zone}), at its bottom; the master may put "
+                           "cards anywhere").format(actor=actor, doing=doing(verb), zone=zone.id))
+    if zone.owner == actor:
         return
     text = (_("{actor} may {doing} cards only to their own inventory, table or extra zone or the scenario, not to "
               "{zone}; discard, bury and exile have commands of their own, and the master may put cards anywhere")
