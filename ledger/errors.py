@@ -129,6 +129,7 @@ PROBLEMS: dict[str, str | tuple[str, tuple[str, str]]] = {
     "literal_error": N_("Input should be {expected}"),
     "enum": N_("Input should be {expected}"),
     "bool_parsing": N_("Input should be a valid boolean, unable to interpret input"),
+    "bool_type": N_("Input should be a valid boolean"),
     # TRANSLATORS: {field_type} is "List", "Tuple"... (translated on its own); counts of items.
     "too_long": ("max_length", N_plural("{field_type} should have at most {max_length} item after validation, "
                                         "not {actual_length}",

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from ledger import actions
 from ledger.catalog import sample_catalog_path
@@ -258,6 +258,7 @@ class Probe(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     at_least: int = Field(1, ge=1)
+    strict_flag: StrictBool = False  # the table server's bodies are strict
     at_most: int = Field(3, le=3)
     above: int = Field(1, gt=0)
     below: int = Field(0, lt=1)
@@ -289,6 +290,7 @@ WRONG = [
     ({"word": 5}, "string_type"), ({"short": "ab"}, "string_too_long"), ({"shorter": "abc"}, "string_too_long"),
     ({"long": ""}, "string_too_short"), ({"longer": "a"}, "string_too_short"), ({"kind": "heap"}, "literal_error"),
     ({"only": "heap"}, "literal_error"), ({"choice": "three"}, "enum"), ({"flag": "maybe"}, "bool_parsing"),
+    ({"strict_flag": "yes"}, "bool_type"),
     ({"colour": "red"}, "extra_forbidden"), ({"few": [1, 2]}, "too_long"), ({"fewer": (1, 2, 3)}, "too_long"),
     ({"many": []}, "too_short"), ({"items": 1}, "list_type"), ({"pair": 1}, "tuple_type"),
     ({"table": 1}, "dict_type"), ({"inner": 1}, "model_type"),

@@ -542,6 +542,15 @@ BAD_BODIES: list[tuple[str, bytes | Any]] = [
     ("deeply nested junk", {"action": "discard", "cards": [[[[[[[[[[["item-sword"]]]]]]]]]]]}),
     ("junk energies", {"action": "activate", "card": "item-sword", "energy": [["fire", 1]]}),
     ("a null where a list goes", {"action": "trade", "hero": "ana", "take": None}),
+    # a value of the wrong type is refused, never converted (SERVER.md "Errors"): "2" is no count
+    ("a count as a string", {"action": "draw", "stack": "deck:item", "count": "2"}),
+    ("a seed as a string", {"action": "shuffle", "stack": "deck:skill", "seed": "7"}),
+    ("a whole number with a point", {"action": "activate", "card": "item-sword", "effect": 1.0}),
+    ("action points as a string", {"action": "activate", "card": "item-sword", "ap": "1"}),
+    ("yes for true", {"action": "undo", "keep_order": "yes"}),
+    ("1 for true", {"action": "undo", "keep_order": 1}),
+    ("an energy as a string", {"action": "activate", "card": "item-sword", "energy": {"fire": "1"}}),
+    ("a position as a string", {"action": "send", "cards": ["item-sword"], "to": "inventory:ana", "position": "2"}),
 ]
 
 

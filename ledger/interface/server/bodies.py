@@ -9,7 +9,8 @@ names no actor (the seat decides who acts), and anything it does not know is ref
 from __future__ import annotations
 
 import copy
-from typing import Annotated, Any, Literal, Union
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
@@ -76,7 +77,8 @@ def _bounded(value: Any, where: str, longest: int, flags: bool) -> None:
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=False)
+    # strict: a value of the wrong type is refused, never converted ("2" is no count, "yes" no true)
+    model_config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
     _command: type[c.Command]
     _renamed: dict[str, str]
 
@@ -114,6 +116,19 @@ def _attr(name: str) -> str:
     return "from_" if name == "from" else name
 
 
+def _as_json(annotation: Any) -> Any:
+    """A command field's type as a JSON body gives it: an array where the command keeps a
+    tuple (strict validation takes no list for a tuple; the command makes its tuples)."""
+    origin = get_origin(annotation)
+    if origin is tuple:
+        args = get_args(annotation)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return list[_as_json(args[0])]  # type: ignore[misc]
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_as_json(arg) for arg in get_args(annotation))]  # noqa: UP007 (a union of a tuple)
+    return annotation
+
+
 def _body(action: str, command: type[c.Command], renamed: dict[str, str]) -> type[Body]:
     fields: dict[str, Any] = {"action": (Literal[action], ...)}  # type: ignore[valid-type]
     for name, info in command.model_fields.items():
@@ -124,7 +139,7 @@ def _body(action: str, command: type[c.Command], renamed: dict[str, str]) -> typ
         if shown != _attr(shown):
             info.alias = shown
             info.validation_alias = shown
-        fields[_attr(shown)] = (info.annotation, info)
+        fields[_attr(shown)] = (_as_json(info.annotation), info)
     model = create_model(  # type: ignore[call-overload]
         "Act" + "".join(w.capitalize() for w in action.split()), __base__=Body, **fields)
     model._command = command
