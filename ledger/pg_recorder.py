@@ -18,8 +18,9 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
-from eventsourcing.persistence import InterfaceError, OperationalError
+from eventsourcing.persistence import InterfaceError, OperationalError, ProgrammingError
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
+from psycopg.errors import PipelineAborted
 from psycopg_pool import PoolTimeout
 
 ATTEMPTS = 3
@@ -40,12 +41,34 @@ def _patient(recorder: type, name: str) -> Callable[..., Any]:
             try:
                 return plain(self, *args, **kwargs)
             except (InterfaceError, OperationalError) as exc:  # eventsourcing's, around psycopg's
+                if isinstance(exc.__cause__, PipelineAborted):  # a statement before it failed: no broken link
+                    _may_write(self)
+                    raise
                 if attempt == ATTEMPTS or isinstance(exc.__cause__, PoolTimeout):
                     raise  # (no connection in the pool's whole timeout: the server is not there)
                 time.sleep(PAUSE)
         raise AssertionError("unreachable")
 
     return tried
+
+
+def _may_write(recorder: Any) -> None:
+    """Raises eventsourcing's ``ProgrammingError`` around psycopg's ``InsufficientPrivilege``
+    if the URL's role may not insert into the recorder's table. A write in a pipeline
+    whose first statement was refused for want of a privilege (a read-only role) may
+    surface only as "pipeline aborted", which reads as a broken connection: asked here,
+    the database says which it was (``ledger.postgres.refused_privilege`` words it)."""
+    from psycopg.errors import InsufficientPrivilege
+
+    table = f"{recorder.datastore.schema}.{recorder.events_table_name}"
+    try:
+        with recorder.datastore.get_connection() as conn:
+            row = conn.execute("SELECT has_table_privilege(%s, 'INSERT') AS allowed", [table]).fetchone()
+    except Exception:  # noqa: BLE001 — the question is a courtesy: the original failure stands
+        return
+    if row is not None and not row["allowed"]:
+        raise ProgrammingError(f"permission denied for table {recorder.events_table_name}") from \
+            InsufficientPrivilege(f"permission denied for table {recorder.events_table_name}")
 
 
 class LedgerPostgresRecorder(PostgresApplicationRecorder):

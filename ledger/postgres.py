@@ -121,10 +121,47 @@ def _create_schema(conn: Any, env: dict[str, str], url: str) -> None:
 
 
 def unreachable(url: str, exc: BaseException) -> str:
-    """One line: the PostgreSQL database cannot be used, why, and what to do."""
+    """One line: the PostgreSQL database cannot be used, why, and what to do. When the
+    connection pool only says it got none in its wait, one direct connection is tried to
+    learn why (no such database or role, a refused password, no server at that port)."""
     return _("cannot use the PostgreSQL database {db} ({error}); check that the server runs (e.g. pg_ctlcluster 15 "
              "main start, or service postgresql start) and that the URL names a database you may use").format(
-        db=shown(url), error=first_line(exc))
+        db=shown(url), error=(_why_no_connection(url) if unanswered(exc) else None) or first_line(exc))
+
+
+def _why_no_connection(url: str) -> str | None:
+    """What PostgreSQL says to one direct connection to ``url`` (its first line), or None
+    if that one connects."""
+    import psycopg
+
+    env = postgres_env(url)
+    try:
+        psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]),
+                        user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"] or None,
+                        connect_timeout=int(env["POSTGRES_CONNECT_TIMEOUT"])).close()
+    except psycopg.Error as exc:
+        return first_line(exc)
+    return None
+
+
+def refused_privilege(exc: BaseException) -> StoreError | None:
+    """A PostgreSQL refusal of something the URL's role may not do (a read-only role, no
+    rights on the schema or a table), however it was wrapped: one line naming it and
+    what to do; None for anything else. Nothing is imported for it."""
+    psycopg = sys.modules.get("psycopg")
+    cause: BaseException | None = exc
+    for _depth in range(6):
+        if psycopg is None or cause is None:
+            return None
+        if isinstance(cause, psycopg.errors.InsufficientPrivilege):
+            break
+        cause = cause.__cause__ or cause.__context__
+    else:
+        return None
+    return StoreError(_("the PostgreSQL database refused ({error}): the URL's role may not do this; ask the "
+                        "database's owner to grant it USAGE and CREATE on the schema and SELECT, INSERT, UPDATE and "
+                        "DELETE on its tables, or use another role (an action is recorded whole or not at all: "
+                        "ledger history shows which)").format(error=first_line(cause)))
 
 
 def connection_lost(exc: BaseException) -> StoreError | None:

@@ -263,3 +263,51 @@ def test_inits_at_once_on_a_new_schema_all_start_their_campaigns():
             assert [d.stderr for d in done if d.returncode != 0] == []
             listed = json.loads(run_ledger("--json", "campaigns", db=url).stdout)
             assert sorted(c["id"] for c in listed) == sorted(f"mesa-{i}" for i in range(8))
+
+
+@pytest.mark.parametrize("part, says", [("database", 'database "no_such_db_'), ("user", 'role "no_such_role_')])
+def test_a_database_or_role_that_does_not_exist_is_named_not_taken_for_a_server_that_is_down(part, says):
+    """The pool only says it got no connection in its wait; the line says what PostgreSQL
+    said to one direct connection: which database or role does not exist."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from tests.postgres_support import SERVER
+
+    parts = urlsplit(SERVER)
+    if part == "database":
+        url = urlunsplit(parts._replace(path="/no_such_db_x", query="schema=nowhere"))
+    else:
+        url = urlunsplit(parts._replace(netloc=f"no_such_role_x@{parts.hostname}:{parts.port or 5432}",
+                                        query="schema=nowhere"))
+    line = one_error_line(run_ledger("zones", db=url))
+    assert says in line and "does not exist" in line, line
+
+
+def test_a_role_that_may_only_read_is_told_so_when_it_acts_and_nothing_is_recorded():
+    """A read-only role: its reads work; an action or a rebuild is one line saying the
+    database refused and what the role lacks, never 'unexpected failure'."""
+    import uuid
+
+    import psycopg
+
+    from tests.postgres_support import SERVER, schema_of
+
+    with fresh_schema() as url:
+        assert run_ledger("demo", db=url).returncode == 0
+        role = f"ledger_test_reader_{uuid.uuid4().hex[:8]}"
+        schema = schema_of(url)
+        with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
+            conn.execute(f'CREATE ROLE "{role}" LOGIN')
+            conn.execute(f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"')
+            conn.execute(f'GRANT SELECT ON ALL TABLES IN SCHEMA "{schema}" TO "{role}"')
+        try:
+            reader = url.replace("postgres@", f"{role}@", 1)
+            assert run_ledger("zones", db=reader).returncode == 0
+            for args in (["hero", "add", "carl"], ["undo"], ["rebuild"]):
+                line = one_error_line(run_ledger(*args, db=reader), what=args)
+                assert "refused (permission denied" in line and "unexpected" not in line, line
+            assert run_ledger("--json", "history", "--limit", "1", db=url).stdout.count('"seq": 36') == 1
+        finally:
+            with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
+                conn.execute(f'DROP OWNED BY "{role}"')
+                conn.execute(f'DROP ROLE "{role}"')

@@ -482,3 +482,22 @@ def test_a_read_only_file_of_an_older_ledger_is_read_without_its_witnesses_colum
     succeeded(verified)
     with sqlite3.connect(db) as con:
         assert "witnesses" not in {row[1] for row in con.execute("PRAGMA table_info(card_actions)")}
+
+
+def test_a_storage_failure_eventsourcing_words_for_sqlite_is_said_as_one_not_as_unexpected(tmp_path, monkeypatch):
+    """eventsourcing wraps SQLite's "database disk image is malformed" (a foreign WAL beside
+    the file, say) in its own DatabaseError; met where the ledger did not name it (verify's
+    pass over the log), it is still the line of a database that cannot be used."""
+    from eventsourcing.persistence import DatabaseError
+
+    import ledger.audit
+
+    db = tmp_path / "demo.db"
+    assert run_ledger("demo", db=db).returncode == 0
+
+    def malformed(*_args, **_kwargs):
+        raise DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(ledger.audit, "verify", malformed)
+    line = one_error_line(run_ledger("verify", db=db))
+    assert "cannot be used (database disk image is malformed)" in line and "unexpected" not in line, line

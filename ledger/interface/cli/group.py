@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ...errors import LedgerError, first_problem
+from ...errors import LedgerError, first_line, first_problem
 from ...i18n import _, speaking
 from ...vocabulary import MASTER, REFEREE
 from .session import Session, check_actor, check_viewer, ctrl_c, error_line, fail
@@ -167,11 +167,13 @@ def refusal(exc: Exception) -> tuple[str, str]:
         return "store", str(found)
     if isinstance(exc, sqlite3.Error):
         return "store", _("the campaign database cannot be used ({reason})").format(reason=exc)
-    from ...postgres import connection_lost
+    from ...postgres import connection_lost, refused_privilege
 
-    lost = connection_lost(exc)
+    lost = refused_privilege(exc) or connection_lost(exc)
     if lost is not None:
         return "store", str(lost)
+    if from_store:  # eventsourcing's own words for SQLite's (a malformed file, say)
+        return "store", _("the campaign database cannot be used ({reason})").format(reason=first_line(exc))
     if isinstance(exc, OSError) and exc.filename:
         advice = os_error_advice(exc)
         return "file", _("cannot use {file}: {reason}").format(file=exc.filename, reason=os_error_reason(exc)) + (

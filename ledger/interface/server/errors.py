@@ -128,11 +128,16 @@ def install(app: FastAPI, db: str = "") -> None:
         import psycopg
         from eventsourcing.persistence import PersistenceError
 
-        from ...postgres import connection_lost
+        from ...postgres import connection_lost, refused_privilege
 
         async def lost(request: Request, exc: Exception) -> JSONResponse:
             """The database could not be used just now (a connection cut under a read):
-            503, for a retry, as any storage failure; anything else is unexpected."""
+            503, for a retry, as any storage failure; a role refused what it asked: 500,
+            saying so; anything else is unexpected."""
+            denied = refused_privilege(exc)
+            if denied is not None:
+                log.error("%s", denied)
+                return reply(500, denied.code, str(denied))
             found = connection_lost(exc)
             if found is None:
                 return await unexpected(request, exc)
