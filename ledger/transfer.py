@@ -200,6 +200,11 @@ def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tu
         scratch = Path(tempfile.gettempdir()) / f"ledger-import-{uuid.uuid4().hex[:8]}.db"
     else:
         target = Path(target)
+        from .storage_errors import folder_problem, problem_message
+
+        missing = folder_problem(target)  # said of the file asked for, not of the scratch file beside it
+        if missing is not None:
+            raise StoreError(problem_message(missing, target, writing=True))
         scratch = target.with_name(f".{target.name}.import-{uuid.uuid4().hex[:8]}.db")
     trial = Ledger.open(scratch, create=True)
     try:

@@ -522,6 +522,14 @@ def test_export_into_a_missing_folder_gets_a_one_line_error(demo, tmp_path):
     assert "cannot write the export" in line and "unexpected" not in line
 
 
+def test_import_into_a_missing_folder_names_the_file_asked_for_not_a_scratch_file(demo, tmp_path):
+    export = tmp_path / "out.jsonl"
+    succeeded(run_ledger("export", str(export), db=demo))
+    target = tmp_path / "no" / "such" / "x.db"
+    line = one_error_line(run_ledger("import", str(export), "--db", str(target)))
+    assert f"no folder {target.parent} for the database {target} " in line and ".import-" not in line, line
+
+
 def test_refused_actions_in_a_long_lived_ledger_leave_the_snapshot_at_seq_100_checking_out(tmp_path):
     """A refused action may empty a stack before it is refused; its rollback puts the
     stack back, at the end of the table's stacks. That order is no part of the state
