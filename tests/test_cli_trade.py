@@ -119,6 +119,16 @@ def test_location_add_refuses_an_access_level_above_3(stocked):
     assert "0 to 3" in line
 
 
+@pytest.mark.parametrize("args", [
+    ["location", "add", "x", "--access", "item=1", "--access", "item=2"],
+    ["--actor", "ana", "trade", "ana", "--take", "item-bow", "--attach", "item-bow=companion-wolf",
+     "--attach", "item-bow=companion-hound"],
+], ids=["access", "attach"])
+def test_a_name_given_twice_to_a_name_value_option_is_refused_not_the_last_one_taken(village, args):
+    line = refused(*args, db=village)
+    assert "twice" in line
+
+
 def test_travel_to_an_unknown_location_is_refused(village):
     line = refused("travel", "ana", "castle", db=village)
     assert "castle" in line

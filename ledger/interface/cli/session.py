@@ -345,13 +345,16 @@ SEQ = Count(N_("a seq (seqs count actions from 1, the init)"))
 
 
 def pairs(values: tuple[str, ...], option: str, number: bool = True) -> dict[str, Any]:
-    """``NAME=VALUE`` options (``--access item=2``, ``--energy fire=1``) as a dict."""
+    """``NAME=VALUE`` options (``--access item=2``, ``--energy fire=1``) as a dict; a name
+    given twice is refused (which one was meant?)."""
     out: dict[str, Any] = {}
     for value in values:
         key, sep, raw = value.partition("=")
         if not sep or not key or not raw:
             raise BadInput(_("{option} {value!r}: write it as NAME=VALUE (e.g. {option} item=2)").format(
                 option=option, value=value))
+        if key in out:
+            raise BadInput(_("{option} names {key} twice; give each once").format(option=option, key=key))
         if number:
             try:
                 out[key] = int(raw)
