@@ -179,8 +179,8 @@ def discard(play: Play, cmd: c.Discard) -> Decided:
         if cmd.seed is not None:
             play.rng.seed(cmd.seed)
         taken = []
-        for _drawn in range(cmd.count):
-            card = _draw_top(play, deck)
+        for given in range(cmd.count):
+            card = _draw_top(play, deck, given=given, asked=cmd.count)
             play.place(card, rules.discard_pile_for(play.campaign, card))
             taken.append(card)
         return e.CardsDiscarded, {"cards": tuple(taken), "stack": deck.id, "seed": cmd.seed}

@@ -136,6 +136,17 @@ def test_discard_from_an_empty_deck_without_depot_cards_is_refused(game):
     game.refuse(c.Discard(stack="deck:item"), DeckEmpty)
 
 
+@pytest.mark.parametrize("command", [c.Discard(stack="deck:item", count=3), c.Draw(actor="ana", stack="deck:item", count=3)],
+                         ids=["discard-from", "draw"])
+def test_deck_can_give_says_how_many_cards_a_deck_and_its_refill_can_give(game, command):
+    """Rule deck-can-give (§4): asked for more than the deck and the depot's cards of its
+    suit hold, the refusal says how many it can give, for a discard from the top as for a
+    draw (not that the depot has none)."""
+    game.add("item-sword", "item-bow", to="depot")
+    message = str(game.refuse(command, DeckEmpty))
+    assert "only 2 of the 3" in message and "at most 2" in message, message
+
+
 # -- searching ---------------------------------------------------------------------------
 def test_search_takes_the_named_cards_into_the_actors_inventory(game):
     """A hero searches by the effect of an active card they control; the cards found go

@@ -131,9 +131,9 @@ def deck_can_give(campaign: Campaign, deck: ZoneSpec, given: int = 0, asked: int
         return
     if given and asked is not None:
         text = (_("{deck} can give only {given} of the {asked} cards asked (the depot has no more {suit} cards to "
-                  "refill it); draw at most {given}") if deck.suit else
+                  "refill it); ask for at most {given}") if deck.suit else
                 _("{deck} can give only {given} of the {asked} cards asked (the depot has no more matching cards to "
-                  "refill it); draw at most {given}"))
+                  "refill it); ask for at most {given}"))
         raise DeckEmpty(text.format(deck=deck.id, given=given, asked=asked, suit=suit_word(deck.suit)))
     if deck.suit is None:
         raise DeckEmpty(_("{deck} is empty and the depot has no matching cards to refill it; add cards to it first "
