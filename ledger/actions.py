@@ -163,7 +163,7 @@ def send(play: Play, cmd: c.Send) -> Decided:
     moving = frozenset(cmd.cards)
     for i, card in enumerate(cmd.cards):
         play.place(card, cmd.to, _index(play, cmd.to, cmd.position, i, cmd.cards), cmd.face, moving)
-    rules.moves_something(play.changes, cmd.cards, cmd.to)
+    rules.moves_something(play.campaign, play.changes, cmd.cards, cmd.to)
     return e.CardsSent, {"cards": cmd.cards, "to": cmd.to, "position": str(cmd.position or "default"), "face": cmd.face}
 
 

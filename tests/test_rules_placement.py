@@ -29,6 +29,16 @@ def test_sheet_card_sent_outside_its_places_goes_to_discard(game, asked):
     )
 
 
+@pytest.mark.parametrize("asked", ["depot", "inventory:ana"])
+def test_moves_something_a_send_a_placement_rule_turns_into_no_move_names_where_the_card_lies(game, asked):
+    """Rule moves-something (§5): a sheet card in the discard pile sent where the rule
+    redirects it back to the discard pile is refused, naming the discard pile (where it
+    lies) and the zone asked, not saying it lies in the zone asked."""
+    game.add("class-rogue", to="discard")
+    message = str(game.refuse(c.Send(cards=("class-rogue",), to=asked), RuleBroken))
+    assert "already lies that way in discard" in message and f"instead of {asked}" in message, message
+
+
 def test_sheet_card_sent_to_inventory_goes_to_discard(game):
     game.add("class-warrior", to="table:ana")
     rec = game.do(c.Send(cards=("class-warrior",), to="inventory:ana"))

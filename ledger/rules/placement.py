@@ -80,9 +80,19 @@ def not_already_in(campaign: Campaign, card: str, zone_id: str) -> None:
         raise RuleBroken(_("card {card} is already in {zone}").format(card=card, zone=zone_id))
 
 
-def moves_something(changes: Sequence[object], cards: tuple[str, ...], to: str) -> None:
-    """A send must move or turn at least one card; one that changes nothing is refused."""
-    if not changes:
-        raise RuleBroken(ngettext("nothing to do: {cards} already lies that way in {zone}",
-                                  "nothing to do: {cards} already lie that way in {zone}", len(cards)).format(
-            cards=", ".join(cards), zone=to))
+def moves_something(campaign: Campaign, changes: Sequence[object], cards: tuple[str, ...], to: str) -> None:
+    """A send must move or turn at least one card; one that changes nothing is refused,
+    naming where the cards lie (where a placement rule sends them, if not ``to``)."""
+    if changes:
+        return
+    zones = {campaign.zone_of(card).id for card in cards}
+    where = zones.pop() if len(zones) == 1 else to
+    if where != to:
+        raise RuleBroken(ngettext("nothing to do: {cards} already lies that way in {zone}, where a placement rule "
+                                  "sends it instead of {to}",
+                                  "nothing to do: {cards} already lie that way in {zone}, where a placement rule "
+                                  "sends them instead of {to}", len(cards)).format(
+            cards=", ".join(cards), zone=where, to=to))
+    raise RuleBroken(ngettext("nothing to do: {cards} already lies that way in {zone}",
+                              "nothing to do: {cards} already lie that way in {zone}", len(cards)).format(
+        cards=", ".join(cards), zone=to))
