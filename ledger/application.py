@@ -254,10 +254,10 @@ class Ledger(Application):
         """The campaign now, or right after action ``at`` (time travel)."""
         if at is not None:
             if not isinstance(at, int) or at < 1:
-                raise BadInput(_("--at {at} is not a seq; seqs count from 1 (init)").format(at=at))
+                raise BadInput(_("{at} is not a seq; seqs count from 1 (init)").format(at=at))
             last = self._current(cid).version
             if at > last:
-                raise BadInput(_("--at {at} is past the last action (seq {last})").format(at=at, last=last))
+                raise BadInput(_("seq {at} is past the last action (seq {last})").format(at=at, last=last))
             return self._guard(lambda: self._load(cid, at))
         return self._current(cid)
 

@@ -69,9 +69,8 @@ REFUSALS = {
         "a carta item-sword não está em discard (ela está em deck:item); trade leva cartas da pilha de descarte"),
     "a hero discarding a card of another hero's zone": (
         ["--actor", "ana", "discard", "item-shield"], "not-allowed",
-        "inventory:bo belongs to bo; ana may not discard cards from it (act as --actor bo or --actor master)",
-        ("inventory:bo pertence a bo; ana não pode descartar cartas de inventory:bo (aja como --actor bo ou "
-         "--actor master)")),
+        "inventory:bo belongs to bo; ana may not discard cards from it (bo or the master may)",
+        "inventory:bo pertence a bo; ana não pode descartar cartas de inventory:bo (bo ou o mestre podem)"),
     "a hero naming a card they cannot see": (
         ["--actor", "ana", "exile", "item-helm"], "not-allowed",
         "ana cannot see card item-helm; a hero exiles only cards they can see",
@@ -85,8 +84,8 @@ REFUSALS = {
          "lugar")),
     "a hero acting for another": (
         ["--actor", "bo", "travel", "ana", "village"], "not-allowed",
-        "bo may not move ana (act as --actor ana or --actor master)",
-        "bo não pode fazer ana viajar (aja como --actor ana ou --actor master)"),
+        "bo may not move ana (ana or the master may)",
+        "bo não pode fazer ana viajar (ana ou o mestre podem)"),
     "what only the master does": (
         ["--actor", "ana", "hero", "knowledge", "ana", "2"], "not-allowed",
         "only the master changes a hero's knowledge (not ana)",

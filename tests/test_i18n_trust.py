@@ -392,8 +392,8 @@ GUARDS = {
                  "no campaign 'sul' in this database (campaigns: confiavel)",
                  "não há campanha 'sul' neste banco de dados (campanhas: confiavel)"),
     "at": (["zones", "--at", "99"],
-           "--at 99 is past the last action (seq 5)",
-           "--at 99 passa da última ação (seq 5)"),
+           "seq 99 is past the last action (seq 5)",
+           "a seq 99 passa da última ação (seq 5)"),
 }
 
 

@@ -30,7 +30,7 @@ def acts_for(actor: str, hero: str, what: str, hint: str | None = None) -> None:
     """RULES.md §1: only the master or that hero may do ``what`` for a hero. ``what`` and
     ``hint`` are English message ids (marked ``N_``) that may name ``{hero}``."""
     if not may_act_for(actor, hero):
-        hint = _(hint) if hint else _("act as --actor {hero} or --actor master")
+        hint = _(hint) if hint else _("{hero} or the master may")
         raise NotAllowed(_("{actor} may not {doing} ({hint})").format(
             actor=actor, doing=_(what).format(hero=hero), hint=hint.format(hero=hero)))
 
@@ -78,8 +78,8 @@ def may_use_stack(campaign: Campaign, actor: str, zone: ZoneSpec, verb: str, car
     if sees_everything(actor) or zone.owner is None or zone.owner == actor:
         return
     # TRANSLATORS: {doing} is a verb such as "draw from" or "send cards from"; {zone} a zone id.
-    raise NotAllowed(_("{zone} belongs to {owner}; {actor} may not {doing} it (act as --actor {owner} or "
-                       "--actor master)").format(zone=zone.id, owner=zone.owner, actor=actor,
+    raise NotAllowed(_("{zone} belongs to {owner}; {actor} may not {doing} it ({owner} or the master "
+                       "may)").format(zone=zone.id, owner=zone.owner, actor=actor,
                                                  doing=doing_cards_from(verb) if cards_from else doing(verb)))
 
 
