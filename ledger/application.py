@@ -98,7 +98,6 @@ class Ledger(Application):
         except (PersistenceError, OSError, sqlite3.Error) as exc:
             raise StoreError(_("cannot open the campaign database ({reason})").format(reason=_reason(exc))) from None
         self._catalogs: dict[UUID, tuple[Catalog, Format, str, str]] = {}
-        self._chain_checked: dict[tuple[UUID, int], int] = {}  # (campaign, base) -> last seq checked from it
         self._live: dict[UUID, Campaign] = {}
         # The one fold, as eventsourcing's repository and the read models call it:
         # (campaign or None, events) -> campaign.
@@ -286,22 +285,19 @@ class Ledger(Application):
         them, each checked against the hash chain first (``integrity.check_link``), and
         the action at ``base`` too, against the one before it (its digest vouches for the
         snapshot): an action edited in the file is refused (``DamagedRecord``), never shown
-        or acted on. ``actions`` may begin with those two, which are checked, not handed
-        on. A tripwire, not ``verify``: a rewrite that recomputes the hashes is caught by
-        checkpoints kept outside the file. What this process has checked along the chain
-        from a base is not hashed again (time travel from the same snapshot)."""
-        key = (cid, base)
-        trusted = self._chain_checked.get(key, max(base - 1, 0))  # the seqs up to it are not checked
-        previous, last = GENESIS, max(trusted, base)
+        or folded. ``actions`` may begin with those two, which are checked, not handed on.
+        Every load checks what it reads (no cache: a long-lived process, the table server,
+        would otherwise trust rows edited after it first read them). A tripwire, not
+        ``verify``: an action before the snapshot is not read here, and a rewrite that
+        recomputes the hashes is caught by checkpoints kept outside the file."""
+        previous = GENESIS
         for event in actions:
             seq = event.originator_version
-            if seq > trusted:
+            if seq >= base:
                 check_link(previous, event)
             previous = event.hash
             if seq > base:
-                last = seq
                 yield event
-        self._chain_checked[key] = last
 
     def fit_snapshot(self, cid: UUID, at: int | None = None) -> tuple[CampaignSnapshot, list[ActionRecorded]] | None:
         """The latest snapshot at or before ``at`` that checks out against the action at

@@ -891,3 +891,49 @@ def test_a_snapshot_forged_with_the_digest_in_its_action_rewritten_too_is_refuse
         assert f"seq {seq} " in line and "hash" in line
     _line, report = verify_fails(long)
     assert report["bad_seq"] == seq
+
+
+def test_a_long_lived_ledger_refuses_an_action_edited_after_it_first_read_it(long):
+    """The table server keeps one ledger open for hours: an action edited in the file after
+    it first loaded that stretch of the log is refused at the next load, not trusted."""
+    from ledger.errors import DamagedRecord
+
+    ledger = Ledger.open(long)
+    try:
+        cid = ledger.resolve(None)
+        ledger.campaign(cid, at=108)
+        _edit_action(long, 105, actor="bo" if _action_json(long, 105)["actor"] == "ana" else "ana")
+        with pytest.raises(DamagedRecord, match="seq 105 "):
+            ledger.campaign(cid, at=107)
+    finally:
+        ledger.close()
+
+
+def test_the_table_servers_live_stream_sends_no_action_edited_in_the_file(demo):
+    """The follower folds each new action into its copy and sends it, with a signed
+    checkpoint, to every stream: an action whose JSON was changed after it was hashed
+    is sent to nobody (the streams are closed, to reload and meet the refusal)."""
+    from ledger.interface.server.clerk import Clerk
+    from ledger.interface.server.live import Follower, Stream
+
+    clerk = Clerk(str(demo))
+    try:
+        follower = Follower(clerk)
+        cid = clerk.ledger.resolve(None)
+        follower._follow(cid)
+
+        class Seat:
+            viewer, campaign = "public", cid
+
+        stream = Stream.__new__(Stream)
+        stream.seat, stream.speaks, stream.queue = Seat(), "en", None
+        follower.streams[cid] = {stream}
+        clerk.seats.holds = lambda _seat: True
+        follower._position = clerk.ledger.stored_event_count()
+        seq = last_seq(demo) + 1
+        succeeded(run_ledger("hero", "add", "zed", db=demo))
+        _edit_action(demo, seq, hero="forged")
+        sends = follower._poll()
+        assert sends == [(stream, None)], sends
+    finally:
+        clerk.close()

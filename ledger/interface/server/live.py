@@ -205,9 +205,12 @@ class Follower:
         copy moves on only once they are all built."""
         from projections.views import recorded_view
 
+        from ...integrity import check_link
+
         copy = self._copies[cid].copy()
         sends: list[tuple[Stream, str | None]] = []
         for event in events:
+            check_link(copy.last_hash, event)  # an action edited in the file is neither shown nor checkpointed
             copy = self.clerk.ledger.project(copy, [event])
             checkpoint = self.clerk.checkpoint(cid, event.seq, event.hash)
             views: dict[tuple[str, str], str] = {}
