@@ -41,9 +41,8 @@ def _patient(recorder: type, name: str) -> Callable[..., Any]:
             try:
                 return plain(self, *args, **kwargs)
             except (InterfaceError, OperationalError) as exc:  # eventsourcing's, around psycopg's
-                if isinstance(exc.__cause__, PipelineAborted):  # a statement before it failed: no broken link
+                if isinstance(exc.__cause__, PipelineAborted):  # a statement before it failed: was it refused?
                     _may_write(self)
-                    raise
                 if attempt == ATTEMPTS or isinstance(exc.__cause__, PoolTimeout):
                     raise  # (no connection in the pool's whole timeout: the server is not there)
                 time.sleep(PAUSE)
@@ -63,7 +62,12 @@ def _may_write(recorder: Any) -> None:
     table = f"{recorder.datastore.schema}.{recorder.events_table_name}"
     try:
         with recorder.datastore.get_connection() as conn:
-            row = conn.execute("SELECT has_table_privilege(%s, 'INSERT') AS allowed", [table]).fetchone()
+            # eventsourcing locks the table (IN EXCLUSIVE MODE: UPDATE, DELETE or TRUNCATE), then
+            # inserts (INSERT, and USAGE on the sequence of its notification ids)
+            row = conn.execute(
+                "SELECT has_table_privilege(%(t)s, 'INSERT') AND has_table_privilege(%(t)s, 'UPDATE, DELETE, TRUNCATE') "
+                "AND coalesce(has_sequence_privilege(pg_get_serial_sequence(%(t)s, 'notification_id'), 'USAGE'), true) "
+                "AS allowed", {"t": table}).fetchone()
     except Exception:  # noqa: BLE001 — the question is a courtesy: the original failure stands
         return
     if row is not None and not row["allowed"]:

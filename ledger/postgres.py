@@ -159,8 +159,8 @@ def refused_privilege(exc: BaseException) -> StoreError | None:
     else:
         return None
     return StoreError(_("the PostgreSQL database refused ({error}): the URL's role may not do this; ask the "
-                        "database's owner to grant it USAGE and CREATE on the schema and SELECT, INSERT, UPDATE and "
-                        "DELETE on its tables, or use another role (an action is recorded whole or not at all: "
+                        "database's owner to grant it USAGE and CREATE on the schema, SELECT, INSERT, UPDATE and "
+                        "DELETE on its tables and USAGE on its sequences, or use another role (an action is recorded whole or not at all: "
                         "ledger history shows which)").format(error=first_line(cause)))
 
 
