@@ -496,7 +496,10 @@ def test_a_storage_failure_eventsourcing_words_for_sqlite_is_said_as_one_not_as_
     assert run_ledger("demo", db=db).returncode == 0
 
     def malformed(*_args, **_kwargs):
-        raise DatabaseError("database disk image is malformed")
+        try:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        except sqlite3.DatabaseError as exc:  # as eventsourcing's recorder wraps SQLite's
+            raise DatabaseError(str(exc)) from exc
 
     monkeypatch.setattr(ledger.audit, "verify", malformed)
     line = one_error_line(run_ledger("verify", db=db))

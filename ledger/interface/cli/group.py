@@ -172,7 +172,10 @@ def refusal(exc: Exception) -> tuple[str, str]:
     lost = refused_privilege(exc) or connection_lost(exc)
     if lost is not None:
         return "store", str(lost)
-    if from_store:  # eventsourcing's own words for SQLite's (a malformed file, say)
+    if from_store and isinstance(exc.__cause__, sqlite3.DatabaseError) \
+            and not isinstance(exc.__cause__, sqlite3.ProgrammingError | sqlite3.IntegrityError):
+        # eventsourcing's own words for SQLite's failing file (malformed, say); its words for a
+        # bug in the ledger's SQL stay an unexpected failure, to be reported
         return "store", _("the campaign database cannot be used ({reason})").format(reason=first_line(exc))
     if isinstance(exc, OSError) and exc.filename:
         advice = os_error_advice(exc)

@@ -237,8 +237,9 @@ def _asks_for_status(conn: socket.socket) -> bool:
     the worker to read); a client that has said nothing yet is taken to run a command."""
     import select
 
-    readable, _, _ = select.select([conn], [], [], FIRST_WORD)
-    if not readable:
+    poll = select.poll()  # (select.select fails on a descriptor past 1023)
+    poll.register(conn, select.POLLIN)
+    if not poll.poll(FIRST_WORD * 1000):
         return False
     conn.setblocking(False)
     try:
