@@ -272,15 +272,15 @@ class Ledger(Application):
             restored = self.project(None, [snapshot])
         except (KeyError, TypeError, AttributeError, ValueError):  # its digests check out, yet it holds no
             return self._load_from_start(cid, at)  # table: forged at a seq whose action records no digest
-        return self.project(restored, self._chained(cid, snapshot.originator_version, around))
+        return self.project(restored, self._chained(snapshot.originator_version, around))
 
     def _load_from_start(self, cid: UUID, at: int | None) -> Campaign:
-        campaign = self.project(None, self._chained(cid, 0, self.events.get(cid, gt=0, lte=at)))
+        campaign = self.project(None, self._chained(0, self.events.get(cid, gt=0, lte=at)))
         if campaign is None:
             raise AggregateNotFoundError(cid)
         return campaign
 
-    def _chained(self, cid: UUID, base: int, actions: Iterable[ActionRecorded]) -> Iterator[ActionRecorded]:
+    def _chained(self, base: int, actions: Iterable[ActionRecorded]) -> Iterator[ActionRecorded]:
         """The actions after ``base`` (a snapshot's seq, or 0: the start) as a load folds
         them, each checked against the hash chain first (``integrity.check_link``), and
         the action at ``base`` too, against the one before it (its digest vouches for the

@@ -98,13 +98,11 @@ def check_link(previous: str, event: ActionRecorded) -> None:
                             ValueError(f"seq {seq} does not match its hash"))
 
 
-def checked_chain(events: Iterable[ActionRecorded], previous: str, trusted: int = 0) -> Iterator[ActionRecorded]:
+def checked_chain(events: Iterable[ActionRecorded], previous: str) -> Iterator[ActionRecorded]:
     """``events`` as they are read, each checked against the chain from ``previous`` (the
-    hash of the action before the first) before it is handed on (``check_link``); those up
-    to seq ``trusted`` were checked already and only carry the chain on."""
+    hash of the action before the first) before it is handed on (``check_link``)."""
     for event in events:
-        if event.originator_version > trusted:
-            check_link(previous, event)
+        check_link(previous, event)
         previous = event.hash
         yield event
 
