@@ -16,7 +16,6 @@ import re
 import sqlite3
 import time
 import unicodedata
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -37,7 +36,7 @@ from .errors import BadInput, LedgerError, StoreError, UnknownCampaign, first_li
 from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
 from .formats import Format, standard_format
 from .i18n import _
-from .integrity import GENESIS, check_link, checked_chain, sealed
+from .integrity import GENESIS, checked_chain, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
 from .rulesets import ruleset
@@ -272,32 +271,22 @@ class Ledger(Application):
             restored = self.project(None, [snapshot])
         except (KeyError, TypeError, AttributeError, ValueError):  # its digests check out, yet it holds no
             return self._load_from_start(cid, at)  # table: forged at a seq whose action records no digest
-        return self.project(restored, self._chained(snapshot.originator_version, around))
+        # Every load checks the chain of what it reads (``integrity.checked_chain``): an action
+        # edited in the file is refused, never folded (no cache: a long-lived process, the table
+        # server, would otherwise trust rows edited after it first read them). The snapshot's
+        # own action is checked too, against the one before it: its digest vouches for the
+        # snapshot. A tripwire, not ``verify``: actions before the snapshot are not read here.
+        base = snapshot.originator_version
+        previous = around[0].hash if around[0].originator_version == base - 1 else GENESIS
+        checked = checked_chain((e for e in around if e.originator_version >= base), previous)
+        next(checked)  # the snapshot's own action, already in the snapshot
+        return self.project(restored, checked)
 
     def _load_from_start(self, cid: UUID, at: int | None) -> Campaign:
-        campaign = self.project(None, self._chained(0, self.events.get(cid, gt=0, lte=at)))
+        campaign = self.project(None, checked_chain(self.events.get(cid, gt=0, lte=at), GENESIS))
         if campaign is None:
             raise AggregateNotFoundError(cid)
         return campaign
-
-    def _chained(self, base: int, actions: Iterable[ActionRecorded]) -> Iterator[ActionRecorded]:
-        """The actions after ``base`` (a snapshot's seq, or 0: the start) as a load folds
-        them, each checked against the hash chain first (``integrity.check_link``), and
-        the action at ``base`` too, against the one before it (its digest vouches for the
-        snapshot): an action edited in the file is refused (``DamagedRecord``), never shown
-        or folded. ``actions`` may begin with those two, which are checked, not handed on.
-        Every load checks what it reads (no cache: a long-lived process, the table server,
-        would otherwise trust rows edited after it first read them). A tripwire, not
-        ``verify``: an action before the snapshot is not read here, and a rewrite that
-        recomputes the hashes is caught by checkpoints kept outside the file."""
-        previous = GENESIS
-        for event in actions:
-            seq = event.originator_version
-            if seq >= base:
-                check_link(previous, event)
-            previous = event.hash
-            if seq > base:
-                yield event
 
     def fit_snapshot(self, cid: UUID, at: int | None = None) -> tuple[CampaignSnapshot, list[ActionRecorded]] | None:
         """The latest snapshot at or before ``at`` that checks out against the action at
@@ -311,7 +300,7 @@ class Ledger(Application):
 
     def _fitting(self, cid: UUID, at: int | None) -> tuple[CampaignSnapshot, list[ActionRecorded]] | None:
         """``fit_snapshot``, with the actions from the one before the snapshot's on (read
-        at once: ``_chained`` checks the snapshot's own action against that one)."""
+        at once: a load checks the snapshot's own action against that one)."""
         assert self.snapshots is not None
         below = at
         while True:

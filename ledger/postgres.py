@@ -95,9 +95,7 @@ def making(env: dict[str, str], url: str) -> Iterator[None]:
     key = int.from_bytes(hashlib.sha256(
         f"campaign-ledger {env['POSTGRES_DBNAME']} {env['POSTGRES_SCHEMA']}".encode()).digest()[:8], "big", signed=True)
     try:
-        conn = psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
-                               user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"], connect_timeout=5,
-                               autocommit=True)
+        conn = connect(env, autocommit=True)
     except psycopg.Error as exc:
         raise StoreError(unreachable(url, exc)) from None
     with conn:
@@ -129,16 +127,23 @@ def unreachable(url: str, exc: BaseException) -> str:
         db=shown(url), error=(_why_no_connection(url) if unanswered(exc) else None) or first_line(exc))
 
 
+def connect(env: dict[str, str], **options: Any) -> Any:
+    """A psycopg connection of its own (no pool) to the database ``env`` names
+    (``postgres_env``), waiting for it as long as the pool would."""
+    import psycopg
+
+    return psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
+                           user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"],
+                           connect_timeout=int(env["POSTGRES_CONNECT_TIMEOUT"]), **options)
+
+
 def _why_no_connection(url: str) -> str | None:
     """What PostgreSQL says to one direct connection to ``url`` (its first line), or None
     if that one connects."""
     import psycopg
 
-    env = postgres_env(url)
     try:
-        psycopg.connect(dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=int(env["POSTGRES_PORT"]),
-                        user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"] or None,
-                        connect_timeout=int(env["POSTGRES_CONNECT_TIMEOUT"])).close()
+        connect(postgres_env(url)).close()
     except psycopg.Error as exc:
         return first_line(exc)
     return None

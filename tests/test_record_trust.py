@@ -827,14 +827,17 @@ def test_init_over_a_start_its_list_of_campaigns_does_not_name_says_so(tmp_path)
 
 
 # -- an action edited in the file, its hash left as it was ---------------------------------
+ACTION_AT = ("SELECT state FROM stored_events WHERE originator_version = ? AND topic LIKE 'ledger.events:%' "
+             "AND topic NOT LIKE '%CampaignRegistered' AND topic NOT LIKE '%CheckpointTaken'")
+"""The stored state of the campaign's action at a seq (not the lists' entries at that version)."""
+
+
 def _edit_action(db: Path, seq: int, **fields: object) -> None:
     """Rewrites fields of the stored action at ``seq`` (its hash left as it was: a forger
     who edits the JSON, as one with the file and sqlite3 would)."""
     con = sqlite3.connect(str(db))
     try:
-        (state,) = con.execute("SELECT state FROM stored_events WHERE originator_version = ? AND topic LIKE "
-                               "'ledger.events:%' AND topic NOT LIKE '%CampaignRegistered' AND topic NOT LIKE "
-                               "'%CheckpointTaken'", [seq]).fetchone()
+        (state,) = con.execute(ACTION_AT, [seq]).fetchone()
         data = json.loads(state)
         data.update(fields)
         with con:
@@ -867,9 +870,7 @@ def test_an_action_edited_in_the_file_is_refused_by_every_command_never_shown_or
 def _action_json(db: Path, seq: int) -> dict:
     con = sqlite3.connect(str(db))
     try:
-        (state,) = con.execute("SELECT state FROM stored_events WHERE originator_version = ? AND topic LIKE "
-                               "'ledger.events:%' AND topic NOT LIKE '%CampaignRegistered' AND topic NOT LIKE "
-                               "'%CheckpointTaken'", [seq]).fetchone()
+        (state,) = con.execute(ACTION_AT, [seq]).fetchone()
         return json.loads(state)
     finally:
         con.close()

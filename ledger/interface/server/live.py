@@ -205,12 +205,11 @@ class Follower:
         copy moves on only once they are all built."""
         from projections.views import recorded_view
 
-        from ...integrity import check_link
+        from ...integrity import checked_chain
 
         copy = self._copies[cid].copy()
         sends: list[tuple[Stream, str | None]] = []
-        for event in events:
-            check_link(copy.last_hash, event)  # an action edited in the file is neither shown nor checkpointed
+        for event in checked_chain(events, copy.last_hash):  # one edited in the file is neither sent nor signed
             copy = self.clerk.ledger.project(copy, [event])
             checkpoint = self.clerk.checkpoint(cid, event.seq, event.hash)
             views: dict[tuple[str, str], str] = {}
