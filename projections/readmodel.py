@@ -276,6 +276,43 @@ class ReadModel:
                 position=position)
         return _marks_disagree(position, mark, last_action)
 
+    def refuse_cut_log(self) -> None:
+        """Refuses (``DamagedRecord``) to build on a log that no longer holds actions the
+        tables recorded (``cut_log``), before anything is recorded on top of it: the new
+        action would take a lost one's seq, and the next catch-up could then no longer
+        tell. O(1) while the position is where the tables left it in the log (a few
+        one-row reads); only a position that does not fit the log costs a look at every
+        campaign."""
+        with speaking(ENGLISH):
+            problem = self.position_problem()
+        if problem is not None:
+            self._refuse_cut()
+
+    def _refuse_cut(self) -> None:
+        cut = self.cut_log()
+        if cut is not None:
+            message = _("{reason}; nothing is shown or recorded on top of it: ledger verify checks the whole record, "
+                        "and ledger rebuild accepts the log as it stands").format(reason=cut)
+            raise DamagedRecord(message, _Unfollowable(message))
+
+    def cut_log(self) -> str | None:
+        """Why the log lacks actions the tables recorded, or None: some campaign's log ends
+        before the latest seq its history holds (its tail was cut from the file, or an
+        older copy of the log put back). The tables are then the one trace of the loss the
+        file keeps, so catching up refuses rather than rebuild them; ``rebuild`` is how the
+        log as it stands is accepted. O(campaigns)."""
+        held = dict(self.read("SELECT campaign, max(seq) FROM history GROUP BY campaign"))
+        ids = {entry.slug: entry.campaign_id for entry in self.ledger.campaigns()}
+        for slug, seq in sorted(held.items()):
+            if slug not in ids:  # a list of campaigns that lost an entry: said where a command names it
+                continue
+            last = self.ledger.last_seq(ids[slug])
+            if isinstance(seq, int) and last < seq:
+                return _("the log of campaign {campaign} ends at seq {last}, but the read models recorded it up to "
+                         "seq {seq}: actions were removed from the file (or an older copy of the log put back)").format(
+                    campaign=slug, last=last, seq=seq)
+        return None
+
     def fold_problem(self, recorded: Recorded | None = None) -> str | None:
         """Why the rows of the campaign acted on last differ from its fold, or None: its
         cards and zones rows against ``card_row``/``zone_row``, and its history row of
@@ -360,6 +397,7 @@ class ReadModel:
                 return self._follow(progress, batch, recorded, helper)
             except _Astray as astray:
                 self.repaired = str(astray)
+        self._refuse_cut()  # rebuilding would forget what the log lost
         self._reset()
         return self._follow(progress, batch, recorded, helper)
 

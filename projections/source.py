@@ -28,6 +28,10 @@ class EventLog(Protocol):
 
     def actions(self, cid: UUID, gt: int | None = None, lte: int | None = None) -> list[ActionRecorded]: ...
 
+    def campaigns(self) -> list[Any]: ...
+
+    def last_seq(self, cid: UUID) -> int: ...
+
 
 class Recorded(Protocol):
     """An action the write path has just recorded: its seq, its event, and the

@@ -1,9 +1,11 @@
 """Read models follow the log or say so (issue 11, part 3; projections/readmodel.py and
 projections/consistency.py), on real SQLite files tampered with through raw ``sqlite3``.
 
-- the log's tail cut off (the last 1 or several stored events): the next command
-  rebuilds the tables with one ``note:`` line, history no longer shows the cut actions,
-  and the next action is shown at its seq — also when that action is the next command;
+- the log's tail cut off (the last 1 or several stored events) after the tables recorded
+  it: every command on the campaign refuses in one line, appending nothing, until
+  ``ledger rebuild`` accepts the log as it stands (the tables are the one trace of the
+  cut the file keeps); then history no longer shows the cut actions and the next action
+  takes the freed seq;
 - the position moved back or ahead (also with a forged mark): rebuilt, nothing applied
   twice or skipped;
 - an edited cards or zones row: rebuilt on the next command;
@@ -225,41 +227,94 @@ def test_the_per_command_checks_read_one_notification_and_one_campaign_never_the
 
 
 # -- the log's tail cut off ------------------------------------------------------------------------
+CUT = "error: the log of campaign {slug} ends at seq {left}, but the read models recorded it up to seq {last}: "
+
+
+def refused_as_cut(result, demo: Demo, left: int) -> None:
+    """One ``error:`` line naming the campaign, where its log ends and what the tables
+    recorded, and the two commands that go on from there; exit 1."""
+    assert result.returncode == 1, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and "unexpected failure" not in result.stderr
+    assert result.stderr.splitlines() == [result.stderr.strip()], result.stderr
+    assert result.stderr.startswith(CUT.format(slug=demo.slug, left=left, last=demo.last)), result.stderr
+    assert "ledger verify" in result.stderr and "ledger rebuild" in result.stderr
+
+
 @pytest.mark.parametrize("count", [1, 4])
-def test_a_cut_tail_is_noticed_by_the_next_read_and_the_next_action_takes_the_freed_seq(demo, copy, count):
+def test_a_cut_tail_stops_every_command_until_rebuild_accepts_the_log_as_it_stands(demo, copy, count):
+    """The read models are the one trace of a cut the file keeps: rebuilding them on the
+    next command (as earlier ledgers did, with a note) erased it, and an action recorded
+    on top took a lost action's seq, after which verify passed. Every command that shows,
+    checkpoints, exports or records from the campaign now refuses, appending nothing;
+    verify names the first missing seq; ``ledger rebuild`` is the explicit way on."""
     cut_tail(copy, demo.cid, demo.last, count)
     left = demo.last - count
-    rows = history(copy, expect_note="is past the log's end")
-    assert seqs(rows) == list(range(1, left + 1)), "history still shows the cut actions"
-    assert seqs(history(copy)) == list(range(1, left + 1)), "the tables were rebuilt twice"
+    before = max_notification(copy)
+    for command in (["--as", "public", "--json", "history"], ["--as", "ana", "zones"], ["explain", "3"],
+                    ["card", "item-sword"], ["checkpoint"], ["--as", "ana", "export", str(copy.parent / "x.jsonl")],
+                    ["hero", "add", "zed"], ["--actor", "master", "battle", "start"], ["seat", "add", "ana"]):
+        refused_as_cut(run_ledger(*command, db=copy), demo, left)
+    assert max_notification(copy) == before, "a refused command appended"
+    assert not (copy.parent / "x.jsonl").exists()
+    verified = run_ledger("verify", db=copy)
+    assert verified.returncode == 1 and f"first bad seq: {left + 1}" in verified.stderr, verified.stderr
+    rebuilt = run_ledger("rebuild", db=copy)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert rebuilt.stderr.startswith("note: rebuilding accepts a log that lost actions: " +
+                                     CUT.format(slug=demo.slug, left=left, last=demo.last)[len("error: "):])
+    assert seqs(history(copy)) == list(range(1, left + 1))
     seq = record_new_action(copy)
     assert seq == left + 1
     rows = history(copy, "referee")
     assert seqs(rows) == list(range(1, seq + 1))
     assert (rows[-1]["action"], rows[-1]["actor"]) == ("hero add", "master") and "zed" in rows[-1]["summary"]
     assert_tables_follow_the_log(copy)
+    assert run_ledger("verify", db=copy).returncode == 0
 
 
-@pytest.mark.parametrize("count, because", [(1, "no longer points at the stored event"),
-                                            (3, "is past the log's end")])
-def test_a_cut_tail_is_noticed_by_the_action_that_takes_the_freed_seq(demo, copy, count, because):
-    cut_tail(copy, demo.cid, demo.last, count)
-    seq = record_new_action(copy, expect_note=because)  # before: IntegrityError on its history row
-    assert seq == demo.last - count + 1
-    rows = history(copy, "referee")
-    assert seqs(rows) == list(range(1, seq + 1))
-    assert rows[-1]["action"] == "hero add"
-    assert_tables_follow_the_log(copy)
+def test_a_cut_tail_the_tables_never_caught_up_with_leaves_no_trace_and_stops_nothing(demo, copy):
+    """Actions recorded with no catch-up after them (a crash before it), then cut: the
+    tables never recorded them, so nothing in the file says they were there (a checkpoint
+    kept outside it does), and the campaign goes on from where its log ends."""
+    actions_without_catch_up(copy, demo.cid)
+    cut_tail(copy, demo.cid, demo.last + 3, 3)
+    assert seqs(history(copy)) == list(range(1, demo.last + 1))
+    assert record_new_action(copy) == demo.last + 1
 
 
-def test_last_history_seq_shows_a_tail_cut_before_the_tables_catch_up(demo, copy):
+def test_a_cut_tail_refused_by_the_tables_names_no_hidden_card_to_a_hero(demo, copy):
+    cut_tail(copy, demo.cid, demo.last, 2)
+    refused = run_ledger("--as", "ana", "--json", "zones", db=copy)
+    refused_as_cut(refused, demo, demo.last - 2)
+    assert "item-" not in refused.stderr + refused.stdout and "skill-" not in refused.stderr
+
+
+def test_last_history_seq_shows_a_tail_cut_and_catching_up_refuses_to_forget_it(demo, copy):
+    from ledger.errors import DamagedRecord
+
     cut_tail(copy, demo.cid, demo.last, 2)
     with opened(copy) as (ledger, model):
         assert model.last_history_seq(demo.slug) == demo.last > ledger.last_seq(demo.cid) == demo.last - 2
         assert model.last_history_seq("no-such-campaign") is None
+        assert model.cut_log().startswith(f"the log of campaign {demo.slug} ends at seq {demo.last - 2}")
+        with pytest.raises(DamagedRecord, match="ledger rebuild accepts"):
+            model.refuse_cut_log()
+        with pytest.raises(DamagedRecord, match="ledger rebuild accepts"):
+            model.safe_catch_up()
+        assert model.last_history_seq(demo.slug) == demo.last, "the refused catch-up dropped the rows"
+        model.rebuild()
+        assert model.last_history_seq(demo.slug) == demo.last - 2 and model.cut_log() is None
+
+
+def test_a_whole_campaign_cut_from_the_log_is_named_by_its_rows(demo, copy):
+    """Every stored event of the campaign deleted (its entry in the list of campaigns
+    left): its history rows still name it, as a log ending at seq 0."""
+    with opened(copy) as (ledger, model):
         model.safe_catch_up()
-        assert model.repaired == f"position {demo.last + 1} is past the log's end, {demo.last - 1}"
-        assert model.last_history_seq(demo.slug) == demo.last - 2
+    with raw(copy) as con:
+        con.execute("DELETE FROM stored_events WHERE originator_id IN (?, ?)", _ids(demo.cid))
+    with opened(copy, create=True) as (ledger, model):
+        assert model.cut_log().startswith(f"the log of campaign {demo.slug} ends at seq 0, but")
 
 
 # -- the position moved -------------------------------------------------------------------------------

@@ -1032,6 +1032,33 @@ def test_a_damaged_record_is_a_500_naming_its_seq_that_no_cache_keeps(tmp_path):
         assert one_error(page, 500)["code"] == "damaged" and "retry-after" not in page.headers
 
 
+def test_a_log_cut_behind_the_read_models_is_a_500_for_every_seat_and_takes_no_action(tmp_path):
+    """The tail of the log deleted while the read models hold it (their rows the one trace
+    of the cut the file keeps): no seat is shown the campaign or records on it (the new
+    action would take a lost one's seq, and the trace would be gone); the master's
+    ``ledger rebuild`` accepts the log as it stands."""
+    import sqlite3
+
+    seated = table(tmp_path)
+    con = sqlite3.connect(seated.db)
+    with con:
+        last = con.execute("SELECT max(originator_version) FROM stored_events WHERE topic LIKE 'ledger.events:%'"
+                           ).fetchone()[0]
+        con.execute("DELETE FROM stored_events WHERE originator_version = ? AND topic LIKE 'ledger.events:%'", [last])
+    con.close()
+    with client_for(seated.db) as client:
+        for who in ("master", "ana", "public"):
+            error = one_error(client.get(f"{API}/zones", headers=seated.headers(who)), 500)
+            assert error["code"] == "damaged" and f"ends at seq {last - 1}" in error["message"], error
+            assert "ledger rebuild" in error["message"] and "item-" not in error["message"]
+        with nothing_appended(seated.db):
+            one_error(call(client, "POST", "/actions", {"action": "battle start"}, headers=seated.headers("master")),
+                      500)
+    assert cli_json(seated.db, "rebuild")[0] == 0
+    with client_for(seated.db) as client:
+        assert client.get(f"{API}/zones", headers=seated.headers("ana")).json()["seq"] == last - 1
+
+
 def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the_host_the_request_names(tmp_path):
     """Starlette would answer 307 with a Location built from the request's Host header
     (``http://evil.example/...``): a cache in front of the server could keep that."""

@@ -9,7 +9,7 @@ import click
 from ...errors import BadInput
 from ...i18n import _, ngettext, pgettext
 from .group import cli
-from .session import INTEGER, SEQ, Session, pass_session, record, with_message
+from .session import INTEGER, SEQ, Session, note_line, pass_session, record, with_message
 from .speech import plural_form
 
 
@@ -55,6 +55,9 @@ def rebuild(s: Session) -> None:
     Example: ledger rebuild
     """
     model = s.model(catch_up=False)
+    cut = model.cut_log()
+    if cut is not None:  # the one trace of the loss the file kept goes with the old rows
+        click.echo(note_line(_("rebuilding accepts a log that lost actions: {reason}").format(reason=cut)), err=True)
     total = s.ledger().stored_event_count()
     with s.progress(_("rebuilding"), "events", total) as update:
         done = model.rebuild(progress=lambda n, _total: update(n))

@@ -19,7 +19,7 @@ from uuid import UUID
 
 import click
 
-from ...errors import BadInput, one_line
+from ...errors import BadInput, DamagedRecord, StoreError, one_line
 from ...i18n import N_, _
 from ...vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
 
@@ -166,11 +166,27 @@ class Session:
                                      .format(reason=one_line(self._model.repaired))), err=True)
         return self._model
 
-    def cid(self) -> UUID:
-        """The campaign this run is about (read from the campaigns log once per run)."""
+    def cid(self, whole: bool = True) -> UUID:
+        """The campaign this run is about (read from the campaigns log once per run).
+        ``whole``: first refuse a log that lost actions the read models recorded
+        (``ReadModel.refuse_cut_log``): nothing is shown, checkpointed or exported from
+        it, and nothing recorded on top of it (a new action would take a lost one's seq);
+        ``verify`` reports it instead."""
         if self._cid is None:
             self._cid = self.ledger().resolve(self.campaign_slug)
+            if whole:
+                self._refuse_cut_log()
         return self._cid
+
+    def _refuse_cut_log(self) -> None:
+        import sqlite3
+
+        try:
+            self.model(catch_up=False).refuse_cut_log()
+        except DamagedRecord:
+            raise
+        except (StoreError, sqlite3.Error):  # tables this process cannot open or make (a read-only disk): the
+            return  # log is read as it stands, and a command that needs the tables says what stops it
 
     def signer(self) -> Any:
         """The master's signing key if this machine has one (``ledger keys init``), else None."""

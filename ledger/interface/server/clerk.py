@@ -55,7 +55,8 @@ class Clerk:
         it keeps not answering: meanwhile every piece of work is refused at once (503 for a
         retry), rather than holding every seat for another wait; the first piece after
         that asks again. A seat's request is done only within the seat's share of this
-        time (``fairness``: 429)."""
+        time (``fairness``: 429), and not at all on a log that lost actions the read
+        models recorded (``DamagedRecord``: a new action would take a lost one's seq)."""
         seat = AT_WORK.get()
         if seat is not None:  # a seat's request: within its share of this time (``fairness``)
             self.fair.check(seat)
@@ -64,6 +65,8 @@ class Clerk:
                                "seconds"))
         began = time.perf_counter()
         try:
+            if seat is not None:  # nothing shown or recorded on a log that lost actions (``ReadModel.refuse_cut_log``)
+                self.read_models().refuse_cut_log()
             done = fn(*args)
         except Exception as exc:
             from ...postgres import unanswered
@@ -96,14 +99,18 @@ class Clerk:
             self._seats = SeatBook(self.ledger)
         return self._seats
 
-    def model(self, recorded: Any = None) -> Any:
-        """The read models, caught up with the log (rebuilt, with a log line, if they
-        did not follow it: ``projections.readmodel``)."""
+    def read_models(self) -> Any:
+        """The read models as they stand (not caught up)."""
         from projections.readmodel import ReadModel
 
         if self._model is None:
             self._model = ReadModel(self.ledger, self.db)
-        self._model.safe_catch_up(recorded)
+        return self._model
+
+    def model(self, recorded: Any = None) -> Any:
+        """The read models, caught up with the log (rebuilt, with a log line, if they
+        did not follow it: ``projections.readmodel``)."""
+        self.read_models().safe_catch_up(recorded)
         if self._model.repaired:
             # the server's log is English whatever the request speaks (the reason is the read
             # model's, which keeps it English); formatted here, inside that language
