@@ -185,6 +185,11 @@ class Ledger(Application):
     def campaigns(self) -> list[CampaignRegistered]:
         return list(self._guard(lambda: list(self.campaign_log.get())))
 
+    @staticmethod
+    def stream_of(slug: str) -> UUID:
+        """The id of the event stream campaign ``slug`` is recorded in (listed or not)."""
+        return campaign_uuid(slug)
+
     def resolve(self, slug: str | None) -> UUID:
         """The campaign named ``slug``, or the only one in the database."""
         known = self.campaigns()

@@ -108,6 +108,22 @@ OBSOLETE_INDEXES = ("idx_history_campaign_actor",)  # now idx_history_campaign_a
 INDEX_NAMES = {f"idx_{table}_{'_'.join(columns)}": (table, columns) for table, columns in INDEXES.items()}
 
 
+_CAMPAIGNS_IN_HISTORY = (
+    "WITH RECURSIVE named(slug) AS (SELECT min(campaign) FROM history UNION ALL "
+    "SELECT (SELECT min(campaign) FROM history WHERE campaign > named.slug) FROM named WHERE named.slug IS NOT NULL) "
+    "SELECT slug FROM named WHERE slug IS NOT NULL")
+"""The campaigns the history holds rows of, one index lookup each (a skip scan)."""
+
+
+class CutLog(DamagedRecord):
+    """A log that lost actions the read models recorded (``ReadModel.cut_log``);
+    ``campaign``: the slug of the campaign that lost them."""
+
+    def __init__(self, message: str, campaign: str):
+        super().__init__(message, _Unfollowable(message))
+        self.campaign = campaign
+
+
 def viewers_of(campaign: Campaign) -> list[str]:
     return [PUBLIC, *campaign.table.heroes]
 
@@ -276,13 +292,21 @@ class ReadModel:
                 position=position)
         return _marks_disagree(position, mark, last_action)
 
-    def refuse_cut_log(self) -> None:
-        """Refuses (``DamagedRecord``) to build on a log that no longer holds actions the
-        tables recorded (``cut_log``), before anything is recorded on top of it: the new
-        action would take a lost one's seq, and the next catch-up could then no longer
-        tell. O(1) while the position is where the tables left it in the log (a few
-        one-row reads); only a position that does not fit the log costs a look at every
-        campaign."""
+    def refuse_cut_log(self, campaign: tuple[UUID, str] | None = None) -> None:
+        """Refuses (``CutLog``) to show or record anything on a log that no longer holds
+        actions the tables recorded, before anything is recorded on top of it (the new
+        action would take a lost one's seq, and the trace would be gone). ``campaign``
+        (id, slug): the campaign at hand, whose latest history row is compared with its
+        log's last seq whatever the position says (two indexed one-row reads). Then the
+        position: while it is where the tables left it in the log (a few one-row reads),
+        no other campaign's rows can be past its log unnoticed; a position that does not
+        fit the log costs a look at every campaign (``cut_log``), since catching up would
+        rebuild them all."""
+        if campaign is not None:
+            cid, slug = campaign
+            held = self.last_history_seq(slug)  # read before the log, which only grows meanwhile
+            if isinstance(held, int) and self.ledger.last_seq(cid) < held:
+                self._refuse_cut()
         with speaking(ENGLISH):
             problem = self.position_problem()
         if problem is not None:
@@ -291,26 +315,35 @@ class ReadModel:
     def _refuse_cut(self) -> None:
         cut = self.cut_log()
         if cut is not None:
+            slug, reason = cut
             message = _("{reason}; nothing is shown or recorded on top of it: ledger verify checks the whole record, "
-                        "and ledger rebuild accepts the log as it stands").format(reason=cut)
-            raise DamagedRecord(message, _Unfollowable(message))
+                        "and ledger rebuild accepts the log as it stands").format(reason=reason)
+            raise CutLog(message, slug)
 
-    def cut_log(self) -> str | None:
-        """Why the log lacks actions the tables recorded, or None: some campaign's log ends
-        before the latest seq its history holds (its tail was cut from the file, or an
-        older copy of the log put back). The tables are then the one trace of the loss the
-        file keeps, so catching up refuses rather than rebuild them; ``rebuild`` is how the
-        log as it stands is accepted. O(campaigns)."""
-        held = dict(self.read("SELECT campaign, max(seq) FROM history GROUP BY campaign"))
+    def cut_log(self) -> tuple[str, str] | None:
+        """The campaign whose log lacks actions the tables recorded, and why, or None: its
+        log ends before the latest seq its history holds (its tail was cut from the file,
+        or an older copy of the log put back), or the log's list of campaigns no longer
+        names it at all (a copy from before it began; a ledger writes a campaign's start
+        and its entry in the list together). The tables are then the one trace of the loss
+        the file keeps, so catching up refuses rather than rebuild them; ``rebuild`` is how
+        the log as it stands is accepted. O(campaigns): their names are found by skipping
+        through the history's index, not by reading its rows."""
         ids = {entry.slug: entry.campaign_id for entry in self.ledger.campaigns()}
-        for slug, seq in sorted(held.items()):
-            if slug not in ids:  # a list of campaigns that lost an entry: said where a command names it
+        for (slug,) in self.read(_CAMPAIGNS_IN_HISTORY):
+            seq = self.last_history_seq(slug)
+            if not isinstance(seq, int):
                 continue
-            last = self.ledger.last_seq(ids[slug])
-            if isinstance(seq, int) and last < seq:
-                return _("the log of campaign {campaign} ends at seq {last}, but the read models recorded it up to "
-                         "seq {seq}: actions were removed from the file (or an older copy of the log put back)").format(
-                    campaign=slug, last=last, seq=seq)
+            last = self.ledger.last_seq(ids.get(slug) or self.ledger.stream_of(slug))  # (its name's, if unlisted)
+            if last >= seq:  # nothing lost (a list that lost its entry alone is said where a command names it)
+                continue
+            if slug not in ids and last == 0:
+                return slug, _("the read models recorded campaign {campaign} up to seq {seq}, but the log's list of "
+                               "campaigns no longer names it: it was removed from the file (or an older copy of the "
+                               "log put back)").format(campaign=slug, seq=seq)
+            return slug, _("the log of campaign {campaign} ends at seq {last}, but the read models recorded it up "
+                           "to seq {seq}: actions were removed from the file (or an older copy of the log put "
+                           "back)").format(campaign=slug, last=last, seq=seq)
         return None
 
     def fold_problem(self, recorded: Recorded | None = None) -> str | None:
@@ -482,6 +515,8 @@ class ReadModel:
                         self.tables.create(db, table, *SCHEMAS[table])
             try:
                 return self._catch_up(progress, batch, None, helper)
+            except _Raced:  # another process follows the log too (recording meanwhile): on from where it got
+                return self._catch_up_retrying(None)[0]
             finally:
                 with self._writing() as db:
                     _create_indexes(self.tables, db)

@@ -32,6 +32,8 @@ class EventLog(Protocol):
 
     def last_seq(self, cid: UUID) -> int: ...
 
+    def stream_of(self, slug: str) -> UUID: ...
+
 
 class Recorded(Protocol):
     """An action the write path has just recorded: its seq, its event, and the

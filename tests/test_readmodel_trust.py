@@ -272,6 +272,17 @@ def test_a_cut_tail_stops_every_command_until_rebuild_accepts_the_log_as_it_stan
     assert run_ledger("verify", db=copy).returncode == 0
 
 
+def test_a_file_whose_log_lost_actions_takes_no_new_campaign_by_init_or_import(demo, copy, tmp_path):
+    exported = tmp_path / "other.jsonl"
+    assert run_ledger("export", str(exported), db=demo.db).returncode == 0
+    cut_tail(copy, demo.cid, demo.last, 1)
+    before = max_notification(copy)
+    refused_as_cut(run_ledger("--campaign", "new", "init", "--catalog", str(sample_catalog_path()), db=copy),
+                   demo, demo.last - 1)
+    refused_as_cut(run_ledger("import", str(exported), db=copy), demo, demo.last - 1)
+    assert max_notification(copy) == before, "appended before refusing"
+
+
 def test_a_cut_tail_the_tables_never_caught_up_with_leaves_no_trace_and_stops_nothing(demo, copy):
     """Actions recorded with no catch-up after them (a crash before it), then cut: the
     tables never recorded them, so nothing in the file says they were there (a checkpoint
@@ -289,6 +300,53 @@ def test_a_cut_tail_refused_by_the_tables_names_no_hidden_card_to_a_hero(demo, c
     assert "item-" not in refused.stderr + refused.stdout and "skill-" not in refused.stderr
 
 
+@pytest.mark.parametrize("after", ["seat", "checkpoint", "other-campaign"])
+def test_a_cut_tail_is_refused_though_the_log_went_on_past_it_in_other_streams(demo, copy, after):
+    """Seats, kept checkpoints and other campaigns are events of the same log: once the
+    tables followed them, the position still fits the log after the campaign's last
+    action is deleted. The campaign at hand is compared with its own history all the
+    same (two one-row reads a command), so the cut is refused, not built on."""
+    sample = str(sample_catalog_path())
+    extra = {"seat": [["seat", "add", "ana"]], "checkpoint": [["checkpoint"]],
+             "other-campaign": [["--campaign", "other", "init", "--catalog", sample],
+                                ["--campaign", "other", "hero", "add", "bo"]]}[after]
+    for command in extra:
+        assert run_ledger(*command, db=copy).returncode == 0
+    campaign = [] if after != "other-campaign" else ["--campaign", demo.slug]
+    assert run_ledger(*campaign, "history", db=copy).returncode == 0  # the tables follow past them
+    cut_tail(copy, demo.cid, demo.last, 1)
+    with opened(copy) as (_ledger, model):
+        assert model.position_problem() is None, "the position alone would not tell"
+    before = max_notification(copy)
+    for command in (["--actor", "master", "battle", "start"], ["--as", "ana", "zones"], ["checkpoint"]):
+        refused_as_cut(run_ledger(*campaign, *command, db=copy), demo, demo.last - 1)
+    assert max_notification(copy) == before
+    assert run_ledger(*campaign, "verify", db=copy).returncode == 1
+    if after == "other-campaign":  # the other campaign goes on (its log lost nothing, and catching up after
+        assert run_ledger("--campaign", "other", "hero", "add", "cy", db=copy).returncode == 0  # it rebuilds nothing)
+        refused_as_cut(run_ledger(*campaign, "zones", db=copy), demo, demo.last - 1)  # the trace kept
+
+
+def test_a_campaign_gone_from_the_log_with_its_entry_in_the_list_is_refused(demo, copy):
+    """An older copy of the log put back, from before a campaign began: its start and its
+    entry in the list of campaigns are gone together (a ledger writes them together), and
+    only the read models remember it."""
+    sample = str(sample_catalog_path())
+    assert run_ledger("--campaign", "other", "init", "--catalog", sample, db=copy).returncode == 0
+    assert run_ledger("--campaign", "other", "hero", "add", "bo", db=copy).returncode == 0
+    assert run_ledger("--campaign", "other", "history", db=copy).returncode == 0
+    with raw(copy) as con:
+        gone = con.execute("SELECT min(rowid) FROM stored_events WHERE topic = 'ledger.events:CampaignRegistered' "
+                           "AND rowid > (SELECT min(rowid) FROM stored_events WHERE topic = "
+                           "'ledger.events:CampaignRegistered')").fetchone()[0]
+        con.execute("DELETE FROM stored_events WHERE rowid >= ?", [gone - 1])
+    refused = run_ledger("zones", db=copy)  # the only campaign the list names now
+    assert refused.returncode == 1 and "campaign other up to seq 2, but the log's list of campaigns no longer " \
+        "names it" in refused.stderr, refused.stderr
+    assert run_ledger("rebuild", db=copy).returncode == 0
+    assert seqs(history(copy)) == list(range(1, demo.last + 1))
+
+
 def test_last_history_seq_shows_a_tail_cut_and_catching_up_refuses_to_forget_it(demo, copy):
     from ledger.errors import DamagedRecord
 
@@ -296,7 +354,8 @@ def test_last_history_seq_shows_a_tail_cut_and_catching_up_refuses_to_forget_it(
     with opened(copy) as (ledger, model):
         assert model.last_history_seq(demo.slug) == demo.last > ledger.last_seq(demo.cid) == demo.last - 2
         assert model.last_history_seq("no-such-campaign") is None
-        assert model.cut_log().startswith(f"the log of campaign {demo.slug} ends at seq {demo.last - 2}")
+        assert model.cut_log()[0] == demo.slug
+        assert model.cut_log()[1].startswith(f"the log of campaign {demo.slug} ends at seq {demo.last - 2}")
         with pytest.raises(DamagedRecord, match="ledger rebuild accepts"):
             model.refuse_cut_log()
         with pytest.raises(DamagedRecord, match="ledger rebuild accepts"):
@@ -314,7 +373,7 @@ def test_a_whole_campaign_cut_from_the_log_is_named_by_its_rows(demo, copy):
     with raw(copy) as con:
         con.execute("DELETE FROM stored_events WHERE originator_id IN (?, ?)", _ids(demo.cid))
     with opened(copy, create=True) as (ledger, model):
-        assert model.cut_log().startswith(f"the log of campaign {demo.slug} ends at seq 0, but")
+        assert model.cut_log()[1].startswith(f"the log of campaign {demo.slug} ends at seq 0, but")
 
 
 # -- the position moved -------------------------------------------------------------------------------
@@ -638,10 +697,11 @@ def test_readers_racing_a_writer_and_a_rebuild_never_take_each_other_for_tamperi
         app.close()
 
 
-def test_a_tail_cut_from_the_campaign_not_used_last_never_shows_rows_past_its_log(tmp_path):
-    """Two campaigns in one file: the read models' quick checks follow the campaign used
-    last, so the other one's cut tail is left for verify; history never serves its rows
-    past the log's end meanwhile (it used to fail with an unexpected KeyError)."""
+def test_a_tail_cut_from_the_campaign_not_used_last_is_refused_for_it_while_the_other_goes_on(tmp_path):
+    """Two campaigns in one file, the tail of the one not used last cut: the position
+    still fits the log, but every command on that campaign compares its history with its
+    log and refuses (it used to serve its history and leave the cut to verify); the other
+    campaign goes on, and catching up after it rebuilds nothing."""
     db = tmp_path / "two.db"
     sample = str(sample_catalog_path())
     for slug in ("north", "south"):
@@ -657,7 +717,8 @@ def test_a_tail_cut_from_the_campaign_not_used_last_never_shows_rows_past_its_lo
     cut_tail(db, north, last, 1)
     assert run_ledger("--campaign", "south", "battle", "start", db=db).returncode == 0
     shown = run_ledger("--json", "--campaign", "north", "--as", "public", "history", db=db)
-    assert shown.returncode == 0, shown.stderr
-    assert [row["seq"] for row in json.loads(shown.stdout)] == list(range(1, last))
+    assert shown.returncode == 1 and json.loads(shown.stdout)["error"]["code"] == "damaged", shown.stdout
+    assert shown.stderr.startswith(f"error: the log of campaign north ends at seq {last - 1}, but the read models "
+                                   f"recorded it up to seq {last}: ")
     verified = run_ledger("--campaign", "north", "verify", db=db)
     assert verified.returncode == 1 and f"first bad seq: {last}" in verified.stderr

@@ -347,3 +347,33 @@ def test_card_actions_of_an_older_ledger_gain_their_witnesses_column_and_read_as
     with closing(sqlite3.connect(db)) as con:
         assert con.execute("SELECT count(*) FROM card_actions WHERE witnesses IS NULL").fetchone()[0] == 0
     succeeded(run_ledger("verify", db=db))
+
+
+def test_a_rebuild_raced_by_another_process_catching_up_goes_on_from_where_that_one_got(played, tmp_path,
+                                                                                         monkeypatch):
+    """`ledger rebuild` while players record: their commands catch the emptied tables up
+    too, so the rebuild's next batch finds the position moved. It goes on from there (it
+    used to stop with an unexpected failure, ``_Raced``), and the tables follow the log."""
+    from .conftest import copy_db
+
+    _ledger, _cid, source = played
+    path = copy_db(source, tmp_path)
+    monkeypatch.setattr(readmodel, "REBUILD_BATCH", 50)
+    ledger, other = Ledger.open(path), Ledger.open(path)
+    model, racing = ReadModel(ledger, path), ReadModel(other, path)
+    raced = []
+
+    def progress(done: int, _total: int) -> None:
+        if not raced:  # after the rebuild's first batch, another process catches up past it
+            raced.append(racing.safe_catch_up())
+
+    try:
+        model.rebuild(progress=progress)
+        assert raced and raced[0] > 0, "the other process applied nothing: no race"
+        assert model.position() == ledger.recorder.max_notification_id()
+        assert compare_with_log(model) is None
+    finally:
+        model.close()
+        racing.close()
+        ledger.close()
+        other.close()

@@ -1059,6 +1059,28 @@ def test_a_log_cut_behind_the_read_models_is_a_500_for_every_seat_and_takes_no_a
         assert client.get(f"{API}/zones", headers=seated.headers("ana")).json()["seq"] == last - 1
 
 
+def test_a_log_cut_in_another_campaign_of_the_file_stops_a_seat_without_naming_that_campaign(tmp_path):
+    """Catching up would rebuild over the other campaign's cut, so this seat is refused
+    too, but told only that the file was changed: seats do not learn of other campaigns."""
+    import sqlite3
+
+    seated = table(tmp_path)
+    sample = str(sample_catalog_path())
+    assert cli_json(seated.db, "--campaign", "secret-plot", "init", "--catalog", sample)[0] == 0
+    assert cli_json(seated.db, "--campaign", "secret-plot", "hero", "add", "zed")[0] == 0
+    assert cli_json(seated.db, "--campaign", "secret-plot", "history")[0] == 0  # the read models follow it
+    con = sqlite3.connect(seated.db)
+    with con:
+        con.execute("DELETE FROM stored_events WHERE rowid = (SELECT max(rowid) FROM stored_events)")
+    con.close()
+    with client_for(seated.db) as client:
+        for who in ("master", "ana", "public"):
+            reply = client.get(f"{API}/zones", headers=seated.headers(who))
+            error = one_error(reply, 500)
+            assert error["code"] == "damaged" and "changed or damaged" in error["message"], error
+            assert "secret" not in reply.text and "zed" not in reply.text
+
+
 def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the_host_the_request_names(tmp_path):
     """Starlette would answer 307 with a Location built from the request's Host header
     (``http://evil.example/...``): a cache in front of the server could keep that."""

@@ -139,3 +139,52 @@ def test_the_workers_listening_socket_is_tcp_so_replies_are_not_held_back():
         assert sock.proto == socket.IPPROTO_TCP and sock.getsockname()[0] == "127.0.0.1"
     finally:
         sock.close()
+
+
+def test_a_log_cut_under_open_streams_is_one_log_line_not_one_a_poll(tmp_path):
+    """The follower catches the read models up for open streams; on a log that lost
+    actions they recorded, that is refused until the master sees to it, and the server
+    says so once (it used to log a traceback at every poll, ten a second)."""
+    import sqlite3
+
+    from tests.server_support import server
+
+    seated = table(tmp_path)
+    with server(seated.db, 1, tmp_path) as (base, _proc, log):
+        opened = threading.Event()
+
+        def listen() -> None:
+            try:
+                with httpx.stream("GET", f"{base}/api/campaigns/demo/stream", headers=seated.headers("ana"),
+                                  timeout=10) as reply:
+                    opened.set()
+                    for _line in reply.iter_lines():
+                        pass
+            except httpx.HTTPError:  # the server stopping under it
+                pass
+
+        threading.Thread(target=listen, daemon=True).start()
+        assert opened.wait(10)
+        recorded = httpx.post(f"{base}/api/campaigns/demo/actions", json={"action": "battle start"},
+                              headers=seated.headers("master"))
+        assert recorded.status_code == 200, recorded.text
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the read models follow the action
+            con = sqlite3.connect(seated.db)
+            caught_up = con.execute("SELECT max(seq) FROM history").fetchone()[0] == recorded.json()["seq"]
+            con.close()
+            if caught_up:
+                break
+            time.sleep(0.1)
+        con = sqlite3.connect(seated.db)
+        with con:
+            con.execute("DELETE FROM stored_events WHERE rowid = (SELECT max(rowid) FROM stored_events)")
+        con.close()
+        httpx.post(f"{base}/api/campaigns/demo/actions", json={"action": "battle end"},
+                   headers=seated.headers("master"))  # refused: wakes the follower all the same
+        time.sleep(2)
+        refused = httpx.get(f"{base}/api/campaigns/demo/zones", headers=seated.headers("ana"))
+        assert refused.status_code == 500 and refused.json()["error"]["code"] == "damaged"
+        text = log.read_text()
+    assert "Traceback" not in text
+    assert text.count("catching the read models up failed") == 1, text

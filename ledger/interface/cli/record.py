@@ -57,7 +57,8 @@ def rebuild(s: Session) -> None:
     model = s.model(catch_up=False)
     cut = model.cut_log()
     if cut is not None:  # the one trace of the loss the file kept goes with the old rows
-        click.echo(note_line(_("rebuilding accepts a log that lost actions: {reason}").format(reason=cut)), err=True)
+        click.echo(note_line(_("rebuilding accepts a log that lost actions: {reason}").format(reason=cut[1])),
+                   err=True)
     total = s.ledger().stored_event_count()
     with s.progress(_("rebuilding"), "events", total) as update:
         done = model.rebuild(progress=lambda n, _total: update(n))

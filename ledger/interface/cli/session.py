@@ -173,16 +173,22 @@ class Session:
         it, and nothing recorded on top of it (a new action would take a lost one's seq);
         ``verify`` reports it instead."""
         if self._cid is None:
-            self._cid = self.ledger().resolve(self.campaign_slug)
+            cid = self.ledger().resolve(self.campaign_slug)
             if whole:
-                self._refuse_cut_log()
+                self.refuse_cut_log(cid)
+            self._cid = cid
         return self._cid
 
-    def _refuse_cut_log(self) -> None:
+    def refuse_cut_log(self, cid: UUID | None = None) -> None:
+        """``ReadModel.refuse_cut_log`` for campaign ``cid`` (None: for the file as a whole,
+        before a campaign is begun or brought in)."""
         import sqlite3
 
+        campaign = None
+        if cid is not None:
+            campaign = cid, self.campaign_slug or next(e.slug for e in self.ledger().campaigns() if e.campaign_id == cid)
         try:
-            self.model(catch_up=False).refuse_cut_log()
+            self.model(catch_up=False).refuse_cut_log(campaign)
         except DamagedRecord:
             raise
         except (StoreError, sqlite3.Error):  # tables this process cannot open or make (a read-only disk): the

@@ -35,7 +35,9 @@ def init(s: Session, catalog_path: str, name: str | None, format_path: str | Non
     catalog = load_catalog(catalog_path)
     fmt = load_format(format_path) if format_path else None
     campaign_names(name, s.campaign_slug)  # refuse a bad id before any file is made
-    rec = s.ledger(create=True).start(catalog, name=name, slug=s.campaign_slug, fmt=fmt, actor=s.actor)
+    ledger = s.ledger(create=True)
+    s.refuse_cut_log()  # a file whose log lost actions takes no new campaign either
+    rec = ledger.start(catalog, name=name, slug=s.campaign_slug, fmt=fmt, actor=s.actor)
     s.model()
     from rich.markup import escape
 

@@ -330,6 +330,15 @@ def import_(s: Session, file: str, target: str | None, expected: tuple[str, ...]
     from ...transfer import import_campaign
 
     destination = target or s.db
+    s.close()
+    s.db = destination
+    try:
+        s.ledger()
+    except StoreError:  # no campaign database there yet (or one import_campaign says more about)
+        pass
+    else:
+        s.refuse_cut_log()  # a file whose log lost actions takes no campaign in either
+    s.close()
     report = import_campaign(file, destination, expect=_expected(expected), signed_by=_public_key(signed_by),
                              untrailed_ok=without_trailer)
     s.close()

@@ -12,18 +12,23 @@ store's own concurrency control keeps them apart, as between CLI processes.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 from uuid import UUID
 
-from ...errors import LedgerError, StoreError
+from ...errors import DamagedRecord, LedgerError, StoreError
 from ...i18n import ENGLISH, _, speaking
 from .fairness import AT_WORK, FairShare
 
 T = TypeVar("T")
 log = logging.getLogger("ledger.server")
+
+SEATED: contextvars.ContextVar[UUID | None] = contextvars.ContextVar("campaign_at_work", default=None)
+"""The campaign of the seat whose request is being served (set with ``fairness.AT_WORK``
+once the request is seated); None for the server's own work."""
 
 
 class Clerk:
@@ -65,8 +70,9 @@ class Clerk:
                                "seconds"))
         began = time.perf_counter()
         try:
-            if seat is not None:  # nothing shown or recorded on a log that lost actions (``ReadModel.refuse_cut_log``)
-                self.read_models().refuse_cut_log()
+            seated = SEATED.get()
+            if seated is not None:  # nothing shown or recorded on a log that lost actions
+                self._refuse_cut_log(seated)
             done = fn(*args)
         except Exception as exc:
             from ...postgres import unanswered
@@ -107,6 +113,21 @@ class Clerk:
             self._model = ReadModel(self.ledger, self.db)
         return self._model
 
+    def _refuse_cut_log(self, cid: UUID) -> None:
+        """``ReadModel.refuse_cut_log`` for the campaign of the seat at work; a cut in
+        another campaign of the file stops this seat too (catching up would rebuild
+        over it), but is not named to it: seats do not learn of other campaigns."""
+        from projections.readmodel import CutLog
+
+        slug = self._slug_of(cid)
+        try:
+            self.read_models().refuse_cut_log(None if slug is None else (cid, slug))
+        except CutLog as cut:
+            if cut.campaign == slug:
+                raise
+            raise DamagedRecord(_("the campaign file was changed or damaged, and nothing is shown or recorded from it "
+                                  "until the master sees to it (ledger verify says what happened)"), cut) from None
+
     def model(self, recorded: Any = None) -> Any:
         """The read models, caught up with the log (rebuilt, with a log line, if they
         did not follow it: ``projections.readmodel``)."""
@@ -134,6 +155,12 @@ class Clerk:
         if cid not in self._slugs:
             self._slugs = {e.campaign_id: e.slug for e in self.ledger.campaigns()}
         return self._slugs[cid]
+
+    def _slug_of(self, cid: UUID) -> str | None:
+        try:
+            return self.slug(cid)
+        except KeyError:  # a seat of a campaign the list no longer names
+            return None
 
     def checkpoint(self, cid: UUID, seq: int, head: str) -> dict[str, Any]:
         """The checkpoint right after action ``seq`` (whose hash is ``head``)."""

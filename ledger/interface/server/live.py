@@ -36,6 +36,7 @@ from .clerk import Clerk
 POLL = 0.1  # seconds between looks at the log's position
 PACE = 0.02  # seconds: while actions keep coming, at most one look per PACE (each stream gets them in one write)
 MODEL_EVERY = 0.5  # seconds: the read models follow the log in batches (history and card views catch up anyway)
+MODEL_RETRY = 5  # seconds between tries at catching up that failed for a reason of the file (a damaged record)
 QUEUE = 1_000  # actions a slow stream may fall behind before it is closed (its page reloads)
 log = logging.getLogger("ledger.server")
 
@@ -62,6 +63,8 @@ class Follower:
         self._copies: dict[UUID, Any] = {}  # the follower's own copy of each followed campaign
         self._modeled = 0.0  # when the read models last caught up
         self._model_behind = False  # the log moved since
+        self._model_retry_at = 0.0  # a failed catch-up is tried again from then
+        self._model_trouble: str | None = None  # why the last catch-up failed (logged once)
         self._task: asyncio.Task[None] | None = None
         self._listener: asyncio.Task[None] | None = None  # PostgreSQL: LISTEN for announced actions
         self._failing = False  # the last look at the log failed (said once, until it works again)
@@ -142,12 +145,20 @@ class Follower:
                 except asyncio.QueueFull:  # a stream that stopped reading: closed, its page reloads
                     self.close(stream)
                     end(stream)
-            if self._model_behind and self.streams and (not sends or time.monotonic() - self._modeled >= MODEL_EVERY):
+            if self._model_behind and self.streams and time.monotonic() >= self._model_retry_at \
+                    and (not sends or time.monotonic() - self._modeled >= MODEL_EVERY):
                 try:  # once per MODEL_EVERY under load, at once when it quiets down
                     await self.clerk(self.clerk.model)
-                    self._model_behind, self._modeled = False, time.monotonic()
+                    self._model_behind, self._modeled, self._model_trouble = False, time.monotonic(), None
+                except LedgerError as exc:  # a damaged record stays until the master sees to it: said once
+                    if str(exc) != self._model_trouble:
+                        with speaking(ENGLISH):
+                            log.warning("catching the read models up failed (%s); trying again every %d s",
+                                        one_line(str(exc))[:300], MODEL_RETRY)
+                    self._model_trouble, self._model_retry_at = str(exc), time.monotonic() + MODEL_RETRY
                 except Exception:
                     log.exception("catching the read models up failed; trying again")
+                    self._model_retry_at = time.monotonic() + 1
             if sends:
                 await asyncio.sleep(PACE)
 

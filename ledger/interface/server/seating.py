@@ -16,7 +16,7 @@ from fastapi import Request
 
 from ...i18n import _
 from ...seats import Seat
-from .clerk import Clerk
+from .clerk import SEATED, Clerk
 from .errors import Refused
 from .fairness import AT_WORK
 
@@ -86,6 +86,7 @@ async def seat_of(request: Request, token: str | None = None) -> Seat:
         raise Refused(401, "no-seat",
                       _("this link or token is not (or no longer) a seat; ask the master for a new one"))
     AT_WORK.set(f"{seat.campaign}:{seat.who}")  # the rest of the request's work counts against the seat's share
+    SEATED.set(seat.campaign)  # and is done only on a log that lost nothing (``Clerk``)
     # (the seat's, whichever of its links: a player with two links has one share, as one person)
     return seat
 
