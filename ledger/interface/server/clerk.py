@@ -61,7 +61,10 @@ class Clerk:
         retry), rather than holding every seat for another wait; the first piece after
         that asks again. A seat's request is done only within the seat's share of this
         time (``fairness``: 429), and not at all on a log that lost actions the read
-        models recorded (``DamagedRecord``: a new action would take a lost one's seq)."""
+        models recorded (``ReadModel.refuse_cut_log``: a new action would take a lost
+        one's seq); a cut in another campaign of the file stops this seat too (catching
+        up would rebuild over it) but is not named to it: seats do not learn of other
+        campaigns."""
         seat = AT_WORK.get()
         if seat is not None:  # a seat's request: within its share of this time (``fairness``)
             self.fair.check(seat)
@@ -69,10 +72,11 @@ class Clerk:
             raise StoreError(_("the database does not answer just now; nothing was recorded, try again in a few "
                                "seconds"))
         began = time.perf_counter()
+        seated = SEATED.get()
         try:
-            seated = SEATED.get()
             if seated is not None:  # nothing shown or recorded on a log that lost actions
-                self._refuse_cut_log(seated)
+                slug = self._slug_of(seated)
+                self.read_models().refuse_cut_log(None if slug is None else (seated, slug))
             done = fn(*args)
         except Exception as exc:
             from ...postgres import unanswered
@@ -80,6 +84,11 @@ class Clerk:
             if unanswered(exc):
                 self._unanswered_until = time.monotonic() + self._hold
                 self._hold = min(2 * self._hold, self.UNANSWERED_HOLD_MAX)
+            if seated is not None and isinstance(exc, DamagedRecord) and getattr(exc, "campaign", None) not in (
+                    None, self._slug_of(seated)):  # a ``CutLog`` of another campaign: not named to this seat
+                raise DamagedRecord(_("the campaign file was changed or damaged, and nothing is shown or recorded "
+                                      "from it until the master sees to it (ledger verify says what happened)"),
+                                    exc) from None
             raise
         else:
             self._hold = self.UNANSWERED_HOLD
@@ -112,21 +121,6 @@ class Clerk:
         if self._model is None:
             self._model = ReadModel(self.ledger, self.db)
         return self._model
-
-    def _refuse_cut_log(self, cid: UUID) -> None:
-        """``ReadModel.refuse_cut_log`` for the campaign of the seat at work; a cut in
-        another campaign of the file stops this seat too (catching up would rebuild
-        over it), but is not named to it: seats do not learn of other campaigns."""
-        from projections.readmodel import CutLog
-
-        slug = self._slug_of(cid)
-        try:
-            self.read_models().refuse_cut_log(None if slug is None else (cid, slug))
-        except CutLog as cut:
-            if cut.campaign == slug:
-                raise
-            raise DamagedRecord(_("the campaign file was changed or damaged, and nothing is shown or recorded from it "
-                                  "until the master sees to it (ledger verify says what happened)"), cut) from None
 
     def model(self, recorded: Any = None) -> Any:
         """The read models, caught up with the log (rebuilt, with a log line, if they
