@@ -483,7 +483,8 @@ class Ledger(Application):
             pass  # another process took the same snapshot
 
     def last_seq(self, cid: UUID) -> int:
-        last = self._guard(lambda: list(self.events.get(cid, desc=True, limit=1)))
+        """The seq of the campaign's latest action (0: none), read without decoding it."""
+        last = self._guard(lambda: self.recorder.select_events(cid, desc=True, limit=1))
         return last[0].originator_version if last else 0
 
     def stored_event_count(self) -> int:

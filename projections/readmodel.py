@@ -292,7 +292,7 @@ class ReadModel:
                 position=position)
         return _marks_disagree(position, mark, last_action)
 
-    def refuse_cut_log(self, campaign: tuple[UUID, str] | None = None) -> None:
+    def refuse_cut_log(self, campaign: tuple[UUID, str] | None = None, whole_file: bool = True) -> None:
         """Refuses (``CutLog``) to show or record anything on a log that no longer holds
         actions the tables recorded, before anything is recorded on top of it (the new
         action would take a lost one's seq, and the trace would be gone). ``campaign``
@@ -301,16 +301,20 @@ class ReadModel:
         position: while it is where the tables left it in the log (a few one-row reads),
         no other campaign's rows can be past its log unnoticed; a position that does not
         fit the log costs a look at every campaign (``cut_log``), since catching up would
-        rebuild them all."""
+        rebuild them all. ``whole_file=False``: the campaign alone (~40 µs; the table
+        server's reads, whose catch-ups refuse such a file all the same)."""
         if campaign is not None:
             cid, slug = campaign
             held = self.last_history_seq(slug)  # read before the log, which only grows meanwhile
             if isinstance(held, int) and self.ledger.last_seq(cid) < held:
                 self._refuse_cut()
-        with speaking(ENGLISH):
-            problem = self.position_problem()
-        if problem is not None:
-            self._refuse_cut()
+        if not whole_file:
+            return
+        row = self._one(f"SELECT position, mark FROM [{POSITION}] WHERE name = ?", [NAME])
+        if row is not None and isinstance(row[0], int) and row[0] > 0 and row[1] is not None \
+                and self._mark_at(row[0]) == row[1]:
+            return  # the position is where the tables left it in the log
+        self._refuse_cut()
 
     def _refuse_cut(self) -> None:
         cut = self.cut_log()

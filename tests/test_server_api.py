@@ -1060,8 +1060,9 @@ def test_a_log_cut_behind_the_read_models_is_a_500_for_every_seat_and_takes_no_a
 
 
 def test_a_log_cut_in_another_campaign_of_the_file_stops_a_seat_without_naming_that_campaign(tmp_path):
-    """Catching up would rebuild over the other campaign's cut, so this seat is refused
-    too, but told only that the file was changed: seats do not learn of other campaigns."""
+    """Catching up would rebuild over the other campaign's cut, and recording would build
+    on it, so this seat's history and actions are refused too, but it is told only that
+    the file was changed: seats do not learn of other campaigns."""
     import sqlite3
 
     seated = table(tmp_path)
@@ -1074,11 +1075,15 @@ def test_a_log_cut_in_another_campaign_of_the_file_stops_a_seat_without_naming_t
         con.execute("DELETE FROM stored_events WHERE rowid = (SELECT max(rowid) FROM stored_events)")
     con.close()
     with client_for(seated.db) as client:
-        for who in ("master", "ana", "public"):
-            reply = client.get(f"{API}/zones", headers=seated.headers(who))
+        for who in ("master", "ana", "public"):  # its own campaign lost nothing: its zones are shown
+            assert client.get(f"{API}/zones", headers=seated.headers(who)).status_code == 200
+            reply = client.get(f"{API}/history", headers=seated.headers(who))  # catching up would rebuild over it
             error = one_error(reply, 500)
             assert error["code"] == "damaged" and "changed or damaged" in error["message"], error
             assert "secret" not in reply.text and "zed" not in reply.text
+        with nothing_appended(seated.db):  # nor is anything recorded on the file
+            reply = call(client, "POST", "/actions", {"action": "battle start"}, headers=seated.headers("master"))
+            assert one_error(reply, 500)["code"] == "damaged" and "secret" not in reply.text
 
 
 def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the_host_the_request_names(tmp_path):

@@ -249,6 +249,7 @@ def api_routes() -> Any:
         def record() -> dict[str, Any]:
             from projections.views import recorded_view
 
+            clerk.read_models().refuse_cut_log()  # the whole file: nothing recorded on a log that lost actions
             rec = clerk.ledger.execute(cid, command)  # the read models follow in batches (live.MODEL_EVERY)
             checkpoint = clerk.checkpoint(cid, rec.seq, rec.event.hash)
             return recorded_view(rec.event, rec.campaign, seat.viewer, checkpoint)

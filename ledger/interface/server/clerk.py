@@ -60,11 +60,12 @@ class Clerk:
         it keeps not answering: meanwhile every piece of work is refused at once (503 for a
         retry), rather than holding every seat for another wait; the first piece after
         that asks again. A seat's request is done only within the seat's share of this
-        time (``fairness``: 429), and not at all on a log that lost actions the read
-        models recorded (``ReadModel.refuse_cut_log``: a new action would take a lost
-        one's seq); a cut in another campaign of the file stops this seat too (catching
-        up would rebuild over it) but is not named to it: seats do not learn of other
-        campaigns."""
+        time (``fairness``: 429), and not at all on a campaign whose log lost actions the
+        read models recorded (``ReadModel.refuse_cut_log``, the campaign's own check: two
+        one-row reads; recording an action checks the whole file). A cut in another
+        campaign of the file, met by a catch-up (which would rebuild over it) or by
+        recording, stops this seat too, but is not named to it: seats do not learn of
+        other campaigns."""
         seat = AT_WORK.get()
         if seat is not None:  # a seat's request: within its share of this time (``fairness``)
             self.fair.check(seat)
@@ -76,7 +77,7 @@ class Clerk:
         try:
             if seated is not None:  # nothing shown or recorded on a log that lost actions
                 slug = self._slug_of(seated)
-                self.read_models().refuse_cut_log(None if slug is None else (seated, slug))
+                self.read_models().refuse_cut_log(None if slug is None else (seated, slug), whole_file=False)
             done = fn(*args)
         except Exception as exc:
             from ...postgres import unanswered
