@@ -357,8 +357,9 @@ class Ledger(Application):
         """Load → decide → save. A refusal raises and appends nothing; a save that
         loses a race with another writer is decided again on the newer state. The first
         decision may be made on the campaign held in memory (a long-lived process: the
-        table server); if the rules refuse it there while another process has recorded
-        since, it is decided again on the newer state before the refusal stands."""
+        table server) while the log's latest seq is still its own; if the rules refuse it
+        there while another process has recorded since, it is decided again on the newer
+        state before the refusal stands."""
         deadline = time.monotonic() + self.SAVE_PATIENCE
         attempt = 0
         while True:
@@ -367,8 +368,11 @@ class Ledger(Application):
             if attempt:
                 _back_off(attempt)
             attempt += 1
-            held = attempt == 1 and cid in self._live  # decided on the copy in memory, unchecked
-            campaign = self._current(cid, fresh=attempt > 1)
+            held = attempt == 1 and cid in self._live  # decided on the copy in memory
+            if held and self.last_seq(cid) != self._live[cid].version:  # another writer since, or a log cut short
+                held = False  # (one indexed read): a copy ahead of the log would record past a gap
+                self._live.pop(cid)
+            campaign = self._current(cid, fresh=not held)
             play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq))
             try:
                 event = decide_event(play, command)

@@ -95,14 +95,16 @@ class DamagedRecord(StoreError):
     """A stored event that cannot be read back (its JSON or its fields were changed or
     damaged in the file); ``cause``: what reading it raised; ``seq``: the first action
     of the campaign's log that is not as recorded, where the read models found it (its
-    order in the file). Not passing, as a busy file is: it stays until the file is
+    order in the file); ``campaign``: the slug of the campaign it names, where the read
+    models found it while following the whole file (the table server does not name it to
+    seats of other campaigns). Not passing, as a busy file is: it stays until the file is
     restored."""
 
     code = "damaged"
 
-    def __init__(self, message: str, cause: BaseException, seq: int | None = None):
+    def __init__(self, message: str, cause: BaseException, seq: int | None = None, campaign: str | None = None):
         super().__init__(message)
-        self.cause, self.seq = cause, seq
+        self.cause, self.seq, self.campaign = cause, seq, campaign
 
 
 # What pydantic finds wrong with a field, by its error ``type``, in pydantic's own English

@@ -120,8 +120,7 @@ class CutLog(DamagedRecord):
     ``campaign``: the slug of the campaign that lost them."""
 
     def __init__(self, message: str, campaign: str):
-        super().__init__(message, _Unfollowable(message))
-        self.campaign = campaign
+        super().__init__(message, _Unfollowable(message), campaign=campaign)
 
 
 def viewers_of(campaign: Campaign) -> list[str]:
@@ -307,16 +306,18 @@ class ReadModel:
             cid, slug = campaign
             held = self.last_history_seq(slug)  # read before the log, which only grows meanwhile
             if isinstance(held, int) and self.ledger.last_seq(cid) < held:
-                self._refuse_cut()
+                self.refuse_any_cut()
         if not whole_file:
             return
         row = self._one(f"SELECT position, mark FROM [{POSITION}] WHERE name = ?", [NAME])
         if row is not None and isinstance(row[0], int) and row[0] > 0 and row[1] is not None \
                 and self._mark_at(row[0]) == row[1]:
             return  # the position is where the tables left it in the log
-        self._refuse_cut()
+        self.refuse_any_cut()
 
-    def _refuse_cut(self) -> None:
+    def refuse_any_cut(self) -> None:
+        """Refuses (``CutLog``) a file in which any campaign lost actions the tables recorded
+        (``cut_log``, O(campaigns))."""
         cut = self.cut_log()
         if cut is not None:
             slug, reason = cut
@@ -434,7 +435,6 @@ class ReadModel:
                 return self._follow(progress, batch, recorded, helper)
             except _Astray as astray:
                 self.repaired = str(astray)
-        self._refuse_cut()  # rebuilding would forget what the log lost
         self._reset()
         return self._follow(progress, batch, recorded, helper)
 
@@ -509,7 +509,7 @@ class ReadModel:
         batch = REBUILD_BATCH  # the helper's and this process's alike: whose batch is whose depends on it
         helper = helper_for(self.ledger, self.tables, batch)  # started first: it only reads the log
         try:
-            self._reset()
+            self._reset(accept_cut=True)
             with self._writing() as db:
                 for name in self.tables.index_names(db) & set(INDEX_NAMES):
                     db.execute(f"DROP INDEX [{name}]")
@@ -528,8 +528,12 @@ class ReadModel:
             if helper is not None:
                 helper.close()
 
-    def _reset(self) -> None:
-        """Drops every row and puts the position back before the log's first notification."""
+    def _reset(self, accept_cut: bool = False) -> None:
+        """Drops every row and puts the position back before the log's first notification;
+        refused (``CutLog``) while the rows are the one trace of actions the log lost,
+        unless ``accept_cut`` (``rebuild``, the explicit way on)."""
+        if not accept_cut:
+            self.refuse_any_cut()
         with self._writing() as db:
             for table in TABLES:
                 db.execute(f"DELETE FROM [{table}]")
@@ -838,7 +842,7 @@ def out_of_order(slug: str, seq: int, before: Any) -> DamagedRecord:
         message = _("the log of campaign {campaign} is out of order or has a gap: seq {seq} comes right after seq "
                     "{before}; the file was changed or damaged (ledger verify checks the whole record)").format(
             campaign=slug, seq=seq, before=before)
-    return DamagedRecord(message, _Unfollowable(message), seq)
+    return DamagedRecord(message, _Unfollowable(message), seq, campaign=slug)
 
 
 def _two_streams(slug: str, one: UUID, other: UUID) -> DamagedRecord:
@@ -846,7 +850,7 @@ def _two_streams(slug: str, one: UUID, other: UUID) -> DamagedRecord:
     named ``slug``: their rows would be one campaign's."""
     message = _("two event streams of the log are campaign {campaign} ({one} and {other}); the file was changed "
                 "or damaged (ledger verify checks the whole record)").format(campaign=slug, one=one, other=other)
-    return DamagedRecord(message, _Unfollowable(message))
+    return DamagedRecord(message, _Unfollowable(message), campaign=slug)
 
 
 class _Unfollowable(Exception):

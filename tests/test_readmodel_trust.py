@@ -283,6 +283,45 @@ def test_a_file_whose_log_lost_actions_takes_no_new_campaign_by_init_or_import(d
     assert max_notification(copy) == before, "appended before refusing"
 
 
+def two_campaigns_demo_cut_mid_log(copy: Path, demo: Demo) -> None:
+    """Campaign north begun after the demo, then the demo's last action deleted: the
+    position (north's) still fits the log."""
+    sample = str(sample_catalog_path())
+    for command in (["--campaign", "north", "init", "--catalog", sample], ["--campaign", "north", "battle", "start"],
+                    ["--campaign", "north", "history"]):
+        assert run_ledger(*command, db=copy).returncode == 0
+    cut_tail(copy, demo.cid, demo.last, 1)
+
+
+def test_a_rebuild_for_another_reason_never_erases_a_cut(demo, copy):
+    """North's cards row edited: its command would rebuild the tables (the fold check),
+    which would forget the demo's cut; it refuses instead, naming the cut."""
+    two_campaigns_demo_cut_mid_log(copy, demo)
+    with raw(copy) as con:
+        con.execute("UPDATE cards SET exhausted = 1 WHERE campaign = 'north' AND id = 'item-sword'")
+    refused_as_cut(run_ledger("--campaign", "north", "battle", "end", db=copy), demo, demo.last - 1)
+    refused_as_cut(run_ledger("--campaign", demo.slug, "battle", "start", db=copy), demo, demo.last - 1)
+
+
+def test_verify_of_another_campaign_names_the_cut_and_keeps_its_trace(demo, copy):
+    two_campaigns_demo_cut_mid_log(copy, demo)
+    refused_as_cut(run_ledger("--campaign", "north", "verify", db=copy), demo, demo.last - 1)
+    refused_as_cut(run_ledger("--campaign", demo.slug, "battle", "start", db=copy), demo, demo.last - 1)
+
+
+def test_a_log_emptied_behind_the_tables_says_so_and_takes_no_simulation(demo, copy):
+    with raw(copy) as con:
+        con.execute("DELETE FROM stored_events")
+        con.execute("DELETE FROM stored_snapshots")
+    refused = run_ledger("zones", db=copy)  # not "no campaign yet"
+    assert refused.returncode == 1 and refused.stderr.startswith(
+        f"error: the read models recorded campaign {demo.slug} up to seq {demo.last}, but the log's list of campaigns "
+        "no longer names it"), refused.stderr
+    refused = run_ledger("simulate", "--actions", "5", db=copy)
+    assert refused.returncode == 1 and "no longer names it" in refused.stderr, refused.stderr
+    assert max_notification(copy) in (0, None), "simulate wrote before refusing"
+
+
 def test_a_cut_tail_the_tables_never_caught_up_with_leaves_no_trace_and_stops_nothing(demo, copy):
     """Actions recorded with no catch-up after them (a crash before it), then cut: the
     tables never recorded them, so nothing in the file says they were there (a checkpoint

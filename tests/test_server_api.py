@@ -1086,6 +1086,55 @@ def test_a_log_cut_in_another_campaign_of_the_file_stops_a_seat_without_naming_t
             assert one_error(reply, 500)["code"] == "damaged" and "secret" not in reply.text
 
 
+def test_after_a_cut_and_a_rebuild_the_server_records_right_after_the_log_not_after_its_memory(tmp_path):
+    """The server decides an action on the campaign it holds in memory; after the log's
+    tail was cut (and the master's ``ledger rebuild`` accepted it), that copy is ahead of
+    the log, and deciding on it recorded the next action past a gap."""
+    import sqlite3
+
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        first = call(client, "POST", "/actions", {"action": "battle start"}, headers=seated.headers("master"))
+        assert first.status_code == 200, first.text
+        con = sqlite3.connect(seated.db)
+        with con:
+            con.execute("DELETE FROM stored_events WHERE originator_version >= ? AND topic LIKE 'ledger.events:%'",
+                        [first.json()["seq"] - 2])
+        con.close()
+        assert cli_json(seated.db, "rebuild")[0] == 0
+        again = call(client, "POST", "/actions", {"action": "battle start"}, headers=seated.headers("master"))
+        assert again.status_code == 200, again.text
+        assert again.json()["seq"] == first.json()["seq"] - 2
+    assert cli_json(seated.db, "verify")[0] == 0
+
+
+def test_another_campaigns_damaged_order_is_not_named_to_a_seat(tmp_path):
+    import sqlite3
+
+    seated = table(tmp_path)
+    sample = str(sample_catalog_path())
+    assert cli_json(seated.db, "--campaign", "secret-north", "init", "--catalog", sample)[0] == 0
+    for hero in ("xi", "yu", "zo"):
+        assert cli_json(seated.db, "--campaign", "secret-north", "hero", "add", hero)[0] == 0
+    con = sqlite3.connect(seated.db)
+    with con:  # two of its actions swapped in the file's order (the chain, in seq order, cannot see it)
+        north = Ledger.stream_of("secret-north")
+        rows = con.execute("SELECT rowid FROM stored_events WHERE originator_version IN (3, 4) AND originator_id IN "
+                           "(?, ?) ORDER BY originator_version", [north.hex, str(north)]).fetchall()
+        (a,), (b,) = rows
+        con.execute("UPDATE stored_events SET rowid = -1 WHERE rowid = ?", [a])
+        con.execute("UPDATE stored_events SET rowid = ? WHERE rowid = ?", [a, b])
+        con.execute("UPDATE stored_events SET rowid = ? WHERE rowid = -1", [b])
+        con.execute("UPDATE projection_position SET position = 0, mark = NULL, last_action = NULL")
+        for name in ("history", "card_actions", "cards", "zones"):
+            con.execute(f"DELETE FROM {name}")
+    con.close()
+    with client_for(seated.db) as client:
+        reply = client.get(f"{API}/history", headers=seated.headers("ana"))
+        assert one_error(reply, 500)["code"] == "damaged"
+        assert "secret" not in reply.text and "changed or damaged" in reply.text, reply.text
+
+
 def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the_host_the_request_names(tmp_path):
     """Starlette would answer 307 with a Location built from the request's Host header
     (``http://evil.example/...``): a cache in front of the server could keep that."""

@@ -89,6 +89,7 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
         raise BadInput(_("--heroes {heroes}: between 1 and 12 heroes").format(heroes=heroes))
     ledger = s.ledger(create=True)
     if not ledger.campaigns():
+        s.refuse_cut_log()  # a file whose log lost actions takes no new campaign either
         cid = start_simulation(ledger, heroes, seed)
     else:
         cid = s.cid()

@@ -19,7 +19,7 @@ from uuid import UUID
 
 import click
 
-from ...errors import BadInput, DamagedRecord, StoreError, one_line
+from ...errors import BadInput, DamagedRecord, StoreError, UnknownCampaign, one_line
 from ...i18n import N_, _
 from ...vocabulary import MASTER, PUBLIC, REFEREE, check_hero_id
 
@@ -173,7 +173,12 @@ class Session:
         it, and nothing recorded on top of it (a new action would take a lost one's seq);
         ``verify`` reports it instead."""
         if self._cid is None:
-            cid = self.ledger().resolve(self.campaign_slug)
+            try:
+                cid = self.ledger().resolve(self.campaign_slug)
+            except UnknownCampaign:
+                if whole:  # a log emptied behind the read models' back says so, not "no campaign yet"
+                    self.refuse_cut_log()
+                raise
             if whole:
                 self.refuse_cut_log(cid)
             self._cid = cid

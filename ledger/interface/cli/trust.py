@@ -100,6 +100,7 @@ def _read_models_problem(s: Session) -> str | None:
     model = s.model()
     problem = compare_with_log(model, s.ledger())
     if problem:
+        model.refuse_any_cut()  # rows past some campaign's log are the one trace of its cut: kept, and said
         model.rebuild()
     return problem
 

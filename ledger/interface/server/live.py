@@ -188,6 +188,10 @@ class Follower:
         top = ledger.stored_event_count()
         if top == self._position:
             return []
+        if top < self._position:  # the log lost notifications (cut behind our back): no copy is to be trusted;
+            log.warning("the log shrank from notification %d to %d; its streams are closed", self._position, top)
+            self._position, self._copies = top, {}  # the pages reload, and their streams start from the log
+            return [(stream, None) for streams in self.streams.values() for stream in streams]
         if not self._copies:  # no stream open here: nothing to build (other workers' streams are theirs)
             self._position = top
             return []
