@@ -98,6 +98,11 @@ class Ledger(Application):
             raise StoreError(_("cannot open the campaign database ({reason})").format(reason=_reason(exc))) from None
         self._catalogs: dict[UUID, tuple[Catalog, Format, str, str]] = {}
         self._live: dict[UUID, Campaign] = {}
+        self.held_checked = False
+        """Check the campaign held in memory against the log's latest seq before deciding on
+        it (one indexed read an action): for a long-lived process sharing the file (the table
+        server), whose copy would be ahead of a log cut short behind its back and record the
+        next action past a gap. A command loads the campaign afresh."""
         # The one fold, as eventsourcing's repository and the read models call it:
         # (campaign or None, events) -> campaign.
         self.project = make_projector(self._catalog_of)
@@ -357,9 +362,9 @@ class Ledger(Application):
         """Load → decide → save. A refusal raises and appends nothing; a save that
         loses a race with another writer is decided again on the newer state. The first
         decision may be made on the campaign held in memory (a long-lived process: the
-        table server) while the log's latest seq is still its own; if the rules refuse it
-        there while another process has recorded since, it is decided again on the newer
-        state before the refusal stands."""
+        table server; ``held_checked``: while the log's latest seq is still its own); if the
+        rules refuse it there while another process has recorded since, it is decided again
+        on the newer state before the refusal stands."""
         deadline = time.monotonic() + self.SAVE_PATIENCE
         attempt = 0
         while True:
@@ -369,8 +374,8 @@ class Ledger(Application):
                 _back_off(attempt)
             attempt += 1
             held = attempt == 1 and cid in self._live  # decided on the copy in memory
-            if held and self.last_seq(cid) != self._live[cid].version:  # another writer since, or a log cut short
-                held = False  # (one indexed read): a copy ahead of the log would record past a gap
+            if held and self.held_checked and self.last_seq(cid) != self._live[cid].version:
+                held = False  # another writer since, or a log cut short: a copy ahead of it would record past a gap
                 self._live.pop(cid)
             campaign = self._current(cid, fresh=not held)
             play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq))

@@ -105,6 +105,7 @@ class Clerk:
             from ...application import Ledger
 
             self._ledger = Ledger.open(self.db)
+            self._ledger.held_checked = True  # long-lived beside other writers: its copies checked before use
         return self._ledger
 
     @property
