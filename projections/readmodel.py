@@ -25,7 +25,10 @@ the position must lie within the log and still point at the stored event it was
 applied from; no history row may exist yet for an action about to be written; and
 (``safe_catch_up``) the cards and zones rows of the campaign acted on last must be its
 fold. Tables that fail a check are dropped and applied again from the log, and
-``ReadModel.repaired`` says why, for the caller to report (this module never prints).
+``ReadModel.repaired`` says why, for the caller to report (this module never prints) —
+except while they hold actions the log no longer does (its tail cut, an older copy put
+back: ``cut_log``): they are then the one trace of the loss the file keeps, so every
+command refuses (``CutLog``) until ``rebuild`` accepts the log as it stands.
 
 The log itself is checked as it is folded, for what the hash chain (kept in seq order)
 cannot see: the notification order. Each action of a campaign must be the one after
