@@ -464,3 +464,28 @@ def test_a_card_attached_to_a_hidden_card_shows_under_its_back(browser: Any, gam
     for seat in (public, ana):
         assert not seat.problems, seat.problems
         seat.context.close()
+
+
+def test_a_join_link_clicked_on_another_site_offers_the_seat_and_its_button_takes_it(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """The link in a page of another site (here a page of no origin at all, as a chat's
+    message would be of its own): the browser is not seated by following it; the offer's
+    button seats it, and the table opens as that seat."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        page.set_content(f'<a id="link" href="{base}/join/{t.tokens["bo"]}">a message</a>')
+        page.click("#link")
+        expect(page.locator("h1")).to_have_text("Take this seat?")
+        assert not [c for c in context.cookies() if c["name"] == "ledger_seat"]
+        page.click("#take-seat")
+        expect(page.locator("h1")).to_have_text("You are seated")
+        page.click("#to-table")
+        page.wait_for_selector("#table[data-ready=yes]")
+        assert page.locator("#table").get_attribute("data-viewer") == "bo"
+        assert [c["value"] for c in context.cookies() if c["name"] == "ledger_seat"] == [t.tokens["bo"]]
+    finally:
+        context.close()

@@ -981,6 +981,38 @@ def test_odd_methods_and_paths_get_the_one_line_error_never_a_500(tmp_path):
         assert one_error(client.get("/api/campaigns/%00/zones", headers=seated.headers("ana")), 403)
 
 
+def test_a_join_link_followed_from_another_site_only_offers_the_seat(tmp_path):
+    """Another site's page (a forged chat message) must not quietly put a browser in a
+    seat, say its own author's, so that the player acts as someone else: a join link it
+    leads to shows an offer naming the seat, and the seat is taken only by the offer's
+    button, a post from this server's own page. Typed, opened from another program or
+    followed on this server, a link seats the browser at once, as before."""
+    seated = table(tmp_path)
+    bo = seated.tokens["bo"]
+    with TestClient(create_app(str(seated.db))) as browser:
+        patient(browser)
+        assert browser.get(f"/join/{seated.tokens['ana']}").status_code == 200  # (no Sec-Fetch-Site: at its word)
+        for site in ("cross-site", "same-site"):
+            offer = browser.get(f"/join/{bo}", headers={"Sec-Fetch-Site": site})
+            assert offer.status_code == 200 and not offer.headers.get_list("set-cookie"), site
+            assert "Take this seat?" in offer.text and "<strong>bo</strong>" in offer.text
+            assert re.search(r'<form method="post"[^>]*>', offer.text) and bo not in offer.text
+            assert browser.get(f"{API}/zones").json()["viewer"] == "ana", "the offer changed the seat"
+        for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": "https://evil.example"}):
+            refused = browser.post(f"/join/{bo}", headers=headers)  # another site's form cannot take it
+            assert refused.status_code == 403 and not refused.headers.get_list("set-cookie"), headers
+        assert browser.get(f"{API}/zones").json()["viewer"] == "ana"
+        taken = browser.post(f"/join/{bo}", headers={"Sec-Fetch-Site": "same-origin", "Origin": "http://testserver"})
+        assert taken.status_code == 200 and "You are seated" in taken.text
+        assert any(c.startswith(f"ledger_seat={bo};") for c in taken.headers.get_list("set-cookie"))
+        assert browser.get(f"{API}/zones").json()["viewer"] == "bo"
+        for site in ("none", "same-origin"):  # typed or opened from a chat program; or a link on this server
+            direct = browser.get(f"/join/{seated.tokens['public']}", headers={"Sec-Fetch-Site": site})
+            assert direct.status_code == 200 and "You are seated" in direct.text
+            assert browser.get(f"{API}/zones").json()["viewer"] == "public"
+        assert browser.post("/join/not-a-token", headers={"Sec-Fetch-Site": "same-origin"}).status_code == 401
+
+
 def test_leave_forgets_the_browsers_seat_only_when_asked_from_the_tables_own_page(tmp_path):
     """A player on a shared device leaves: the table page's form posts to /leave and the
     browser's seat cookie is dropped. A page of another site cannot do it for them (a

@@ -63,23 +63,34 @@ def routes() -> APIRouter:
 
     @router.get("/join/{token}", response_class=HTMLResponse)
     async def join(request: Request, token: str) -> Response:
-        try:
-            seat = await seat_of(request, token)
-        except Refused as refused:
-            return _page(request, "message.html", {"title": _("Not a seat"), "message": refused.message},
-                         status=refused.status)
-        clerk: Clerk = request.app.state.clerk
-        try:
-            slug = await clerk(clerk.slug, seat.campaign)
-        except (Refused, StoreError) as busy:
-            return _not_now(request, busy)
+        """Seats this browser. A link followed from a page of another site (a chat app's
+        page, or one made to look like it) only offers the seat: the player takes it with
+        the offer's button, so that no site can quietly put a browser in a seat it did not
+        ask for (and have its player act as someone else). A link opened from outside the
+        browser, typed, or followed on this server's own pages seats it at once."""
+        seated = await _seat_to_join(request, token)
+        if isinstance(seated, Response):
+            return seated
+        seat, slug = seated
+        if not _opened_here(request):
+            return _page(request, "join.html", {"who": seat.who, "campaign": slug})
         # A page, not a redirect: a join link opened from another site (a chat app) is a
         # cross-site navigation, and a SameSite=Strict cookie set on it would not be sent
         # with a redirect that follows; the page's own link to / is same-site.
-        response = _page(request, "joined.html", {"who": seat.who, "campaign": slug})
-        response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True, samesite="strict",
-                            secure=request.url.scheme == "https", path="/")
-        return response
+        return _seated(request, _page(request, "joined.html", {"who": seat.who, "campaign": slug}), token)
+
+    @router.post("/join/{token}", response_class=HTMLResponse)
+    async def take_seat(request: Request, token: str) -> Response:
+        """The offer's button (``join``): only from this server's own page."""
+        if not _same_origin(request):
+            return _page(request, "message.html", {"title": _("Not a seat"),
+                                                   "message": _("take a seat from its join link's own page")},
+                         status=403)
+        seated = await _seat_to_join(request, token)
+        if isinstance(seated, Response):
+            return seated
+        seat, slug = seated
+        return _seated(request, _page(request, "joined.html", {"who": seat.who, "campaign": slug}), token)
 
     @router.get("/", response_class=HTMLResponse)
     async def table(request: Request) -> Response:
@@ -118,6 +129,33 @@ def routes() -> APIRouter:
         return response
 
     return router
+
+
+async def _seat_to_join(request: Request, token: str) -> tuple[Any, str] | Response:
+    """The seat a join link names and its campaign's slug, or the page that says why not."""
+    try:
+        seat = await seat_of(request, token)
+    except Refused as refused:
+        return _page(request, "message.html", {"title": _("Not a seat"), "message": refused.message},
+                     status=refused.status)
+    clerk: Clerk = request.app.state.clerk
+    try:
+        return seat, await clerk(clerk.slug, seat.campaign)
+    except (Refused, StoreError) as busy:
+        return _not_now(request, busy)
+
+
+def _seated(request: Request, response: Response, token: str) -> Response:
+    response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True, samesite="strict",
+                        secure=request.url.scheme == "https", path="/")
+    return response
+
+
+def _opened_here(request: Request) -> bool:
+    """Was this navigation not started by a page of another site? Browsers say where it
+    came from in ``Sec-Fetch-Site`` (``none``: typed, a bookmark, a link opened from
+    another program); a client that does not say is taken at its word."""
+    return request.headers.get("sec-fetch-site", "none") in ("same-origin", "none")
 
 
 def _same_origin(request: Request) -> bool:
