@@ -985,8 +985,9 @@ def test_a_join_link_followed_from_another_site_only_offers_the_seat(tmp_path):
     """Another site's page (a forged chat message) must not quietly put a browser in a
     seat, say its own author's, so that the player acts as someone else: a join link it
     leads to shows an offer naming the seat, and the seat is taken only by the offer's
-    button, a post from this server's own page. Typed, opened from another program or
-    followed on this server, a link seats the browser at once, as before."""
+    button, a post from this server's own page. A page asked for without saying where
+    from (a plain http address, an old browser) gets the offer too. Typed or opened from
+    another program, a link seats the browser at once, as it does for a script."""
     seated = table(tmp_path)
     bo = seated.tokens["bo"]
     with TestClient(create_app(str(seated.db))) as browser:
@@ -997,6 +998,9 @@ def test_a_join_link_followed_from_another_site_only_offers_the_seat(tmp_path):
             assert offer.status_code == 200 and not offer.headers.get_list("set-cookie"), site
             assert "Take this seat?" in offer.text and "<strong>bo</strong>" in offer.text
             assert re.search(r'<form method="post"[^>]*>', offer.text) and bo not in offer.text
+            assert "frame-ancestors 'none'" in offer.headers["content-security-policy"]  # no clicking it framed
+            assert offer.headers["x-frame-options"] == "DENY"
+            assert offer.headers["referrer-policy"] == "strict-origin"  # the origin, never /join/TOKEN
             assert browser.get(f"{API}/zones").json()["viewer"] == "ana", "the offer changed the seat"
         for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": "https://evil.example"}):
             refused = browser.post(f"/join/{bo}", headers=headers)  # another site's form cannot take it
@@ -1006,10 +1010,22 @@ def test_a_join_link_followed_from_another_site_only_offers_the_seat(tmp_path):
         assert taken.status_code == 200 and "You are seated" in taken.text
         assert any(c.startswith(f"ledger_seat={bo};") for c in taken.headers.get_list("set-cookie"))
         assert browser.get(f"{API}/zones").json()["viewer"] == "bo"
-        for site in ("none", "same-origin"):  # typed or opened from a chat program; or a link on this server
-            direct = browser.get(f"/join/{seated.tokens['public']}", headers={"Sec-Fetch-Site": site})
-            assert direct.status_code == 200 and "You are seated" in direct.text
-            assert browser.get(f"{API}/zones").json()["viewer"] == "public"
+        # the offer's own language switch (same-origin) seats nobody; the joined page's, its seat again
+        offer = browser.get(f"/join/{seated.tokens['public']}?lang=pt", headers={"Sec-Fetch-Site": "same-origin"})
+        assert "Tomar este lugar?" in offer.text
+        assert not [c for c in offer.headers.get_list("set-cookie") if c.startswith("ledger_seat")]
+        again = browser.get(f"/join/{bo}?lang=pt", headers={"Sec-Fetch-Site": "same-origin"})
+        assert "Você tem um lugar à mesa" in again.text
+        # a page asked for without saying where from (plain http to a LAN address, an old browser)
+        lan = browser.get(f"/join/{seated.tokens['public']}?lang=en", headers={"Accept": "text/html,*/*;q=0.8"})
+        assert "Take this seat?" in lan.text
+        assert not [c for c in lan.headers.get_list("set-cookie") if c.startswith("ledger_seat")]
+        taken = browser.post(f"/join/{seated.tokens['public']}", headers={"Origin": "http://testserver"})
+        assert taken.status_code == 200 and browser.get(f"{API}/zones").json()["viewer"] == "public"
+        # typed, or opened from a chat program
+        direct = browser.get(f"/join/{seated.tokens['master']}", headers={"Sec-Fetch-Site": "none"})
+        assert direct.status_code == 200 and "You are seated" in direct.text
+        assert browser.get(f"{API}/zones").json()["viewer"] == "referee"
         assert browser.post("/join/not-a-token", headers={"Sec-Fetch-Site": "same-origin"}).status_code == 401
 
 

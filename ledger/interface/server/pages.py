@@ -46,7 +46,10 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
                                "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # the origin alone, never a path (a join page's /join/TOKEN); not no-referrer, with which
+    # browsers send "Origin: null" on a page's own form posts (``_same_origin``)
+    "Referrer-Policy": "strict-origin",
+    "X-Frame-Options": "DENY",  # frame-ancestors, for browsers older than it
     "Cache-Control": "no-store",
 }
 OWN_ZONES = {
@@ -72,7 +75,7 @@ def routes() -> APIRouter:
         if isinstance(seated, Response):
             return seated
         seat, slug = seated
-        if not _opened_here(request):
+        if not _opened_here(request, token):
             return _page(request, "join.html", {"who": seat.who, "campaign": slug})
         # A page, not a redirect: a join link opened from another site (a chat app) is a
         # cross-site navigation, and a SameSite=Strict cookie set on it would not be sent
@@ -151,11 +154,18 @@ def _seated(request: Request, response: Response, token: str) -> Response:
     return response
 
 
-def _opened_here(request: Request) -> bool:
-    """Was this navigation not started by a page of another site? Browsers say where it
-    came from in ``Sec-Fetch-Site`` (``none``: typed, a bookmark, a link opened from
-    another program); a client that does not say is taken at its word."""
-    return request.headers.get("sec-fetch-site", "none") in ("same-origin", "none")
+def _opened_here(request: Request, token: str) -> bool:
+    """Was this join not started by a page of another site? Browsers say where a
+    navigation came from in ``Sec-Fetch-Site`` (``none``: typed, a bookmark, a link opened
+    from another program), but only to secure origins (https, this machine): on a plain
+    http address (a LAN's) they say nothing, and neither does an old browser, so a page
+    (``Accept: text/html``) that does not say gets the offer. A same-origin join is the
+    join page's own language switch, so only of the seat it holds already. A client that
+    asks for no page (a script) is taken at its word."""
+    site = request.headers.get("sec-fetch-site")
+    if site is None:
+        return "text/html" not in request.headers.get("accept", "")
+    return site == "none" or (site == "same-origin" and request.cookies.get(COOKIE) == token)
 
 
 def _same_origin(request: Request) -> bool:
