@@ -70,7 +70,7 @@ def routes() -> APIRouter:
         page, or one made to look like it) only offers the seat: the player takes it with
         the offer's button, so that no site can quietly put a browser in a seat it did not
         ask for (and have its player act as someone else). A link opened from outside the
-        browser, typed, or followed on this server's own pages seats it at once."""
+        browser or typed seats it at once, as it does a script (``_opened_here``)."""
         seated = await _seat_to_join(request, token)
         if isinstance(seated, Response):
             return seated
