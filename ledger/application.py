@@ -197,11 +197,15 @@ class Ledger(Application):
 
     def resolve(self, slug: str | None) -> UUID:
         """The campaign named ``slug``, or the only one in the database."""
+        return self.entry(slug).campaign_id
+
+    def entry(self, slug: str | None) -> CampaignRegistered:
+        """``resolve``'s campaign as the list of campaigns names it (its id and slug)."""
         known = self.campaigns()
         if slug is not None:
             for entry in known:
                 if entry.slug == slug:
-                    return entry.campaign_id
+                    return entry
             names = ", ".join(e.slug for e in known) or _("none yet")
             raise UnknownCampaign(_("no campaign {campaign} in this database (campaigns: {campaigns})").format(
                 campaign=repr(slug), campaigns=names))
@@ -210,7 +214,7 @@ class Ledger(Application):
         if len(known) > 1:
             raise UnknownCampaign(_("this database holds {n} campaigns ({campaigns}); choose one with --campaign "
                                     "ID").format(n=len(known), campaigns=", ".join(e.slug for e in known)))
-        return known[0].campaign_id
+        return known[0]
 
     def start(
         self,

@@ -174,24 +174,21 @@ class Session:
         ``verify`` reports it instead."""
         if self._cid is None:
             try:
-                cid = self.ledger().resolve(self.campaign_slug)
+                entry = self.ledger().entry(self.campaign_slug)
             except UnknownCampaign:
                 if whole:  # a log emptied behind the read models' back says so, not "no campaign yet"
                     self.refuse_cut_log()
                 raise
             if whole:
-                self.refuse_cut_log(cid)
-            self._cid = cid
+                self.refuse_cut_log((entry.campaign_id, entry.slug))
+            self._cid = entry.campaign_id
         return self._cid
 
-    def refuse_cut_log(self, cid: UUID | None = None) -> None:
-        """``ReadModel.refuse_cut_log`` for campaign ``cid`` (None: for the file as a whole,
-        before a campaign is begun or brought in)."""
+    def refuse_cut_log(self, campaign: tuple[UUID, str] | None = None) -> None:
+        """``ReadModel.refuse_cut_log`` for ``campaign`` (id, slug; None: for the file as a
+        whole, before a campaign is begun or brought in)."""
         import sqlite3
 
-        campaign = None
-        if cid is not None:
-            campaign = cid, self.campaign_slug or next(e.slug for e in self.ledger().campaigns() if e.campaign_id == cid)
         try:
             self.model(catch_up=False).refuse_cut_log(campaign)
         except DamagedRecord:

@@ -85,7 +85,7 @@ class Clerk:
             if unanswered(exc):
                 self._unanswered_until = time.monotonic() + self._hold
                 self._hold = min(2 * self._hold, self.UNANSWERED_HOLD_MAX)
-            if seated is not None and isinstance(exc, DamagedRecord) and getattr(exc, "campaign", None) not in (
+            if seated is not None and isinstance(exc, DamagedRecord) and exc.campaign not in (
                     None, self._slug_of(seated)):  # another campaign's damage (a cut, its order): not named here
                 raise DamagedRecord(_("the campaign file was changed or damaged, and nothing is shown or recorded "
                                       "from it until the master sees to it (ledger verify says what happened)"),
