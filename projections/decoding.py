@@ -31,13 +31,10 @@ class).
 from __future__ import annotations
 
 import datetime as dt
-import enum
 import re
 import types
-import typing
-import uuid
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Any
 
 import msgspec
 from eventsourcing.utils import resolve_topic
@@ -45,6 +42,7 @@ from pydantic import BaseModel
 
 from ledger import changes as ch
 from ledger import events as e
+from ledger.structs import struct_type
 
 from .summaries import summarised_like
 
@@ -77,7 +75,7 @@ def light_class(model: type[BaseModel]) -> type:
         for name, info in model.model_fields.items():
             if name in SKIPPED or name in unread or name == "kind":
                 continue
-            kind = str if event and name in TEXT else _light_type(info.annotation)
+            kind = str if event and name in TEXT else struct_type(info.annotation, light_class)
             if info.is_required():
                 fields.append((name, kind))
             else:
@@ -97,34 +95,6 @@ def light_class(model: type[BaseModel]) -> type:
             summarised_like(light, model)
         _structs[model] = light
     return _structs[model]
-
-
-def _light_type(annotation: Any) -> Any:
-    """The msgspec type for a pydantic field's annotation."""
-    origin = get_origin(annotation)
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return light_class(annotation)
-    if origin is Annotated:
-        return _light_type(get_args(annotation)[0])
-    if origin in (Union, types.UnionType):
-        return Union[tuple(_light_type(arg) for arg in get_args(annotation))]  # type: ignore[return-value]
-    if origin is tuple:
-        args = get_args(annotation)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple[_light_type(args[0]), ...]  # type: ignore[misc]
-        return tuple[tuple(_light_type(arg) for arg in args)]  # type: ignore[misc]
-    if origin is dict:
-        key, value = get_args(annotation)
-        return dict[_light_type(key), _light_type(value)]  # type: ignore[misc]
-    if origin is list:
-        return list[_light_type(get_args(annotation)[0])]  # type: ignore[misc]
-    if origin is Literal or annotation in (str, int, bool, float, type(None), Any, dt.datetime, uuid.UUID):
-        return annotation
-    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        return annotation
-    if isinstance(annotation, typing.TypeVar):
-        return Any
-    raise TypeError(f"no light type for {annotation!r}")
 
 
 _decoders: dict[str, Callable[[bytes], Any] | None] = {}
