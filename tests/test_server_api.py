@@ -1005,6 +1005,7 @@ def test_a_join_link_followed_from_another_site_only_offers_the_seat(tmp_path):
         for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": "https://evil.example"}):
             refused = browser.post(f"/join/{bo}", headers=headers)  # another site's form cannot take it
             assert refused.status_code == 403 and not refused.headers.get_list("set-cookie"), headers
+            assert "button on its page" in refused.text and "Ask the master" not in refused.text  # the link is right
         assert browser.get(f"{API}/zones").json()["viewer"] == "ana"
         taken = browser.post(f"/join/{bo}", headers={"Sec-Fetch-Site": "same-origin", "Origin": "http://testserver"})
         assert taken.status_code == 200 and "You are seated" in taken.text
@@ -1041,6 +1042,7 @@ def test_leave_forgets_the_browsers_seat_only_when_asked_from_the_tables_own_pag
                         {"Sec-Fetch-Site": "same-site"}, {"Origin": "https://evil.example"}):
             refused = browser.post("/leave", headers=headers)
             assert refused.status_code == 403 and not refused.headers.get_list("set-cookie"), headers
+            assert "Leave button" in refused.text and "Ask the master" not in refused.text
         assert browser.get("/leave").status_code == 405
         assert browser.get(f"{API}/zones").json()["viewer"] == "ana"  # still seated
         assert browser.post("/leave", headers={"Origin": "https://testserver.evil"}).status_code == 403

@@ -86,9 +86,10 @@ def routes() -> APIRouter:
     async def take_seat(request: Request, token: str) -> Response:
         """The offer's button (``join``): only from this server's own page."""
         if not _same_origin(request):
-            return _page(request, "message.html", {"title": _("Not a seat"),
-                                                   "message": _("take a seat from its join link's own page")},
-                         status=403)
+            return _page(request, "message.html", {
+                "title": _("Join the table"), "message": _("take a seat from its join link's own page"),
+                "hint": _("Open your join link on this device and take the seat with the button on its page.")},
+                status=403)
         seated = await _seat_to_join(request, token)
         if isinstance(seated, Response):
             return seated
@@ -122,8 +123,9 @@ def routes() -> APIRouter:
         revokes it): the table page's "Leave" button, on a shared device. Only from this
         server's own pages: a form on another site cannot send a player away."""
         if not _same_origin(request):
-            return _page(request, "message.html", {"title": _("Leave the table"),
-                                                   "message": _("leave from the table's own page")}, status=403)
+            return _page(request, "message.html", {
+                "title": _("Leave the table"), "message": _("leave from the table's own page"),
+                "hint": _("Use the Leave button on the table page.")}, status=403)
         response = _page(request, "message.html", {
             "title": _("You left the table"),
             "message": _("This browser no longer holds your seat; your join link seats you again.")})
