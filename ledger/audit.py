@@ -244,7 +244,11 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
             raise _Bad(seq, _("seq {seq} is not a recorded action").format(seq=seq))
         # hashed even though a replay gives the action back: equal events may be written
         # differently (the free JSON of a recorded command: 1, 1.0 and true are equal)
-        if chain_hash(previous, event) != event.hash:
+        try:
+            hashed = chain_hash(previous, event)
+        except (ValueError, RecursionError) as exc:  # a recorded command nested past what pydantic dumps
+            raise _Bad(seq, _("seq {seq} cannot be read ({error})").format(seq=seq, error=type(exc).__name__)) from None
+        if hashed != event.hash:
             raise _Bad(seq, _("seq {seq} does not match its hash: it was changed or moved").format(seq=seq))
         rules = _rules_after(rules, event, seq)
         if campaign is None:

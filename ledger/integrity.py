@@ -26,8 +26,9 @@ def canonical(event: ActionRecorded) -> bytes:
 
 
 def _canonical_bytes(event: ActionRecorded, data: dict) -> bytes:
-    """The hashed content of ``event`` from its ``model_dump(mode="json")``: every field
-    but the hash, sorted, without the facts added later when at their default."""
+    """The hashed content of ``event`` from ``data``, its ``model_dump(mode="json")`` (or
+    its stored JSON with its ids, ``remember_canonical``): every field but the hash,
+    sorted, without the facts added later when at their default."""
     data = {key: value for key, value in data.items() if key != "hash"}
     for name, default in _later_defaults(type(event)):  # facts added later, left out at their default
         if getattr(event, name) == default:                # (older hashes hold)
@@ -115,7 +116,7 @@ def check_link(previous: str, event: ActionRecorded) -> None:
     read = read_canonical(event)
     if read is not None and _hash_of(previous, read) == event.hash:
         return
-    if chain_hash(previous, event) != event.hash:
+    if _dumped_hash(previous, event) != event.hash:
         from .errors import DamagedRecord
         from .i18n import _
 
@@ -123,6 +124,15 @@ def check_link(previous: str, event: ActionRecorded) -> None:
         raise DamagedRecord(_("the record at seq {seq} does not match its hash: the file was changed or damaged; "
                               "ledger verify names the first bad seq").format(seq=seq),
                             ValueError(f"seq {seq} does not match its hash"))
+
+
+def _dumped_hash(previous: str, event: ActionRecorded) -> str | None:
+    """``chain_hash``, or None for an action pydantic cannot dump (a recorded command
+    nested past pydantic's depth: only a forged record holds one)."""
+    try:
+        return chain_hash(previous, event)
+    except (ValueError, RecursionError):
+        return None
 
 
 def checked_chain(events: Iterable[ActionRecorded], previous: str) -> Iterator[ActionRecorded]:

@@ -7,27 +7,30 @@ actions after it, often of a dozen or more classes, so a one-off CLI command spe
 ~20–25 ms (a seventh of it) building validators it used once. ``quick_event`` reads a
 stored action instead with msgspec, into a Struct derived from the event class (strict:
 an unknown field, a wrong type or an unknown kind of change is refused), and makes the
-pydantic event with ``model_construct`` (no validation left to do: the values are the
-ones pydantic would have made of the same JSON). The canonical content the hash chain
-checks (``integrity``) is taken from the stored JSON itself, so checking a link needs no
-``model_dump`` either (``integrity.read_canonical``).
+pydantic event as ``model_construct`` would, every field given (no validation left to
+do: the values are the ones pydantic would have made of the same JSON). The canonical
+content the hash chain checks (``integrity``) is taken from the stored JSON itself, so
+checking a link needs no ``model_dump`` either (``integrity.read_canonical``).
 
-What the quick path does not take, pydantic reads as before: a class whose models have
-validators (the start of a campaign, with its catalog), a timestamp in any form but the
-ledger's own, any JSON msgspec refuses (it is stricter than pydantic's lax mode: ``"1"``
-for a number). A link whose stored JSON does not give the stored hash is checked again
-over pydantic's dump of the event (``integrity.check_link``), so the verdict on an
-edited record is pydantic's. The one difference: a record rewritten in another spelling
-of the same values *with its hash recomputed over that spelling* is accepted at load
-(the values folded are the same either way); ``verify``, which checks every action over
-its dump, names it.
+What the quick read does not take, pydantic reads as before: a class whose models
+validate or constrain anything (the start of a campaign, with its catalog), a timestamp
+in any form but the ledger's own, a recorded command nested deeper than any the ledger
+records, any JSON msgspec refuses (it is stricter than pydantic's lax mode: ``"1"`` for
+a number). A link whose stored JSON does not give the stored hash is checked again over
+pydantic's dump of the event (``integrity.check_link``), so the verdict on an edited
+record is pydantic's. The one difference: a record rewritten in another spelling of the
+same values *with its hash recomputed over that spelling* is accepted at load (the
+values folded are the same either way); ``verify``, which reads every action with
+pydantic and checks it over its dump, names it. ``tests/test_quick_read.py`` holds the
+quick read to pydantic's, event by event.
 
-``struct_type`` maps a pydantic annotation to a msgspec type; the read side's light
-classes (``projections.decoding``) are derived with it too.
+``struct_type`` and ``struct_fields`` map a pydantic model's fields to msgspec's; the
+read side's light classes (``projections.decoding``) are derived with them too.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import enum
 import re
@@ -41,6 +44,7 @@ from uuid import UUID
 import msgspec
 from eventsourcing.utils import resolve_topic
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from . import events as e
 from .integrity import remember_canonical
@@ -53,7 +57,10 @@ def struct_type(annotation: Any, struct_of: Callable[[type[BaseModel]], type]) -
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return struct_of(annotation)
     if origin is Annotated:
-        return struct_type(get_args(annotation)[0], struct_of)
+        inner, *metadata = get_args(annotation)
+        if not all(isinstance(m, FieldInfo) and m.discriminator is not None and not m.metadata for m in metadata):
+            raise TypeError(f"{annotation!r} validates more than its type")  # a constraint, a validator
+        return struct_type(inner, struct_of)
     if origin in (Union, types.UnionType):
         return Union[tuple(struct_type(arg, struct_of) for arg in get_args(annotation))]  # type: ignore[return-value]
     if origin is tuple:
@@ -75,6 +82,45 @@ def struct_type(annotation: Any, struct_of: Callable[[type[BaseModel]], type]) -
     raise TypeError(f"no msgspec type for {annotation!r}")
 
 
+def struct_fields(model: type[BaseModel], struct_of: Callable[[type[BaseModel]], type],
+                  leave_out: frozenset[str] = frozenset(), text: frozenset[str] = frozenset()) -> list[Any]:
+    """The msgspec fields of a Struct standing for ``model``: each field's type
+    (``struct_type``) and default (a mutable one copied for each value, as pydantic
+    copies it), but ``kind`` (the tag, ``tag_of``) and the fields in ``leave_out``; the
+    fields in ``text`` are kept as their stored text, and required (pydantic's default
+    for them, a time, is no text). A field pydantic constrains (``Field(ge=1)``…) raises
+    ``TypeError``: msgspec would not check it."""
+    fields: list[Any] = []
+    for name, info in model.model_fields.items():
+        if name in leave_out or name == "kind":
+            continue
+        if info.metadata:
+            raise TypeError(f"{model.__name__}.{name} is constrained")
+        if name in text:
+            fields.append((name, str))
+            continue
+        kind = struct_type(info.annotation, struct_of)
+        if info.is_required():
+            fields.append((name, kind))
+        else:
+            default = info.get_default(call_default_factory=True)
+            fields.append((name, kind, msgspec.field(default_factory=lambda d=default: copy.deepcopy(d))
+                           if isinstance(default, (dict, list, set)) else default))
+    return fields
+
+
+def tag_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The options of a Struct for a change class: tagged by its ``kind``, as the union's discriminator."""
+    tag = model.model_fields.get("kind")
+    return {"tag_field": "kind", "tag": tag.default} if tag is not None else {}
+
+
+# The ledger's own form of a stored timestamp: a UTC time to the microsecond that is a
+# valid datetime (a day past the 28th, a whole second, any other form: read another way).
+LEDGER_TIME = re.compile(r"[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
+                         r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.(?!000000)[0-9]{6}Z")
+
+
 # -- the quick read of stored actions ----------------------------------------------
 _IDS = ("originator_id", "originator_version")
 _structs: dict[type, type] = {}
@@ -87,28 +133,17 @@ def _struct(model: type[BaseModel]) -> type:
     if model not in _structs:
         if _checks(model):
             raise TypeError(f"{model.__name__} has validators or private state")
-        tag = model.model_fields.get("kind")
-        fields: list[Any] = []
-        plan: list[tuple[str, Any, Callable[[Any], Any] | None]] = []  # (name, constant, conversion)
+        event = issubclass(model, e.DomainEvent)
+        fields = struct_fields(model, _struct, leave_out=frozenset(_IDS), text=frozenset({"timestamp"} if event else ()))
+        kinds = {field[0]: field[1] for field in fields}
+        plan: list[tuple[str, Any, Callable[[Any], Any] | None]] = []  # (name, constant, conversion), in order
         for name, info in model.model_fields.items():
-            if name in _IDS:
-                continue
             if name == "kind":
                 plan.append((name, info.default, None))
-                continue
-            timestamp = name == "timestamp" and issubclass(model, e.DomainEvent)  # given with the ids (``_when``)
-            kind: Any = str if timestamp else struct_type(info.annotation, _struct)
-            if info.is_required():
-                fields.append((name, kind))
-            else:
-                default = info.get_default(call_default_factory=True)
-                fields.append((name, kind, msgspec.field(default_factory=lambda d=default: d)
-                               if isinstance(default, (dict, list, set)) else default))
-            if not timestamp:
-                plan.append((name, _NONE, _built if _holds_struct(kind) else None))
-        options: dict[str, Any] = {"tag_field": "kind", "tag": tag.default} if tag is not None else {}
+            elif name in kinds and not (event and name == "timestamp"):  # that one is given with the ids
+                plan.append((name, _NONE, _built if _holds_struct(kinds[name]) else None))
         struct = msgspec.defstruct(f"Whole{model.__name__}", fields, kw_only=True, forbid_unknown_fields=True,
-                                   **options)
+                                   **tag_of(model))
         _structs[model] = struct
         _makers[struct] = _maker(model, plan)
     return _structs[model]
@@ -118,8 +153,9 @@ _NONE = object()
 
 
 def _checks(model: type[BaseModel]) -> bool:
-    """Does the model do anything ``_made`` would skip: validate (validators), or set
-    up more than its fields (private attributes, ``model_post_init``)?"""
+    """Does the model do anything ``_maker``'s objects would lack: validate (validators;
+    constraints are refused by ``struct_fields``), or set up more than its fields
+    (private attributes, ``model_post_init``)?"""
     found = model.__pydantic_decorators__
     return bool(found.validators or found.field_validators or found.root_validators or found.model_validators
                 or model.__private_attributes__ or model.__pydantic_post_init__)
@@ -134,7 +170,9 @@ def _holds_struct(kind: Any) -> bool:
 
 def _maker(model: type[BaseModel], plan: list[tuple[str, Any, Callable[[Any], Any] | None]]) -> Callable[[Any], Any]:
     """Makes the model of a decoded Struct, its fields in the model's order: what
-    ``model_construct`` does for a model whose every field is given (``_checks``)."""
+    ``model_construct`` does given every field (``_checks``). Every field counts as set
+    (``model_fields_set``), where validation counts only those the JSON holds; nothing
+    reads which fields of an event were set."""
     def make(decoded: Any, head: dict[str, Any] | None = None) -> BaseModel:
         values = dict(head) if head else {}
         for name, constant, conversion in plan:
@@ -168,17 +206,8 @@ def _built(value: Any) -> Any:
     return value
 
 
-# The ledger's own form of a timestamp (a UTC time to the microsecond); any other goes to pydantic.
-_WHEN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.(?!000000)[0-9]{6}Z")
-
-
 def _when(stamp: str) -> dt.datetime | None:
-    if not _WHEN.fullmatch(stamp):
-        return None
-    try:
-        return dt.datetime.fromisoformat(stamp[:26] + "+00:00")
-    except ValueError:
-        return None
+    return dt.datetime.fromisoformat(stamp[:26] + "+00:00") if LEDGER_TIME.fullmatch(stamp) else None
 
 
 _decode = msgspec.json.Decoder().decode
@@ -197,6 +226,24 @@ def _reader(topic: str) -> type | None:
     return _readers[topic]
 
 
+# How deeply the recorded command (free JSON) may nest for the quick read: a command the
+# ledger records nests two or three levels; past ~255, pydantic cannot dump it (so its
+# hash cannot be checked), and the quick read leaves such a record to pydantic.
+FREE_DEPTH = 32
+
+
+def _deeper(value: Any, limit: int) -> bool:
+    """Does this JSON value nest more than ``limit`` levels?"""
+    level, stack = 0, [value]
+    while stack:
+        level += 1
+        if level > limit:
+            return True
+        stack = [item for container in stack if isinstance(container, (dict, list))
+                 for item in (container.values() if isinstance(container, dict) else container)]
+    return False
+
+
 def quick_event(topic: str, state: bytes, originator_id: UUID, originator_version: int) -> Any | None:
     """The stored action as the ledger's event, read without pydantic validation; None
     when the quick path does not take it (the caller then reads it with pydantic)."""
@@ -209,7 +256,7 @@ def quick_event(topic: str, state: bytes, originator_id: UUID, originator_versio
     except (msgspec.ValidationError, msgspec.DecodeError):
         return None
     when = _when(decoded.timestamp)
-    if when is None:
+    if when is None or _deeper(getattr(decoded, "command", None), FREE_DEPTH):
         return None
     event = _makers[struct](decoded, {"originator_id": originator_id, "originator_version": originator_version,
                                       "timestamp": when})

@@ -31,7 +31,6 @@ class).
 from __future__ import annotations
 
 import datetime as dt
-import re
 import types
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +41,7 @@ from pydantic import BaseModel
 
 from ledger import changes as ch
 from ledger import events as e
-from ledger.structs import struct_type
+from ledger.structs import LEDGER_TIME, struct_fields, tag_of
 
 from .summaries import summarised_like
 
@@ -68,29 +67,17 @@ _structs: dict[type, type] = {}
 def light_class(model: type[BaseModel]) -> type:
     """The light Struct of a pydantic model class (made once)."""
     if model not in _structs:
-        tag = model.model_fields.get("kind")
         event = issubclass(model, e.DomainEvent)
-        fields: list[Any] = [("originator_id", Any, None), ("originator_version", int, 0)] if event else []
-        unread = UNREAD.get(model, frozenset())
-        for name, info in model.model_fields.items():
-            if name in SKIPPED or name in unread or name == "kind":
-                continue
-            kind = str if event and name in TEXT else struct_type(info.annotation, light_class)
-            if info.is_required():
-                fields.append((name, kind))
-            else:
-                default = info.default_factory() if info.default_factory is not None else info.default  # type: ignore[call-arg]
-                fields.append((name, kind, msgspec.field(default_factory=lambda d=default: d)
-                               if isinstance(default, (dict, list, set)) else default))
+        head: list[Any] = [("originator_id", Any, None), ("originator_version", int, 0)] if event else []
+        fields = head + struct_fields(model, light_class, leave_out=SKIPPED | UNREAD.get(model, frozenset()),
+                                      text=TEXT if event else frozenset())
         namespace: dict[str, Any] = {"action": getattr(model, "action", None)}
         for method in BORROWED:
             found = getattr(model, method, None)
             if isinstance(found, (types.FunctionType, property)):
                 namespace[method] = found
-        options: dict[str, Any] = {}
-        if tag is not None:
-            options = {"tag_field": "kind", "tag": tag.default}
-        light = msgspec.defstruct(f"Light{model.__name__}", fields, namespace=namespace, kw_only=True, **options)
+        light = msgspec.defstruct(f"Light{model.__name__}", fields, namespace=namespace, kw_only=True,
+                                  **tag_of(model))
         if event:
             summarised_like(light, model)
         _structs[model] = light
@@ -106,14 +93,13 @@ def light_decoder(topic: str) -> Callable[[bytes], Any] | None:
     if topic not in _decoders:
         cls = resolve_topic(topic)
         wanted = isinstance(cls, type) and issubclass(cls, e.ActionRecorded) and not issubclass(cls, HEAVY)
-        _decoders[topic] = msgspec.json.Decoder(light_class(cls)).decode if wanted else None
+        try:
+            _decoders[topic] = msgspec.json.Decoder(light_class(cls)).decode if wanted else None
+        except TypeError:  # a field msgspec would not check as pydantic does (``struct_fields``)
+            _decoders[topic] = None
     return _decoders[topic]
 
 
-# A UTC time to the microsecond, as the ledger stores its timestamps, that is a valid
-# datetime (a day past the 28th, a whole second, any other form: decoded instead).
-_UTC_MICROSECONDS = re.compile(r"[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-8])"
-                               r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.(?!000000)[0-9]{6}Z")
 _as_json = msgspec.json.Encoder().encode
 _as_datetime = msgspec.json.Decoder(dt.datetime).decode
 
@@ -124,7 +110,7 @@ def light_time(stamp: Any) -> str:
     the pydantic event. The ledger's own form is rewritten (``...121709+00:00``); any
     other is decoded to a datetime first (and refused as the datetime field would be)."""
     if isinstance(stamp, str):
-        if _UTC_MICROSECONDS.fullmatch(stamp):
+        if LEDGER_TIME.fullmatch(stamp):
             return stamp[:26] + "+00:00"
         stamp = _as_datetime(_as_json(stamp))
     return stamp.isoformat()

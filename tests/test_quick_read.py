@@ -1,6 +1,6 @@
 """Stored actions read without building pydantic validators (``ledger.structs``): the
 quick read gives exactly the event pydantic gives, leaves to pydantic what it does not
-take, and checks the hash chain as strictly (README "Performance")."""
+take, and checks the hash chain as strictly (README "How it works")."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from ledger import events as e
 from ledger.application import Ledger
 from ledger.errors import DamagedRecord
-from ledger.integrity import _canonical_bytes, read_canonical
+from ledger.integrity import _canonical_bytes, _hash_of, read_canonical
 from ledger.structs import quick_event
 
 from .conftest import copy_db, one_error_line, run_ledger, succeeded
@@ -192,3 +192,87 @@ def test_an_action_read_quickly_and_edited_without_its_hash_is_refused_by_the_lo
     assert quick_event(stored.topic, stored.state, stored.originator_id, stored.originator_version) is not None
     line = one_error_line(run_ledger("--actor", "hero1", "draw", "deck:house", db=played))
     assert f"seq {seq} does not match its hash" in line, line
+
+
+def test_an_action_without_its_timestamp_is_refused_by_its_hash_as_before(played):
+    """pydantic gives a missing timestamp the time of reading, which its hash cannot match."""
+    rowid, seq, state = last_action(played)
+    data = json.loads(state)
+    del data["timestamp"]
+    rewrite(played, rowid, json.dumps(data, separators=(",", ":")))
+    stored = next(s for s in stored_actions(played) if s.originator_version == seq)
+    assert quick_event(stored.topic, stored.state, stored.originator_id, stored.originator_version) is None
+    line = one_error_line(run_ledger("--actor", "hero1", "draw", "deck:house", db=played))
+    assert f"seq {seq} does not match its hash" in line, line
+
+
+def test_a_forged_action_whose_command_nests_past_what_pydantic_dumps_is_refused_by_load_and_verify(played):
+    """A recorded command is free JSON: nested ~300 deep (only a forger's, its hash
+    recomputed over the stored JSON), pydantic cannot dump it to check its hash. The
+    quick read leaves it to pydantic; the load refuses it and verify names it (before:
+    verify stopped with an unexpected failure)."""
+    rowid, seq, state = last_action(played)
+    data = json.loads(state)
+    nested: list = []
+    for _ in range(300):
+        nested = [nested]
+    data["command"]["deep"] = nested
+    ledger = Ledger.open(played)
+    try:
+        previous = ledger.event(ledger.resolve(None), seq - 1).hash
+    finally:
+        ledger.close()
+    stored = next(s for s in stored_actions(played) if s.originator_version == seq)
+    event = resolve_topic(stored.topic).model_validate({**data, "originator_id": stored.originator_id,
+                                                        "originator_version": seq})
+    data["hash"] = _hash_of(previous, _canonical_bytes(event, {**data, "originator_id": str(stored.originator_id),
+                                                                "originator_version": seq}))
+    rewrite(played, rowid, json.dumps(data, separators=(",", ":")))
+    stored = next(s for s in stored_actions(played) if s.originator_version == seq)
+    assert quick_event(stored.topic, stored.state, stored.originator_id, seq) is None
+    line = one_error_line(run_ledger("--actor", "hero1", "draw", "deck:house", db=played))
+    assert f"seq {seq} does not match its hash" in line, line
+    done = run_ledger("verify", db=played)
+    assert done.returncode == 1 and f"seq {seq} cannot be read (ValueError)" in done.stdout + done.stderr, done
+    assert "unexpected" not in done.stdout + done.stderr
+
+
+def test_an_actions_default_is_its_own_not_shared_with_other_actions_read(played):
+    """A field the stored JSON leaves out gets its default, a fresh one each time, as pydantic gives it."""
+    rowid, seq, state = last_action(played)
+    data = json.loads(state)
+    data.pop("identified", None)
+    rewrite(played, rowid, json.dumps(data, separators=(",", ":")))
+    stored = next(s for s in stored_actions(played) if s.originator_version == seq)
+    one, two = (quick_event(stored.topic, stored.state, stored.originator_id, seq) for _ in range(2))
+    assert one.identified == two.identified == {} and one.identified is not two.identified
+
+
+def test_a_field_pydantic_constrains_or_validates_gets_no_quick_read():
+    """msgspec would not check ``Field(ge=1)`` or an ``AfterValidator``: such a field is
+    refused when its Struct is made, and its class left to pydantic."""
+    from typing import Annotated
+
+    from pydantic import AfterValidator, ConfigDict, Field
+
+    from ledger.structs import struct_fields, struct_type
+
+    class Counted(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        count: int = Field(ge=1)
+
+    with pytest.raises(TypeError, match="constrained"):
+        struct_fields(Counted, lambda model: model)
+    with pytest.raises(TypeError, match="validates more"):
+        struct_type(tuple[Annotated[str, AfterValidator(str.lower)], ...], lambda model: model)
+    struct_type(e.ActionRecorded.model_fields["changes"].annotation, lambda model: model)  # a discriminator is fine
+
+
+def last_action(db: Path) -> tuple[int, int, str]:
+    """The rowid, seq and stored JSON of the campaign's latest action (a load folds it)."""
+    with sqlite3.connect(db) as con:
+        found = con.execute("SELECT rowid, originator_version, state FROM stored_events WHERE topic LIKE "
+                            "'ledger.events:%' ORDER BY originator_version DESC LIMIT 1").fetchone()
+    con.close()
+    rowid, seq, state = found
+    return rowid, seq, bytes(state).decode()
