@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 from projections.readmodel import ReadModel
@@ -44,3 +46,41 @@ def test_workers_opening_a_new_schema_together_make_its_tables_once():
         finally:
             model.close()
             ledger.close()
+
+
+@pytest.mark.parametrize("cut", ["its last actions", "the whole log"])
+def test_a_demo_schema_whose_log_lost_actions_is_not_played_over_and_stops_every_command(cut):
+    """On PostgreSQL ``ledger demo`` plays into the schema as it stands (no file to
+    remove), so it first asks the read models whether the log lost actions they recorded:
+    a demo whose tail was deleted, or its whole log with its entry in the list of
+    campaigns (which the demo would otherwise start again over), is refused in one line,
+    appending nothing, as every other command on it is (README "What is detected")."""
+    import psycopg
+
+    from tests.conftest import one_error_line, run_ledger
+    from tests.postgres_support import SERVER, schema_of
+
+    with fresh_schema() as url:
+        assert run_ledger("demo", db=url).returncode == 0
+        ledger = Ledger.open(url)
+        try:
+            cid = ledger.resolve(None)
+            last = ledger.last_seq(cid)
+        finally:
+            ledger.close()
+        left = last - 3 if cut == "its last actions" else 0
+        with psycopg.connect(SERVER, autocommit=True) as conn:
+            table = f'"{schema_of(url)}".ledger_events'
+            if cut == "its last actions":
+                conn.execute(f"DELETE FROM {table} WHERE originator_id = %s AND originator_version > %s", [cid, left])
+            else:
+                conn.execute(f"DELETE FROM {table}")
+            count = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            commands = (["demo"], ["history"]) + ((["--actor", "ana", "draw", "deck:item"],) if left else ())
+            for args in commands:
+                line = one_error_line(run_ledger(*args, db=url), what=args)
+                if left:
+                    assert f"ends at seq {left}" in line and f"up to seq {last}" in line, (args, line)
+                else:
+                    assert f"recorded campaign demo up to seq {last}" in line and "no longer names it" in line, line
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == count, "a refused command appended"
