@@ -20,8 +20,8 @@ a number). A link whose stored JSON does not give the stored hash is checked aga
 pydantic's dump of the event (``integrity.check_link``), so the verdict on an edited
 record is pydantic's. The one difference: a record rewritten in another spelling of the
 same values *with its hash recomputed over that spelling* is accepted at load (the
-values folded are the same either way); ``verify``, which reads every action with
-pydantic and checks it over its dump, names it. ``tests/test_quick_read.py`` holds the
+values folded are the same either way); ``verify``, which reads each action it checks
+with pydantic and checks it over its dump, names it. ``tests/test_quick_read.py`` holds the
 quick read to pydantic's, event by event.
 
 ``struct_type`` and ``struct_fields`` map a pydantic model's fields to msgspec's; the
@@ -50,29 +50,32 @@ from . import events as e
 from .integrity import remember_canonical
 
 
-def struct_type(annotation: Any, struct_of: Callable[[type[BaseModel]], type]) -> Any:
+def struct_type(annotation: Any, struct_of: Callable[[type[BaseModel]], type], checked: bool = True) -> Any:
     """The msgspec type for a pydantic field's annotation; ``struct_of`` gives the
-    Struct of a nested model."""
+    Struct of a nested model. ``checked``: an ``Annotated`` constraint or validator
+    (which msgspec would not check) raises ``TypeError``; unchecked, it is passed over
+    (the read side's light classes read what the write side validated)."""
     origin = get_origin(annotation)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return struct_of(annotation)
     if origin is Annotated:
         inner, *metadata = get_args(annotation)
-        if not all(isinstance(m, FieldInfo) and m.discriminator is not None and not m.metadata for m in metadata):
+        harmless = all(isinstance(m, FieldInfo) and m.discriminator is not None and not m.metadata for m in metadata)
+        if checked and not harmless:
             raise TypeError(f"{annotation!r} validates more than its type")  # a constraint, a validator
-        return struct_type(inner, struct_of)
+        return struct_type(inner, struct_of, checked)
     if origin in (Union, types.UnionType):
-        return Union[tuple(struct_type(arg, struct_of) for arg in get_args(annotation))]  # type: ignore[return-value]
+        return Union[tuple(struct_type(arg, struct_of, checked) for arg in get_args(annotation))]  # type: ignore[return-value]
     if origin is tuple:
         args = get_args(annotation)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple[struct_type(args[0], struct_of), ...]  # type: ignore[misc]
-        return tuple[tuple(struct_type(arg, struct_of) for arg in args)]  # type: ignore[misc]
+            return tuple[struct_type(args[0], struct_of, checked), ...]  # type: ignore[misc]
+        return tuple[tuple(struct_type(arg, struct_of, checked) for arg in args)]  # type: ignore[misc]
     if origin is dict:
         key, value = get_args(annotation)
-        return dict[struct_type(key, struct_of), struct_type(value, struct_of)]  # type: ignore[misc]
+        return dict[struct_type(key, struct_of, checked), struct_type(value, struct_of, checked)]  # type: ignore[misc]
     if origin is list:
-        return list[struct_type(get_args(annotation)[0], struct_of)]  # type: ignore[misc]
+        return list[struct_type(get_args(annotation)[0], struct_of, checked)]  # type: ignore[misc]
     if origin is Literal or annotation in (str, int, bool, float, type(None), Any, dt.datetime, uuid.UUID):
         return annotation
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
@@ -83,23 +86,24 @@ def struct_type(annotation: Any, struct_of: Callable[[type[BaseModel]], type]) -
 
 
 def struct_fields(model: type[BaseModel], struct_of: Callable[[type[BaseModel]], type],
-                  leave_out: frozenset[str] = frozenset(), text: frozenset[str] = frozenset()) -> list[Any]:
+                  leave_out: frozenset[str] = frozenset(), text: frozenset[str] = frozenset(),
+                  checked: bool = True) -> list[Any]:
     """The msgspec fields of a Struct standing for ``model``: each field's type
     (``struct_type``) and default (a mutable one copied for each value, as pydantic
     copies it), but ``kind`` (the tag, ``tag_of``) and the fields in ``leave_out``; the
     fields in ``text`` are kept as their stored text, and required (pydantic's default
-    for them, a time, is no text). A field pydantic constrains (``Field(ge=1)``…) raises
-    ``TypeError``: msgspec would not check it."""
+    for them, a time, is no text). ``checked``: a field pydantic constrains
+    (``Field(ge=1)``…) raises ``TypeError``, since msgspec would not check it."""
     fields: list[Any] = []
     for name, info in model.model_fields.items():
         if name in leave_out or name == "kind":
             continue
-        if info.metadata:
+        if checked and info.metadata:
             raise TypeError(f"{model.__name__}.{name} is constrained")
         if name in text:
             fields.append((name, str))
             continue
-        kind = struct_type(info.annotation, struct_of)
+        kind = struct_type(info.annotation, struct_of, checked)
         if info.is_required():
             fields.append((name, kind))
         else:
@@ -134,7 +138,8 @@ def _struct(model: type[BaseModel]) -> type:
         if _checks(model):
             raise TypeError(f"{model.__name__} has validators or private state")
         event = issubclass(model, e.DomainEvent)
-        fields = struct_fields(model, _struct, leave_out=frozenset(_IDS), text=frozenset({"timestamp"} if event else ()))
+        fields = struct_fields(model, _struct, leave_out=frozenset(_IDS),
+                               text=frozenset({"timestamp"} if event else ()))
         kinds = {field[0]: field[1] for field in fields}
         plan: list[tuple[str, Any, Callable[[Any], Any] | None]] = []  # (name, constant, conversion), in order
         for name, info in model.model_fields.items():

@@ -70,7 +70,7 @@ def light_class(model: type[BaseModel]) -> type:
         event = issubclass(model, e.DomainEvent)
         head: list[Any] = [("originator_id", Any, None), ("originator_version", int, 0)] if event else []
         fields = head + struct_fields(model, light_class, leave_out=SKIPPED | UNREAD.get(model, frozenset()),
-                                      text=TEXT if event else frozenset())
+                                      text=TEXT if event else frozenset(), checked=False)
         namespace: dict[str, Any] = {"action": getattr(model, "action", None)}
         for method in BORROWED:
             found = getattr(model, method, None)
@@ -93,10 +93,7 @@ def light_decoder(topic: str) -> Callable[[bytes], Any] | None:
     if topic not in _decoders:
         cls = resolve_topic(topic)
         wanted = isinstance(cls, type) and issubclass(cls, e.ActionRecorded) and not issubclass(cls, HEAVY)
-        try:
-            _decoders[topic] = msgspec.json.Decoder(light_class(cls)).decode if wanted else None
-        except TypeError:  # a field msgspec would not check as pydantic does (``struct_fields``)
-            _decoders[topic] = None
+        _decoders[topic] = msgspec.json.Decoder(light_class(cls)).decode if wanted else None
     return _decoders[topic]
 
 

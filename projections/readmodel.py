@@ -589,8 +589,8 @@ class _Fold:
         return writer
 
     def _fold_note(self, note: Any, writer: _Batch) -> None:
-        """The rows of one notification decoded with pydantic and folded (none if it is
-        no action)."""
+        """The rows of one notification decoded as the ledger's event (the mapper: the
+        quick read, else pydantic) and folded (none if it is no action)."""
         event = self.ledger.mapper.to_domain_event(note)
         if isinstance(event, ActionRecorded):
             self.apply(event, writer)

@@ -276,3 +276,15 @@ def last_action(db: Path) -> tuple[int, int, str]:
     con.close()
     rowid, seq, state = found
     return rowid, seq, bytes(state).decode()
+
+
+def test_every_action_but_the_heavy_ones_has_a_light_decoder_on_the_read_side():
+    """The read side's light classes pass over constraints (they read what the write side
+    validated): no action topic silently loses its light rebuild path."""
+    from projections.decoding import HEAVY, light_decoder
+
+    actions = [cls for cls in vars(e).values() if isinstance(cls, type) and issubclass(cls, e.ActionRecorded)
+               and cls is not e.ActionRecorded and not issubclass(cls, HEAVY)]
+    assert len(actions) > 20
+    for cls in actions:
+        assert light_decoder(f"ledger.events:{cls.__name__}") is not None, cls
