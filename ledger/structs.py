@@ -125,10 +125,16 @@ LEDGER_TIME = re.compile(r"[1-9][0-9]{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1[0-9]|2[0-
                          r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.(?!000000)[0-9]{6}Z")
 
 
+def ledger_time_text(stamp: str) -> str | None:
+    """What ``datetime.isoformat()`` gives for a stored timestamp in the ledger's own
+    form (``...121709Z`` -> ``...121709+00:00``), or None for any other form."""
+    return stamp[:26] + "+00:00" if LEDGER_TIME.fullmatch(stamp) else None
+
+
 # -- the quick read of stored actions ----------------------------------------------
 _IDS = ("originator_id", "originator_version")
 _structs: dict[type, type] = {}
-_makers: dict[type, Callable[[Any], BaseModel]] = {}  # Struct -> what makes its model of a decoded one
+_makers: dict[type, Callable[..., BaseModel]] = {}  # Struct -> what makes its model of a decoded one
 
 
 def _struct(model: type[BaseModel]) -> type:
@@ -173,7 +179,8 @@ def _holds_struct(kind: Any) -> bool:
     return any(_holds_struct(arg) for arg in get_args(kind))
 
 
-def _maker(model: type[BaseModel], plan: list[tuple[str, Any, Callable[[Any], Any] | None]]) -> Callable[[Any], Any]:
+def _maker(model: type[BaseModel],
+           plan: list[tuple[str, Any, Callable[[Any], Any] | None]]) -> Callable[..., BaseModel]:
     """Makes the model of a decoded Struct, its fields in the model's order: what
     ``model_construct`` does given every field (``_checks``). Every field counts as set
     (``model_fields_set``), where validation counts only those the JSON holds; nothing
@@ -212,7 +219,8 @@ def _built(value: Any) -> Any:
 
 
 def _when(stamp: str) -> dt.datetime | None:
-    return dt.datetime.fromisoformat(stamp[:26] + "+00:00") if LEDGER_TIME.fullmatch(stamp) else None
+    text = ledger_time_text(stamp)
+    return dt.datetime.fromisoformat(text) if text is not None else None
 
 
 _decode = msgspec.json.Decoder().decode

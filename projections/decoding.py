@@ -41,7 +41,7 @@ from pydantic import BaseModel
 
 from ledger import changes as ch
 from ledger import events as e
-from ledger.structs import LEDGER_TIME, struct_fields, tag_of
+from ledger.structs import ledger_time_text, struct_fields, tag_of
 
 from .summaries import summarised_like
 
@@ -107,8 +107,9 @@ def light_time(stamp: Any) -> str:
     the pydantic event. The ledger's own form is rewritten (``...121709+00:00``); any
     other is decoded to a datetime first (and refused as the datetime field would be)."""
     if isinstance(stamp, str):
-        if LEDGER_TIME.fullmatch(stamp):
-            return stamp[:26] + "+00:00"
+        text = ledger_time_text(stamp)
+        if text is not None:
+            return text
         stamp = _as_datetime(_as_json(stamp))
     return stamp.isoformat()
 
