@@ -511,7 +511,7 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
         seq = event.prev_live
     rules.may_take_back(play.actor, targets, "undo")
     rules.showed_nothing_hidden(play.actor, targets)
-    rules.left_nothing_to_chance(play.actor, targets)
+    rules.left_nothing_to_chance(play.campaign, play.actor, targets)
     rules.keeps_order_by_master(play.actor, cmd.keep_order)
     rules.seed_is_the_masters(play.actor, cmd.seed)
     if cmd.seed is not None:

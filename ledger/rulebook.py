@@ -36,8 +36,11 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 # 7 = a hero searches only a face-down deck or a stack of their own, and may not take back an
 # action that refilled a deck from the depot (its order was left to chance: fair play);
 # 8 = a hero names no card of a face-down deck, even one of their own they may look through,
-# and puts a card they name into one only by bury (a free search, a stacked deck: fair play).
-RULESET = 8
+# and puts a card they name into one only by bury (a free search, a stacked deck: fair play);
+# 9 = a hero may not take back an action that shuffled a stack whose new order they could see
+# (a face-up one, or a deck of their own they may look through: shuffling again until the order
+# suits would be picking it; fair play).
+RULESET = 9
 
 
 class Rule(NamedTuple):
@@ -163,7 +166,7 @@ RULEBOOK: tuple[Rule, ...] = (
          "reached by trading, the depot by the master")),
     Rule("showed-nothing-hidden", "§9", N_("a hero may not take back an action that showed anyone a hidden card")),
     Rule("left-nothing-to-chance", "§9", N_("a hero may not take back an action that refilled a deck from the depot "
-         "(its order was left to chance)")),
+         "or shuffled a stack whose new order they could see (its order was left to chance)")),
     Rule("keeps-order-by-master", "§9", N_("keeping a seen deck's order after an undo is the master's decision")),
     Rule("redoes-own-undo", "§9", N_("a hero redoes only their own undo")),
     Rule("master-sets-knowledge", "§1", N_("only the master changes a hero's knowledge")),
@@ -202,8 +205,8 @@ HERO_MAY: dict[str, str] = {
     "battle start": N_("only the master starts a battle"),
     "battle end": N_("only the master ends a battle"),
     "access": N_("only the master records an effect on a location's access"),
-    "undo": N_("a hero takes back only their own actions, and none that showed anyone a hidden card or refilled "
-            "a deck"),
+    "undo": N_("a hero takes back only their own actions, and none that showed anyone a hidden card, refilled "
+            "a deck or shuffled one whose new order they could see"),
     "redo": N_("a hero redoes only their own undo"),
 }
 

@@ -365,3 +365,28 @@ def test_sends_to_own_zone_a_hero_puts_no_card_she_names_into_a_face_down_deck_a
     looking.add("item-potion", to="inventory:ana")
     looking.do(c.Send(cards=("item-potion",), to="deck:item:ana", position="top"))  # the master
     assert looking.cards("deck:item:ana")[0] == "item-potion"
+
+
+@pytest.mark.parametrize("shuffling", [
+    c.Shuffle(actor="ana", stack="deck:item:ana"),
+    c.Search(actor="ana", stack="deck:item:ana", by="item-staff"),
+], ids=["shuffle", "search-reshuffle"])
+def test_left_nothing_to_chance_a_hero_takes_back_no_shuffle_whose_new_order_she_could_look_at(looking, shuffling):
+    """Rule left-nothing-to-chance (§9; ruleset 9): a hero who may look through her own
+    deck saw the order a shuffle (or a search's reshuffle) left it in; taking it back and
+    shuffling again until the order suits her would be picking it. A shuffle of a deck she
+    cannot look through she may take back (she saw nothing), and the master may take back
+    either."""
+    looking.add("item-sword", "item-bow", "item-rope", "item-torch", "item-potion", to="deck:item:ana")
+    looking.add("item-staff", to="inventory:ana")
+    looking.do(c.Reveal(cards=("item-staff",)))  # revealed in her inventory: active, hers
+    before = looking.cards("deck:item:ana")
+    done = looking.do(shuffling)
+    message = str(looking.refuse(c.Undo(actor="ana"), NotAllowed))
+    assert f"seq {done.seq}" in message and "deck:item:ana" in message and "master" in message
+    looking.do(c.Undo())  # the master
+    assert looking.cards("deck:item:ana") == before
+    looking.add("item-axe", "item-shield", to="deck:item")  # the campaign's deck: nobody looks through it
+    looking.do(c.Shuffle(actor="ana", stack="deck:item"))
+    looking.do(c.Undo(actor="ana"))
+    assert looking.cards("deck:item") == ["item-axe", "item-shield"]

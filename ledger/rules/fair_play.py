@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ..campaign import Campaign
 from ..errors import CardNotThere, NotAllowed, RuleBroken
+from ..changes import StackReordered
 from ..events import ActionRecorded, ActionUndone
 from ..formats import ZoneSpec
 from ..i18n import N_, _
@@ -166,17 +167,37 @@ def searches_decks(actor: str, stack: ZoneSpec) -> None:
         actor=actor, stack=stack.id))
 
 
-def left_nothing_to_chance(actor: str, events: Sequence[ActionRecorded]) -> None:
+def left_nothing_to_chance(campaign: Campaign, actor: str, events: Sequence[ActionRecorded]) -> None:
     """Fair play: a hero may not take back an action in which a deck was refilled from the
     depot: the new deck's order was left to chance, and the cards drawn from it showed
     the hero where chance put them (face-up cards, so nothing hidden was shown); taking
-    it back and drawing again would try chance again. The master may (from ruleset 7)."""
+    it back and drawing again would try chance again. The master may (from ruleset 7).
+    Nor, from ruleset 9, one that shuffled a stack whose new order the hero could see: a
+    face-up one, or a deck of their own they may look through (a shuffle, a search's
+    reshuffle): shuffling again until the order suits them would be picking it."""
     if sees_everything(actor) or ruleset() < 7:
         return
     chanced = [event.seq for event in events if event.refills]
     if chanced:
         raise NotAllowed(_("seq {seq} refilled a deck from the depot in an order left to chance, so only the master "
                            "may take it back (drawing again would draw on chance again)").format(seq=chanced[0]))
+    if ruleset() < 9:
+        return
+    for event in events:
+        for change in event.changes:
+            if isinstance(change, StackReordered) and order_seen_by(campaign, actor, change.stack):
+                raise NotAllowed(_("seq {seq} shuffled {stack}, whose new order {actor} could look at, so only the "
+                                   "master may take it back (shuffling again until the order suits would be picking "
+                                   "it)").format(seq=event.seq, stack=change.stack, actor=actor))
+
+
+def order_seen_by(campaign: Campaign, actor: str, stack: str) -> bool:
+    """May ``actor`` (a hero) see the order of ``stack``: a face-up stack, or one of their
+    own that lets its controller look?"""
+    zone = campaign.zones().get(stack)
+    if zone is None:
+        return False
+    return zone.visibility == "face-up" or (zone.visibility == "face-down-controller-may-look" and zone.owner == actor)
 
 
 def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
