@@ -252,10 +252,11 @@ def search(play: Play, cmd: c.Search) -> Decided:
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
     if to is not None:
         rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take")
-    rules.searched_cards(play.campaign, play.actor, cmd.take, stack.id,
-                         N_("search takes cards from the stack searched"))
-    moving = frozenset(cmd.take)
-    for card in cmd.take:
+    missed = rules.searched_cards(play.campaign, play.actor, cmd.take, stack.id,
+                                  N_("search takes cards from the stack searched"))
+    taken = tuple(card for card in cmd.take if card not in missed)
+    moving = frozenset(taken)
+    for card in taken:
         play.place(card, to, moving=moving)  # type: ignore[arg-type]
     reshuffle = rules.reshuffles_after_search(stack)
     if reshuffle:
@@ -263,8 +264,8 @@ def search(play: Play, cmd: c.Search) -> Decided:
             play.rng.seed(cmd.seed)
         play.shuffle(stack.id)
     return e.StackSearched, {
-        "stack": stack.id, "taken": cmd.take, "to": to, "reshuffled": reshuffle, "seed": cmd.seed,
-        "allowed_by": cmd.by,
+        "stack": stack.id, "taken": taken, "to": to, "reshuffled": reshuffle, "seed": cmd.seed,
+        "allowed_by": cmd.by, "missed": missed,
     }
 
 

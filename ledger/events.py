@@ -82,7 +82,7 @@ class ActionRecorded(DomainEvent):
     # card would otherwise pass for one recorded before ``identified`` was kept).
     LATER_FROM: ClassVar[dict[str, int]] = {
         "ruleset": 2, "identified": 2, "commitments": 2, "allowed_by": 2, "keep_order": 2, "reshuffled_stacks": 2,
-        "state_digest": 3, "seen": 4, "unnamed": 4, "to": 4, "affected": 4,
+        "state_digest": 3, "seen": 4, "unnamed": 4, "to": 4, "affected": 4, "missed": 9,
     }
 
     actor: str
@@ -245,16 +245,19 @@ class StackShuffled(ActionRecorded):
 
 class StackSearched(ActionRecorded):
     action: ClassVar[str] = "search"
-    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "allowed_by")
+    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "allowed_by", "missed")
     stack: str
     taken: tuple[str, ...]
     to: str | None
     reshuffled: bool
     seed: int | None = None
     allowed_by: str | None = None  # the active card whose effect let a hero search
+    # The cards a hero's search named that the stack did not hold (from ruleset 9: her
+    # search happened, and found them missing, rather than a refusal that cost nothing).
+    missed: tuple[str, ...] = ()
 
     def named_cards(self) -> tuple[str, ...]:
-        return self.taken + ((self.allowed_by,) if self.allowed_by else ())
+        return self.taken + ((self.allowed_by,) if self.allowed_by else ()) + self.missed
 
 
 class CardsRevealed(ActionRecorded):

@@ -39,7 +39,8 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 # and puts a card they name into one only by bury (a free search, a stacked deck: fair play);
 # 9 = a hero may not take back an action that shuffled a stack whose new order they could see
 # (a face-up one, or a deck of their own they may look through: shuffling again until the order
-# suits would be picking it; fair play).
+# suits would be picking it), and a hero's search that names hidden cards the stack does not hold
+# is recorded, missing them, rather than refused (a free probe of what a deck holds; fair play).
 RULESET = 9
 
 
@@ -151,8 +152,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("may-take-back", "CLI.md undo", N_("the master may take back any action; a hero only their own")),
     # -- fair play: what a hero may do through the ledger (§1, §4, §8, §9) -----------
     Rule("knows-card", "§9", N_("a hero names only cards they can see; a hidden card and a missing one read the same")),
-    Rule("searched-cards", "§9", N_("a refused search tells a hero neither where a hidden card lies nor which of the "
-         "hidden cards they named are in the stack")),
+    Rule("searched-cards", "§9", N_("a hero's search of a stack takes the hidden cards they named that it holds and "
+         "records the others as not found; no refusal tells a hero where a hidden card lies")),
     Rule("controls-card", "§8", N_("a hero moves, turns or tilts only cards they control, never a card of a "
          "face-down deck by name; the discard pile is reached by trading")),
     Rule("sends-to-own-zone", "§3", N_("a hero puts cards only into their own zones (and plays them into the "

@@ -148,6 +148,10 @@ def _searched(event: e.StackSearched, before, viewer, check: Check, n: Name) -> 
     if event.allowed_by:
         check(N_("§4 search"), _("searching was allowed by the effect of {card}, an active card").format(
             card=n(event.allowed_by)))
+    if event.missed:
+        check(N_("§9 search"), _("{stack} did not hold {cards}: a hero's search records what it did not find "
+                                "rather than being refused (a refusal would tell a hero what a deck holds at no "
+                                "cost)").format(stack=event.stack, cards=", ".join(n(card) for card in event.missed)))
     if event.reshuffled:
         check(N_("§4 search"), _("{stack} is face-down, so it was reshuffled after the search, in the same "
                                 "action").format(stack=event.stack))

@@ -43,30 +43,39 @@ def knows_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
         raise unseen(actor, card, verb)
 
 
-def searched_cards(campaign: Campaign, actor: str, cards: Sequence[str], stack: str, why: str) -> None:
-    """RULES.md §4, §9: the cards a search takes must lie in the stack searched. A hero
-    names them without seeing them first, so a refusal tells them nothing a search would
-    not show them in a recorded action: not where a card they cannot see lies (one that
-    does not exist reads the same), nor, when they named several such cards, which of them
-    is missing (that would tell them the others are in the stack). A card they can see
-    elsewhere is named with its place, before any of those."""
+def searched_cards(campaign: Campaign, actor: str, cards: Sequence[str], stack: str, why: str) -> tuple[str, ...]:
+    """RULES.md §4, §9: the cards a search takes must lie in the stack searched. A card the
+    actor can see elsewhere is refused with its place, before anything else. A hero names
+    the others without seeing them first, so what the search does with them must tell her
+    no more than looking through the stack would: from ruleset 9 her search happens,
+    takes those the stack holds and records the others as missed (returned), the deck
+    shuffled again as after any search; a refusal that said "not there" would have cost
+    her nothing, and probing card by card would have told her what a deck holds. Only an
+    id the catalog lacks is refused (the catalog is no secret: a misspelt id). Under older
+    rules she was refused, in words that did not say which of several cards was missing.
+    The master, who sees every card, is refused as before."""
     if sees_everything(actor) or not _fair():
         for card in cards:
             campaign.card(card)
         for card in cards:
             must_be_in(campaign, actor, card, stack, why)
-        return
+        return ()
     unseen_ones = []
     for card in cards:
         if card in campaign.catalog.cards and can_identify(campaign, actor, card):
             must_be_in(campaign, actor, card, stack, why)
         else:
             unseen_ones.append(card)
+    if ruleset() >= 9:
+        for card in unseen_ones:
+            campaign.card(card)
+        return tuple(card for card in unseen_ones if campaign.table.zone_of(card) != stack)
     if any(card not in campaign.catalog.cards or campaign.table.zone_of(card) != stack for card in unseen_ones):
         if len(unseen_ones) == 1:
             raise not_in(unseen_ones[0], stack, _(UNSEEN_PLACE), why)
         raise CardNotThere(_("cards {cards}: not all of them are in {zone} ({where}); {why}").format(
             cards=", ".join(unseen_ones), zone=stack, where=_(UNSEEN_PLACE), why=_(why)))
+    return ()
 
 
 def controls_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
