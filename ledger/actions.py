@@ -484,6 +484,7 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
     hero = rules.activating_hero(campaign, play.actor, cmd.hero, cmd.card)
     rules.may_activate(campaign, play.actor, hero, cmd.card)
     index = rules.chosen_effect(campaign, cmd.card, cmd.effect)
+    rules.energies_paid(cmd.energies)
     rules.effect_usable(campaign, cmd.card, index, cmd.action_points, cmd.energies)
     rules.activator_knowledge(campaign, hero, cmd.card)
     rules.stack_effect_reaches(campaign, cmd.card, cmd.target)

@@ -24,6 +24,8 @@ def N_(text: str) -> str:
 
 
 REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its suit from the depot
+ENERGY_KINDS = 20  # kinds of energy one activation may record as paid (from ruleset 9)
+MOST_PAID = 100  # of any one kind, as of action points (from ruleset 9)
 
 # The rules an action is decided under, recorded in every action so that ``verify``
 # decides it again under the same rules: 1 = the first ledger; 2 = fair play (what a
@@ -40,7 +42,8 @@ REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its s
 # 9 = a hero may not take back an action that shuffled a stack whose new order they could see
 # (a face-up one, or a deck of their own they may look through: shuffling again until the order
 # suits would be picking it), and a hero's search that names hidden cards the stack does not hold
-# is recorded, missing them, rather than refused (a free probe of what a deck holds; fair play).
+# is recorded, missing them, rather than refused (a free probe of what a deck holds; fair play);
+# and an activation records energies paid from 0 to MOST_PAID, of at most ENERGY_KINDS kinds.
 RULESET = 9
 
 
@@ -106,6 +109,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("from-inventory", "§6", N_("a card in an inventory, not attached, is activated from the inventory")),
     Rule("stack-effect-reaches", "§7", N_("a stack card's effects reach only the heroes its stack's affected setting "
          "names (none, the owner, all): a hero targeted must be among them")),
+    Rule("energies-paid", "§7", N_("an activation records as paid whole amounts of energy from 0 to {most_paid}, "
+         "of at most {energy_kinds} kinds")),
     Rule("effect-usable", "§6", N_("only activate effects work from the inventory; auto effects cost nothing; "
          "attached cards use only their attachment effects; a card in a stack only the stack effects its "
          "stack lets count (its use), face-up: exactly when its state there is active")),
@@ -225,7 +230,7 @@ def rule_text(name: str) -> str:
     return BY_NAME[name].text
 
 
-FIGURES = {"limit": REFILL_LIMIT}
+FIGURES = {"limit": REFILL_LIMIT, "energy_kinds": ENERGY_KINDS, "most_paid": MOST_PAID}
 """The figures a rule's text names by placeholder, filled in after translation."""
 
 

@@ -221,6 +221,18 @@ def test_the_activation_records_effect_target_note_action_points_and_energies_as
     assert stored == event
 
 
+@pytest.mark.parametrize("energies", [{"fire": -3}, {"fire": 101}, {"fire": 10**30},
+                                      {f"kind{i}": 1 for i in range(21)}], ids=["negative", "over-100", "huge",
+                                                                                 "21-kinds"])
+def test_energies_paid_are_whole_amounts_from_0_to_100_of_at_most_20_kinds(game, energies):
+    """Rule energies-paid (§7; ruleset 9): a negative amount read as energy gained
+    ("paid -3 fire"), and a huge one or thousands of kinds filled the record."""
+    game.add("companion-wolf", to="table:ana")
+    err = game.refuse(c.Activate(actor="ana", card="companion-wolf", energies=energies), BadInput)
+    assert "energy" in str(err)
+    game.do(c.Activate(actor="ana", card="companion-wolf", energies={f"kind{i}": 100 for i in range(20)}))
+
+
 def test_an_activation_without_costs_records_none(game):
     game.add("item-sword", to="table:ana")
     event = game.do(c.Activate(actor="ana", card="item-sword")).event

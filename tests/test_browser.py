@@ -21,6 +21,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Any
 
 import pytest
@@ -434,7 +435,7 @@ def test_leave_makes_this_browser_forget_its_seat(browser: Any, game: tuple[Tabl
     bo.screenshot(shots / "bo-leave.png", whole=False)
     page.click("form.leave button")
     expect(page.locator("h1")).to_have_text("You left the table")
-    assert not [c for c in bo.context.cookies() if c["name"] == "ledger_seat"]
+    assert not [c for c in bo.context.cookies() if c["name"].startswith("ledger_seat")]
     page.goto(f"{base}/")
     expect(page.locator("h1")).to_have_text("Join the table")
     assert bo.problems == ["console: Failed to load resource: the server responded with a status of 401 (Unauthorized)"]
@@ -480,12 +481,12 @@ def test_a_join_link_clicked_on_another_site_offers_the_seat_and_its_button_take
         page.set_content(f'<a id="link" href="{base}/join/{t.tokens["bo"]}">a message</a>')
         page.click("#link")
         expect(page.locator("h1")).to_have_text("Take this seat?")
-        assert not [c for c in context.cookies() if c["name"] == "ledger_seat"]
+        assert not [c for c in context.cookies() if c["name"].startswith("ledger_seat")]
         page.click("#take-seat")
         expect(page.locator("h1")).to_have_text("You are seated")
         page.click("#to-table")
         page.wait_for_selector("#table[data-ready=yes]")
         assert page.locator("#table").get_attribute("data-viewer") == "bo"
-        assert [c["value"] for c in context.cookies() if c["name"] == "ledger_seat"] == [t.tokens["bo"]]
+        assert [c["value"] for c in context.cookies() if c["name"] == f"ledger_seat_{urlsplit(base).port}"] == [t.tokens["bo"]]
     finally:
         context.close()

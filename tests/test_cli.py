@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -533,3 +534,15 @@ def test_an_exception_python_cannot_raise_is_said_without_the_object_it_met(caps
     _unraisable(SimpleNamespace(exc_value=ValueError("x"), object=secret, exc_type=ValueError))
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "ValueError" in err and "item-sword" not in err
+
+
+def test_a_hero_looks_back_at_the_table_before_they_joined_as_anyone_saw_it_then(played):
+    """ana joins at seq 2 (the session's hero add): as ana, the table at seq 1, its
+    explain and a card then are what the public saw (the table server shows her seat the
+    same); a name that is no hero now nor then is still refused."""
+    db, _ = played
+    for args in (["zones", "--at", "1"], ["explain", "1"], ["card", "item-sword", "--at", "1"]):
+        mine, public = (json_of(succeeded(run_ledger("--json", "--as", who, *args, db=db))) for who in ("ana", "public"))
+        assert json.dumps(mine).replace('"ana"', '"public"') == json.dumps(public), args
+    refused = run_ledger("--as", "zed", "zones", "--at", "1", db=db)
+    assert refused.returncode == 1 and "no hero 'zed'" in refused.stderr

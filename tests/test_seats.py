@@ -52,6 +52,22 @@ def test_seat_add_prints_the_join_url_once_with_a_fresh_token(demo):
     assert elsewhere["url"] == f"http://192.168.1.20:8123/join/{elsewhere['token']}"
 
 
+@pytest.mark.parametrize("host", ["", "evil.example/x?", "a b", "host:9000", "-bad.example"])
+def test_seat_add_refuses_a_host_that_would_make_a_link_to_another_page_and_opens_no_seat(demo, host):
+    """--host is a host name or an IP address: anything else (a path, a port, a blank)
+    makes a link that opens some other page; refused in one line before any seat opens."""
+    before = stored_events(demo)
+    result = run_ledger("seat", "add", "ana", "--host", host, db=demo)
+    assert result.returncode == 1 and "--host" in one_error_line(result)
+    assert stored_events(demo) == before
+
+
+def test_seat_add_writes_an_ipv6_host_in_brackets(demo):
+    for host in ("::1", "[::1]"):
+        seat = add(demo, "ana", "--host", host)
+        assert seat["url"] == f"http://[::1]:8000/join/{seat['token']}"
+
+
 def test_seat_add_json_and_several_seats_at_once(demo):
     result = succeeded(run_ledger("--json", "seat", "add", "master", "public", "ana", db=demo))
     seats = [json.loads(line) for line in result.stdout.splitlines()]

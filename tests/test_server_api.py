@@ -598,7 +598,7 @@ def test_no_token_a_garbage_one_or_a_malformed_header_is_401_everywhere(tmp_path
         {}, {"Authorization": "Bearer nope"}, {"Authorization": "Bearer "}, {"Authorization": "Bearer"},
         {"Authorization": f"Basic {real}"}, {"Authorization": real}, {"Authorization": f"Bearer {real}x"},
         {"Authorization": f"Bearer {real[:-1]}"}, {"Authorization": "Bearer " + "a" * 5000},
-        {"Authorization": f"Bearer {seated.tokens['ana'].upper()}"}, {"Cookie": "ledger_seat=nope"},
+        {"Authorization": f"Bearer {seated.tokens['ana'].upper()}"}, {"Cookie": "ledger_seat_80=nope"},
         {"Cookie": f"seat={real}"}, {"X-Token": real}, {"Authorization": b"Bearer \xe9t\xe9"},
     ]
     with client_for(seated.db) as client, nothing_appended(seated.db):
@@ -668,6 +668,21 @@ def test_a_seat_of_another_campaign_is_403_for_every_endpoint_whether_the_campai
             assert client.get(f"/api/campaigns/{own}/zones", headers=headers).status_code == 200
 
 
+def test_two_servers_on_one_machine_keep_their_own_seat_cookies(tmp_path):
+    """Browsers send a host's cookies to every port of it: a server on another port (another
+    campaign's ``ledger serve``) neither reads this one's seat nor takes it away by seating
+    the browser there (each port names its own cookie)."""
+    seated = table(tmp_path)
+    with TestClient(create_app(str(seated.db)), base_url="http://127.0.0.1:8001") as browser:
+        patient(browser)
+        assert browser.get(f"/join/{seated.tokens['ana']}").status_code == 200
+        there = "http://127.0.0.1:8002"
+        one_error(browser.get(f"{there}{API}/zones"), 401)  # the other port's server: no seat of its own yet
+        assert browser.get(f"{there}/join/{seated.tokens['bo']}").status_code == 200
+        assert browser.get(f"{there}{API}/zones").json()["viewer"] == "bo"
+        assert browser.get(f"{API}/zones").json()["viewer"] == "ana"  # still seated here
+
+
 def test_the_bearer_header_and_the_join_cookie_both_seat_a_client(tmp_path):
     seated = table(tmp_path)
     app = create_app(str(seated.db))
@@ -679,7 +694,7 @@ def test_the_bearer_header_and_the_join_cookie_both_seat_a_client(tmp_path):
         cookies = joined.headers.get_list("set-cookie")
         assert len(cookies) == 1
         flags = [part.strip().lower() for part in cookies[0].split(";")]
-        assert flags[0] == f"ledger_seat={seated.tokens['ana']}".lower()
+        assert flags[0] == f"ledger_seat_80={seated.tokens['ana']}".lower()
         assert "httponly" in flags and "samesite=strict" in flags and "path=/" in flags
         zones = browser.get(f"{API}/zones")  # the cookie alone
         assert zones.status_code == 200 and zones.json()["viewer"] == "ana"
@@ -1000,7 +1015,7 @@ def test_a_join_link_followed_from_another_site_only_offers_the_seat(tmp_path):
         assert browser.get(f"{API}/zones").json()["viewer"] == "ana"
         taken = browser.post(f"/join/{bo}", headers={"Sec-Fetch-Site": "same-origin", "Origin": "http://testserver"})
         assert taken.status_code == 200 and "You are seated" in taken.text
-        assert any(c.startswith(f"ledger_seat={bo};") for c in taken.headers.get_list("set-cookie"))
+        assert any(c.startswith(f"ledger_seat_80={bo};") for c in taken.headers.get_list("set-cookie"))
         assert browser.get(f"{API}/zones").json()["viewer"] == "bo"
         # the offer's own language switch (same-origin) seats nobody; the joined page's, its seat again
         offer = browser.get(f"/join/{seated.tokens['public']}?lang=pt", headers={"Sec-Fetch-Site": "same-origin"})
@@ -1040,7 +1055,7 @@ def test_leave_forgets_the_browsers_seat_only_when_asked_from_the_tables_own_pag
         left = browser.post("/leave", headers={"Origin": "https://testserver"})  # an https page, TLS ended before
         assert left.status_code == 200 and "join link" in left.text
         cookie = left.headers.get_list("set-cookie")
-        assert len(cookie) == 1 and cookie[0].lower().startswith('ledger_seat="";') and "max-age=0" in cookie[0].lower()
+        assert len(cookie) == 1 and cookie[0].lower().startswith('ledger_seat_80="";') and "max-age=0" in cookie[0].lower()
         one_error(browser.get(f"{API}/zones"), 401)
         page = browser.get("/")
         assert page.status_code == 401 and 'action="/leave"' not in page.text

@@ -32,6 +32,7 @@ from .activation import (
     after_activation_from_inventory,
     chosen_effect,
     effect_usable,
+    energies_paid,
     from_inventory,
     knowledge_meets,
     may_activate,
@@ -138,7 +139,8 @@ __all__ = [
     "not_already_in", "moves_something", "not_attached_to_itself", "host_in_play", "no_attachment_cycle",
     "not_already_attached", "must_be_attached",
     # §6 activation
-    "activating_hero", "may_activate", "chosen_effect", "from_inventory", "effect_usable", "stack_effect_reaches", "knowledge_meets",
+    "activating_hero", "may_activate", "chosen_effect", "from_inventory", "effect_usable", "energies_paid",
+    "stack_effect_reaches", "knowledge_meets",
     "activator_knowledge", "after_activation_from_inventory",
     # §7 card states
     "card_states", "may_exhaust", "not_already_face", "not_already_tilted", "shown_to_new_eyes",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..campaign import Campaign
 from ..errors import BadInput, NotAllowed, RuleBroken
 from ..i18n import _, ngettext, pgettext
+from ..rulebook import ENERGY_KINDS, MOST_PAID
 from ..rulesets import ruleset
 from ..states import affected_by, card_states, counts_in_stack
 from ..terms import state_name
@@ -113,6 +114,22 @@ def effect_usable(
                                "there").format(card=card, zone=zone.id))
     elif not from_hand and table.face(card) != "up":
         raise RuleBroken(_("card {card} is face-down (inactive); reveal it before activating it").format(card=card))
+
+
+def energies_paid(energies: dict[str, int]) -> None:
+    """RULES.md §7: the energies an activation records as paid (the ledger records them,
+    the table checks them) are whole amounts from 0 to ``MOST_PAID``, of at most
+    ``ENERGY_KINDS`` kinds (from ruleset 9: a negative amount read as energy gained, and
+    a huge one or thousands of kinds filled the record)."""
+    if ruleset() < 9:
+        return
+    if len(energies) > ENERGY_KINDS:
+        raise BadInput(_("{count} kinds of energy: an activation records at most {most}").format(
+            count=len(energies), most=ENERGY_KINDS))
+    for kind, amount in energies.items():
+        if not 0 <= amount <= MOST_PAID:
+            raise BadInput(_("--energy {kind}={amount}: an energy paid is a whole number from 0 to {most}").format(
+                kind=kind, amount=amount, most=MOST_PAID))
 
 
 def stack_effect_reaches(campaign: Campaign, card: str, target: str | None) -> None:

@@ -220,9 +220,11 @@ class Session:
             return None
 
     def viewing(self, campaign: Campaign) -> str:
-        """The viewer, checked: referee, public, or a hero of this campaign."""
-        if self.viewer not in (REFEREE, PUBLIC):
-            campaign.check_hero(self.viewer)
+        """The viewer, checked: referee, public, or a hero of this campaign, at the moment
+        shown (``campaign``) or now: a hero looking back at the table before they joined sees
+        what anyone saw then, as the table server shows their seat."""
+        if self.viewer not in (REFEREE, PUBLIC) and self.viewer not in campaign.table.heroes:
+            self.ledger().campaign(self.cid()).check_hero(self.viewer)
         return self.viewer
 
     def run(self, command: Command) -> Recorded:
@@ -368,15 +370,15 @@ class Count(click.ParamType):
 SEQ = Count(N_("a seq (seqs count actions from 1, the init)"))
 
 
-def pairs(values: tuple[str, ...], option: str, number: bool = True) -> dict[str, Any]:
+def pairs(values: tuple[str, ...], option: str, number: bool = True, example: str = "item=2") -> dict[str, Any]:
     """``NAME=VALUE`` options (``--access item=2``, ``--energy fire=1``) as a dict; a name
-    given twice is refused (which one was meant?)."""
+    given twice is refused (which one was meant?). ``example``: one, as the option takes it."""
     out: dict[str, Any] = {}
     for value in values:
         key, sep, raw = value.partition("=")
         if not sep or not key or not raw:
-            raise BadInput(_("{option} {value!r}: write it as NAME=VALUE (e.g. {option} item=2)").format(
-                option=option, value=value))
+            raise BadInput(_("{option} {value!r}: write it as NAME=VALUE (e.g. {option} {example})").format(
+                option=option, value=value, example=example))
         if key in out:
             raise BadInput(_("{option} names {key} twice; give each once").format(option=option, key=key))
         if number:

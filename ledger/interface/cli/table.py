@@ -3,6 +3,8 @@ back the join links players open on their own devices, and ``serve`` runs the se
 
 from __future__ import annotations
 
+import re
+
 import click
 
 from ...errors import BadInput
@@ -50,6 +52,7 @@ def seat_add(s: Session, who: tuple[str, ...], campaign: str | None, host: str, 
 
     master_only(s.actor, N_("opens seats at the table"))
     _campaign(s, campaign)
+    host = _link_host(host)
     ledger, cid = s.ledger(), s.cid()
     for each in who:  # every WHO checked before any seat is opened
         check_who(ledger, cid, each)
@@ -63,6 +66,26 @@ def seat_add(s: Session, who: tuple[str, ...], campaign: str | None, host: str, 
                                                                       url=url))
     if not s.as_json:
         s.emit(None, human="[dim]" + _("give each link to that player only; it is not shown again") + "[/dim]")
+
+
+_HOST_NAME = re.compile(r"(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+                        r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
+
+
+def _link_host(host: str) -> str:
+    """``--host`` as a join link writes it: a host name or an IP address (an IPv6 one in
+    brackets); anything else (a path, a port, a blank) would make a link that opens some
+    other page, so it is refused before any seat is opened."""
+    import ipaddress
+
+    try:
+        address = ipaddress.ip_address(host[1:-1] if host.startswith("[") and host.endswith("]") else host)
+    except ValueError:
+        if _HOST_NAME.fullmatch(host):
+            return host
+        raise BadInput(_("--host {host!r}: not a host name or an IP address (e.g. --host 192.168.1.20, or a name "
+                         "such as table.local); the port is --port").format(host=host)) from None
+    return f"[{address}]" if address.version == 6 else str(address)
 
 
 @seat.command("list")

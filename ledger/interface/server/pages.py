@@ -31,7 +31,7 @@ from ...terms import ACTIONS, action_name, pgettext_noop, suit_name, suit_word
 from ...vocabulary import Role, Suit
 from .clerk import Clerk
 from .errors import Refused, retry_after, status_of
-from .seating import COOKIE, seat_of
+from .seating import cookie_name, seat_of
 from .speech import QUERY, tag
 
 HERE = Path(__file__).parent
@@ -129,7 +129,7 @@ def routes() -> APIRouter:
         response = _page(request, "message.html", {
             "title": _("You left the table"),
             "message": _("This browser no longer holds your seat; your join link seats you again.")})
-        response.delete_cookie(COOKIE, path="/", secure=request.url.scheme == "https", httponly=True,
+        response.delete_cookie(cookie_name(request), path="/", secure=request.url.scheme == "https", httponly=True,
                                samesite="strict")
         return response
 
@@ -151,7 +151,7 @@ async def _seat_to_join(request: Request, token: str) -> tuple[Any, str] | Respo
 
 
 def _seated(request: Request, response: Response, token: str) -> Response:
-    response.set_cookie(COOKIE, token, max_age=SESSION_DAYS * 86400, httponly=True, samesite="strict",
+    response.set_cookie(cookie_name(request), token, max_age=SESSION_DAYS * 86400, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https", path="/")
     return response
 
@@ -167,7 +167,7 @@ def _opened_here(request: Request, token: str) -> bool:
     site = request.headers.get("sec-fetch-site")
     if site is None:
         return "text/html" not in request.headers.get("accept", "")
-    return site == "none" or (site == "same-origin" and request.cookies.get(COOKIE) == token)
+    return site == "none" or (site == "same-origin" and request.cookies.get(cookie_name(request)) == token)
 
 
 def _same_origin(request: Request) -> bool:

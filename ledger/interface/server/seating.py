@@ -20,7 +20,7 @@ from .clerk import SEATED, Clerk
 from .errors import Refused
 from .fairness import AT_WORK
 
-COOKIE = "ledger_seat"
+COOKIE = "ledger_seat"  # and the port: ``cookie_name``
 LIMIT = 10  # failed attempts per address per window
 WINDOW = 60.0  # seconds
 MEMORY = 10_000  # addresses remembered before the stale ones are forgotten
@@ -58,6 +58,15 @@ class Doorman:
         self._failures.setdefault(address, deque()).append(time.monotonic())
 
 
+def cookie_name(request: Request) -> str:
+    """The seat cookie's name at the server this request reached: ``ledger_seat_PORT``.
+    Browsers send a host's cookies to every port of it, so two servers on one machine
+    (two campaigns, each its own ``ledger serve``) would otherwise each take the other's
+    seat from the browser: joining one would sign it out of the other."""
+    port = request.url.port or (443 if request.url.scheme == "https" else 80)
+    return f"{COOKIE}_{port}"
+
+
 def token_of(request: Request) -> str | None:
     """The seat's token: a ``Bearer`` header's (wrong or empty, it seats nobody), else the
     join cookie's. Another scheme (a proxy's Basic authentication, say) is no seat's and
@@ -67,7 +76,7 @@ def token_of(request: Request) -> str | None:
         scheme, _sep, token = header.partition(" ")
         if scheme.lower() == "bearer":
             return token.strip()
-    return request.cookies.get(COOKIE)
+    return request.cookies.get(cookie_name(request))
 
 
 async def seat_of(request: Request, token: str | None = None) -> Seat:
