@@ -21,8 +21,8 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from click.testing import CliRunner

@@ -8,9 +8,9 @@ tests that try refusals work on a copy.
 
 from __future__ import annotations
 
+import json
 import os
 import random
-import json
 import re
 import subprocess
 from pathlib import Path

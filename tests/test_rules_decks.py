@@ -10,9 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 from ledger import commands as c
+from ledger.audit import verify
 from ledger.catalog import Card, Catalog
 from ledger.changes import StackReordered
-from ledger.audit import verify
 from ledger.errors import BadInput, CardNotThere, DeckEmpty, UnknownCard
 from ledger.events import Refill
 from projections.queries import history_view

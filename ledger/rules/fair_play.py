@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..campaign import Campaign
-from ..errors import CardNotThere, NotAllowed, RuleBroken
 from ..changes import StackReordered
+from ..errors import CardNotThere, NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..formats import ZoneSpec
 from ..i18n import N_, _
