@@ -289,6 +289,7 @@ def test_a_viewer_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
 
 def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
     db = campaign_copy
+    succeeded(run_ledger("location", "add", "village", db=db))
     before = stored(db)
     for args in (
         ["draw", "deck:item", "--bogus"],          # unknown option
@@ -297,6 +298,8 @@ def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
         ["send", "item-rope"],                     # missing required --to
         ["frobnicate"],                            # unknown command
         ["send", "item-rope", "--to", "discard", "--face", "sideways"],
+        ["discard"],                               # neither cards nor --from
+        ["access", "village", "item"],             # neither a LEVEL nor --clear
     ):
         one_error_line(run_ledger(*args, db=db), exit_codes=(2,))
     assert stored(db) == before

@@ -405,7 +405,6 @@ def test_seeds_are_shown_to_no_one_but_the_referee(played):
 # (actor, arguments, the card whose zone the actor cannot see)
 REFUSALS = [
     ("bo", ["send", "skill-first-aid", "--to", "inventory:bo"], "skill-first-aid"),
-    ("bo", ["search", "deck:skill", "--take", "skill-first-aid", "--by", "class-hunter"], "skill-first-aid"),
     ("bo", ["discard", "item-bow"], "item-bow"),
     ("bo", ["exhaust", "item-sword"], "item-sword"),
     ("bo", ["reveal", "item-sword"], "item-sword"),
@@ -415,7 +414,6 @@ REFUSALS = [
     ("ana", ["activate", "companion-falcon"], "companion-falcon"),
     ("ana", ["trade", "ana", "--take", "companion-raven", "--give", "item-bow"], "companion-raven"),
     ("ana", ["attach", "companion-horse", "--to", "item-bow"], "companion-horse"),
-    ("ana", ["search", "deck:skill", "--take", "companion-horse", "--by", "class-rogue"], "companion-horse"),
     ("ana", ["send", "item-lantern", "--to", "table:ana"], "item-lantern"),
     ("ana", ["send", "house-north", "--to", "table:ana"], "house-north"),
     ("bo", ["activate", "skill-riposte"], "skill-riposte"),
@@ -444,11 +442,19 @@ def test_a_refusal_for_a_hero_does_not_say_where_a_card_they_cannot_see_is(playe
         app.close()
 
 
-def test_a_refusal_through_the_real_command_does_not_say_where_a_hidden_card_is(played):
+def test_a_search_for_a_card_elsewhere_through_the_real_command_is_recorded_missed_and_says_not_where(played,
+                                                                                                    tmp_path):
+    """Ruleset 9 (searched-cards): bo's search of deck:skill for the card in ana's hand is
+    no refusal (which told a hero, free, what a deck holds) but a search that missed it;
+    nothing bo or the public reads says where it is, nor which card bo looked for."""
+    db = copy_db(played.db, tmp_path)
     result = run_ledger("--actor", "bo", "search", "deck:skill", "--take", "skill-first-aid", "--by", "class-hunter",
-                        db=played.db)
-    assert result.returncode == 1
-    assert "inventory:ana" not in result.stderr + result.stdout, result.stderr
+                        db=db)
+    assert result.returncode == 0 and "skill-first-aid not found" in result.stdout, result.stderr
+    assert "inventory:ana" not in result.stderr + result.stdout
+    for viewer in ("public", "bo"):
+        text = ok(db, "--as", viewer, "--json", "history", "--limit", "1")
+        assert "not found" in text and "skill-first-aid" not in text and "inventory:ana" not in text, (viewer, text)
 
 
 # -- the witness rule ----------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from ...errors import BadInput
 from ...i18n import N_, _
 from .group import cli
 from .session import INTEGER, POSITION, Session, pairs, pass_session, record
@@ -61,6 +60,8 @@ def discard(s: Session, cards: tuple[str, ...], stack: str | None, count: int, s
     """
     from ...commands import Discard
 
+    if not cards and stack is None:  # a missing argument: a usage error (exit 2), as click's own
+        raise click.UsageError(_("name the cards to discard, or --from DECK to discard from the top of a deck"))
     record(s, Discard(actor=s.actor, cards=cards, stack=stack, count=count, seed=seed))
 
 
@@ -244,7 +245,7 @@ def access(s: Session, location_id: str, suit: str, level: int | None, by: str |
     from ...commands import SetAccess
 
     if clear == (level is not None):
-        raise BadInput(_("give a LEVEL with --by CARD, or --clear (not both)"))
+        raise click.UsageError(_("give a LEVEL with --by CARD, or --clear (not both)"))
     record(s, SetAccess(actor=s.actor, location=location_id, suit=suit, level=level, by=by))
 
 
