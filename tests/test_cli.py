@@ -287,6 +287,16 @@ def test_a_viewer_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
     one_error_line(run_ledger("--as", "zed", "--json", "zones", db=campaign_copy))
 
 
+def test_the_master_sees_as_the_referee_and_the_referee_and_public_do_not_act(campaign_copy):
+    """--as master is the referee's view (as the master's seat is at the table server);
+    --actor referee or public is refused in words that name what acts and what views."""
+    db = campaign_copy
+    assert zones(db, "--as", "master") == zones(db, "--as", "referee")
+    for viewer in ("referee", "public"):
+        line = one_error_line(run_ledger("--actor", viewer, "draw", "deck:item", db=db))
+        assert "--actor master" in line and f"--as {viewer}" in line, line
+
+
 def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
     db = campaign_copy
     succeeded(run_ledger("location", "add", "village", db=db))

@@ -206,7 +206,8 @@ def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> No
               help="The campaign database file ($LEDGER_DB).")
 @click.option("--campaign", "campaign_slug", default=None, help="Which campaign, when the file holds several.")
 @click.option("--actor", default=MASTER, show_default=True, help="Who acts: master or a hero id.")
-@click.option("--as", "viewer", default=REFEREE, show_default=True, help="Whose view a read shows: referee, public or a hero id.")
+@click.option("--as", "viewer", default=REFEREE, show_default=True,
+              help="Whose view a read shows: referee (master: the same), public or a hero id.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @click.option("--lang", type=LANG_CHOICE, default=None, expose_value=False,
               help="The language to speak: pt (Português) or en (default: $LEDGER_LANG, then the locale).")
@@ -222,13 +223,13 @@ def cli(ctx: click.Context, db: str, campaign_slug: str | None, actor: str, view
     Look:     ledger zones
     Try it:   ledger demo
     """
-    ctx.obj = Session(db=db, campaign_slug=campaign_slug, actor=actor, viewer=viewer, as_json=as_json)
-    ctx.call_on_close(ctx.obj.close)  # no connection outlives the command
     try:
         check_actor(actor)
-        check_viewer(viewer)
+        viewer = check_viewer(viewer)
     except LedgerError as exc:
         fail(str(exc), exc.code, as_json)
+    ctx.obj = Session(db=db, campaign_slug=campaign_slug, actor=actor, viewer=viewer, as_json=as_json)
+    ctx.call_on_close(ctx.obj.close)  # no connection outlives the command
 
 
 def main(argv: list[str] | None = None) -> None:

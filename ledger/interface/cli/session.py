@@ -288,12 +288,20 @@ def record(s: Session, command: Command) -> None:
 
 # -- argument types -------------------------------------------------------------------
 def check_viewer(viewer: str) -> str:
+    """``--as``: referee, public or a hero id; ``master`` is the referee's view (the master
+    sees as the referee, as the master's seat at the table server does)."""
     if viewer in (REFEREE, PUBLIC):
         return viewer
+    if viewer == MASTER:
+        return REFEREE
     return check_hero_id(viewer)
 
 
 def check_actor(actor: str) -> str:
+    """``--actor``: master or a hero id (the referee is who sees, not who acts)."""
+    if actor in (REFEREE, PUBLIC):
+        raise BadInput(_("--actor {actor}: only the master and the heroes act (--actor master, the default, or a "
+                         "hero id); {actor} is a view (--as {actor})").format(actor=actor))
     return actor if actor == MASTER else check_hero_id(actor)
 
 
