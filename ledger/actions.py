@@ -123,8 +123,8 @@ def set_knowledge(play: Play, cmd: c.SetKnowledge) -> Decided:
 
 @handles(c.Add)
 def add(play: Play, cmd: c.Add) -> Decided:
+    rules.master_only(play.actor, N_("adds cards from the box"))  # first: a hero is told why, whatever the cards
     _known(play, cmd.cards, "add")
-    rules.master_only(play.actor, N_("adds cards from the box"))
     play.campaign.zone(cmd.to)
     rules.may_add_to(cmd.to)
     for card in cmd.cards:

@@ -327,3 +327,11 @@ def test_verify_names_a_commitment_that_no_longer_matches_even_after_a_forger_re
     finally:
         app.close()
     assert report.bad_seq == done.seq
+
+
+def test_master_only_a_hero_adding_any_card_is_told_that_only_the_master_adds_cards_from_the_box(table):
+    """Rule master-only (§1): the reason comes first, whatever the cards (a card on her own
+    table she sees, one in the box, one that does not exist), so the words are the same."""
+    texts = {str(table.refuse(c.Add(actor="ana", cards=(card,), to="table:ana"), NotAllowed))
+             for card in ("item-sword", "house-north", "item-nothing")}
+    assert len(texts) == 1 and "only the master" in texts.pop()
