@@ -30,6 +30,7 @@ from ledger.vocabulary import REFEREE
 from .readmodel import DamagedRow, ReadModel
 from .source import EventLog
 from .summaries import summary
+from .views import position_for
 
 
 def _sees(row_seen: dict[str, list[str]], viewer: str, card: str) -> bool:
@@ -49,7 +50,7 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
         table = campaign.table
         view.update({
             "zone": table.zone_of(card),
-            "position": table.cards_in(table.where[card]).index(card),
+            "position": position_for(campaign, viewer, card),
             "face": table.face(card),
             "exhausted": card in table.exhausted,
             "attached_to": _shown(campaign, viewer, table.host(card)),

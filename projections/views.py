@@ -34,13 +34,36 @@ def card_entry(campaign: Campaign, viewer: str, card: str) -> dict[str, Any]:
 
 
 def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
-    """``ledger --json zones``: every zone, empty ones as ``[]``, decks top first."""
+    """``ledger --json zones``: every zone, empty ones as ``[]``, decks top first. A hero's
+    inventory (a hand: its order means nothing in the game) is listed in the order its
+    cards came in to the referee and its owner only; anyone else gets the cards they may
+    identify by id, then the hidden ones: a card revealed at the head of a hand would
+    otherwise tell them it was the first drawn, and so what lay on top of a deck then."""
     table = campaign.table
-    zones = {
-        zid: [card_entry(campaign, viewer, card) for card in table.cards_in(zid)]
-        for zid in campaign.zones()
-    }
+    zones = {}
+    for zid, spec in campaign.zones().items():
+        entries = [card_entry(campaign, viewer, card) for card in table.cards_in(zid)]
+        if hand_kept_from(spec, viewer):
+            entries.sort(key=lambda entry: (entry["id"] is None, entry["id"] or ""))
+        zones[zid] = entries
     return {"seq": campaign.seq, "viewer": viewer, "campaign": campaign.slug, "zones": zones}
+
+
+def hand_kept_from(spec: Any, viewer: str) -> bool:
+    """Is ``spec`` a hand whose order ``viewer`` is not told (``zones_view``)?"""
+    return spec.kind == "hand" and viewer != spec.owner and not sees_everything(viewer)
+
+
+def position_for(campaign: Campaign, viewer: str, card: str) -> int:
+    """Where ``card`` (which ``viewer`` may identify) is listed in its zone in ``viewer``'s
+    ``zones_view``: its place, or in a hand kept from them its rank among the cards there
+    they may identify."""
+    table = campaign.table
+    zone = table.where[card]
+    cards = table.cards_in(zone)
+    if not hand_kept_from(campaign.zone(zone), viewer):
+        return cards.index(card)
+    return sorted(c for c in cards if can_identify(campaign, viewer, c)).index(card)
 
 
 def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, Any]]:

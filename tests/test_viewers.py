@@ -33,6 +33,7 @@ from unittest import mock
 
 import pytest
 
+from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.rulebook import HERO_MAY, RULEBOOK
@@ -539,3 +540,33 @@ def test_a_heros_own_draw_into_a_deck_they_may_not_look_at_names_no_card_even_to
     view = recorded_view(rec.event, rec.campaign, "ana", {})
     assert "item-torch" not in json.dumps(view), view["events"][0]["summary"]
     assert not can_identify(rec.campaign, "ana", "item-torch")
+
+
+def test_a_hand_is_listed_to_others_without_the_order_its_cards_came_in(game):
+    """RULES.md §9: a hand's order means nothing in the game, but it is the order its
+    cards were drawn: bo, seeing ana reveal the second card she drew, must not learn from
+    its place that it lay second in the deck. The referee and ana keep the order; anyone
+    else gets the cards they may identify by id, then the hidden ones."""
+    from projections.queries import card_view
+    from projections.readmodel import ReadModel
+    from projections.views import zones_view
+
+    from .conftest import db_of
+
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.do(c.Draw(actor="ana", stack="deck:item", count=3))  # sword, bow, rope: in that order
+    game.do(c.Reveal(actor="ana", cards=("item-rope",)))
+    campaign = game.campaign
+    hand = [entry["id"] for entry in zones_view(campaign, "referee")["zones"]["inventory:ana"]]
+    assert hand == ["item-sword", "item-bow", "item-rope"]
+    assert [e["id"] for e in zones_view(campaign, "ana")["zones"]["inventory:ana"]] == hand
+    for viewer in ("public", "bo"):
+        assert [e["id"] for e in zones_view(campaign, viewer)["zones"]["inventory:ana"]] == ["item-rope", None, None]
+    model = ReadModel(game.app, db_of(game.app))
+    try:
+        model.catch_up()
+        assert card_view(game.app, model, campaign, "referee", "item-rope")["position"] == 2
+        assert card_view(game.app, model, campaign, "ana", "item-rope")["position"] == 2
+        assert card_view(game.app, model, campaign, "bo", "item-rope")["position"] == 0
+    finally:
+        model.close()
