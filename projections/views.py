@@ -39,31 +39,27 @@ def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
     cards came in to the referee and its owner only; anyone else gets the cards they may
     identify by id, then the hidden ones: a card revealed at the head of a hand would
     otherwise tell them it was the first drawn, and so what lay on top of a deck then."""
-    table = campaign.table
-    zones = {}
-    for zid, spec in campaign.zones().items():
-        entries = [card_entry(campaign, viewer, card) for card in table.cards_in(zid)]
-        if hand_kept_from(spec, viewer):
-            entries.sort(key=lambda entry: (entry["id"] is None, entry["id"] or ""))
-        zones[zid] = entries
+    zones = {zid: [card_entry(campaign, viewer, card) for card in listed_cards(campaign, viewer, zid, spec)]
+             for zid, spec in campaign.zones().items()}
     return {"seq": campaign.seq, "viewer": viewer, "campaign": campaign.slug, "zones": zones}
 
 
-def hand_kept_from(spec: Any, viewer: str) -> bool:
-    """Is ``spec`` a hand whose order ``viewer`` is not told (``zones_view``)?"""
-    return spec.kind == "hand" and viewer != spec.owner and not sees_everything(viewer)
+def listed_cards(campaign: Campaign, viewer: str, zone: str, spec: Any = None) -> list[str]:
+    """The cards of ``zone`` in the order ``viewer``'s ``zones_view`` lists them: their own,
+    or, in a hand kept from the viewer (any but the referee's and its owner's), those the
+    viewer may identify by id, then the others."""
+    cards = campaign.table.cards_in(zone)
+    spec = spec if spec is not None else campaign.zones().get(zone)  # (none: a card's attachments)
+    if spec is None or spec.kind != "hand" or viewer == spec.owner or sees_everything(viewer):
+        return list(cards)
+    named = sorted(card for card in cards if can_identify(campaign, viewer, card))
+    hidden = set(cards).difference(named)
+    return named + [card for card in cards if card in hidden]
 
 
 def position_for(campaign: Campaign, viewer: str, card: str) -> int:
-    """Where ``card`` (which ``viewer`` may identify) is listed in its zone in ``viewer``'s
-    ``zones_view``: its place, or in a hand kept from them its rank among the cards there
-    they may identify."""
-    table = campaign.table
-    zone = table.where[card]
-    cards = table.cards_in(zone)
-    if not hand_kept_from(campaign.zone(zone), viewer):
-        return cards.index(card)
-    return sorted(c for c in cards if can_identify(campaign, viewer, c)).index(card)
+    """Where ``card`` is listed in its zone in ``viewer``'s ``zones_view`` (``listed_cards``)."""
+    return listed_cards(campaign, viewer, campaign.table.where[card]).index(card)
 
 
 def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, Any]]:
