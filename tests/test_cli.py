@@ -339,6 +339,7 @@ def test_bad_numbers_are_refused_with_one_error_line_and_append_nothing(campaign
         ["send", "item-rope", "--to", "deck:item", "--position", "9"],
         ["add", "item-shield", "--to", "deck:item", "--position", "0"],
         ["hero", "add", "bo", "--knowledge", "-1"],
+        ["hero", "knowledge", "ana", "-1"],  # a level, not an unknown option
         ["shuffle", "deck:item", "--seed", "abc"],
         ["zones", "--at", "0"],
         ["zones", "--at", str(LAST + 1)],

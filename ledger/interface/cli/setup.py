@@ -92,7 +92,7 @@ def hero_add(s: Session, hero_id: str, name: str | None, knowledge: int) -> None
     record(s, AddHero(actor=s.actor, hero=hero_id, name=name, knowledge=knowledge))
 
 
-@hero.command("knowledge")
+@hero.command("knowledge", context_settings={"ignore_unknown_options": True})  # -1: a level refused as such
 @click.argument("hero_id")
 @click.argument("level", type=INTEGER)
 @pass_session
