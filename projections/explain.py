@@ -76,7 +76,7 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
                 "{card} was attached to {host}, which left its zone: it went to {zone} in the same action").format(
                 card=n(change.card), host=n(host_of(change.was.at)), zone=change.now.at))
     for commitment in event.commitments:
-        committed = ngettext("the new order of {stack} ({size} cards) is committed: sha256 {digest}",
+        committed = ngettext("the new order of {stack} ({size} card) is committed: sha256 {digest}",
                              "the new order of {stack} ({size} cards) is committed: sha256 {digest}",
                              commitment.size).format(stack=commitment.stack, size=commitment.size,
                                                      digest=commitment.digest)

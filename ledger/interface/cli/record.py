@@ -62,7 +62,8 @@ def rebuild(s: Session) -> None:
     total = s.ledger().stored_event_count()
     with s.progress(_("rebuilding"), "events", total) as update:
         done = model.rebuild(progress=lambda n, _total: update(n))
-    line = ngettext("rebuilt the read models from {n} event", "rebuilt the read models from {n} events",
+    line = ngettext("rebuilt the read models from the file's {n} stored event (actions, seats, checkpoints…)",
+                    "rebuilt the read models from the file's {n} stored events (actions, seats, checkpoints…)",
                     done).format(n=done)
     s.emit(with_message({"rebuilt": done, "position": model.position()}, line), human=line)
 
