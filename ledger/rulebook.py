@@ -26,6 +26,7 @@ def N_(text: str) -> str:
 REFILL_LIMIT = 100  # RULES.md §4: an empty deck takes up to 100 cards of its suit from the depot
 ENERGY_KINDS = 20  # kinds of energy one activation may record as paid (from ruleset 9)
 MOST_PAID = 100  # of any one kind, as of action points (from ruleset 9)
+ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 
 # The rules an action is decided under, recorded in every action so that ``verify``
 # decides it again under the same rules: 1 = the first ledger; 2 = fair play (what a
@@ -43,8 +44,11 @@ MOST_PAID = 100  # of any one kind, as of action points (from ruleset 9)
 # (a face-up one, or a deck of their own they may look through: shuffling again until the order
 # suits would be picking it), and a hero's search that names hidden cards the stack does not hold
 # is recorded, missing them, rather than refused (a free probe of what a deck holds; fair play);
-# and an activation records energies paid from 0 to MOST_PAID, of at most ENERGY_KINDS kinds.
-RULESET = 9
+# and an activation records energies paid from 0 to MOST_PAID, of at most ENERGY_KINDS kinds;
+# 10 = a hero may not take back a search that missed a card they named (it told them what the
+# stack lacks, and the undo would return the order from before its reshuffle: fair play), and
+# an energy's kind is named in at most ENERGY_NAME characters.
+RULESET = 10
 
 
 class Rule(NamedTuple):
@@ -170,7 +174,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("search-allowed", "§4", N_("a hero searches a stack only by the effect of an active card they control")),
     Rule("searches-decks", "§4", N_("a hero searches a face-down deck or a stack of their own; the discard pile is "
          "reached by trading, the depot by the master")),
-    Rule("showed-nothing-hidden", "§9", N_("a hero may not take back an action that showed anyone a hidden card")),
+    Rule("showed-nothing-hidden", "§9", N_("a hero may not take back an action that showed anyone a hidden card, "
+         "nor a search that missed a card they named")),
     Rule("left-nothing-to-chance", "§9", N_("a hero may not take back an action that refilled a deck from the depot "
          "or shuffled a stack whose new order they could see (its order was left to chance)")),
     Rule("keeps-order-by-master", "§9", N_("keeping a seen deck's order after an undo is the master's decision")),
@@ -211,8 +216,8 @@ HERO_MAY: dict[str, str] = {
     "battle start": N_("only the master starts a battle"),
     "battle end": N_("only the master ends a battle"),
     "access": N_("only the master records an effect on a location's access"),
-    "undo": N_("a hero takes back only their own actions, and none that showed anyone a hidden card, refilled "
-            "a deck or shuffled one whose new order they could see"),
+    "undo": N_("a hero takes back only their own actions, and none that showed anyone a hidden card, missed a "
+            "searched card, refilled a deck or shuffled one whose new order they could see"),
     "redo": N_("a hero redoes only their own undo"),
 }
 

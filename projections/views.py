@@ -47,14 +47,18 @@ def zones_view(campaign: Campaign, viewer: str) -> dict[str, Any]:
 def listed_cards(campaign: Campaign, viewer: str, zone: str, spec: Any = None) -> list[str]:
     """The cards of ``zone`` in the order ``viewer``'s ``zones_view`` lists them: their own,
     or, in a hand kept from the viewer (any but the referee's and its owner's), those the
-    viewer may identify by id, then the others."""
-    cards = campaign.table.cards_in(zone)
+    viewer may identify by id, then the others, ordered by the cards attached to them that
+    the viewer sees (an order of arrival there would say which card was drawn when)."""
+    table = campaign.table
+    cards = table.cards_in(zone)
     spec = spec if spec is not None else campaign.zones().get(zone)  # (none: a card's attachments)
     if spec is None or spec.kind != "hand" or viewer == spec.owner or sees_everything(viewer):
         return list(cards)
     named = sorted(card for card in cards if can_identify(campaign, viewer, card))
-    hidden = set(cards).difference(named)
-    return named + [card for card in cards if card in hidden]
+    shown = set(named)
+    hidden = [card for card in cards if card not in shown]
+    hidden.sort(key=lambda card: [c if can_identify(campaign, viewer, c) else "" for c in table.hanging_from(card)])
+    return named + hidden
 
 
 def position_for(campaign: Campaign, viewer: str, card: str) -> int:

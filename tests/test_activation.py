@@ -222,15 +222,19 @@ def test_the_activation_records_effect_target_note_action_points_and_energies_as
 
 
 @pytest.mark.parametrize("energies", [{"fire": -3}, {"fire": 101}, {"fire": 10**30},
-                                      {f"kind{i}": 1 for i in range(21)}], ids=["negative", "over-100", "huge",
-                                                                                 "21-kinds"])
+                                      {f"kind{i}": 1 for i in range(21)}, {"f" * 41: 1}, {"": 1}],
+                         ids=["negative", "over-100", "huge", "21-kinds", "long-kind", "empty-kind"])
 def test_energies_paid_are_whole_amounts_from_0_to_100_of_at_most_20_kinds(game, energies):
     """Rule energies-paid (§7; ruleset 9): a negative amount read as energy gained
-    ("paid -3 fire"), and a huge one or thousands of kinds filled the record."""
+    ("paid -3 fire"), and a huge one or thousands of kinds filled the record; so did a kind
+    named in a megabyte (ruleset 10: at most 40 characters). The refusal quotes no more of
+    the name than that."""
     game.add("companion-wolf", to="table:ana")
+    before = game.app.stored_event_count()
     err = game.refuse(c.Activate(actor="ana", card="companion-wolf", energies=energies), BadInput)
-    assert "energy" in str(err)
+    assert "energy" in str(err) and len(str(err)) < 200 and game.app.stored_event_count() == before
     game.do(c.Activate(actor="ana", card="companion-wolf", energies={f"kind{i}": 100 for i in range(20)}))
+    game.do(c.Activate(actor="ana", card="companion-wolf", energies={"f" * 40: 1}))
 
 
 def test_an_activation_without_costs_records_none(game):

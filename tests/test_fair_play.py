@@ -198,6 +198,55 @@ def test_left_nothing_to_chance_a_hero_may_not_take_back_a_draw_that_refilled_th
     assert sorted(table.cards("depot")) == ["item-bow", "item-rope", "item-shield", "item-sword"]
 
 
+def test_showed_nothing_hidden_a_hero_may_not_take_back_a_search_that_missed_a_card(table):
+    """Attack (ruleset 9): search deck:item for a card it may not hold, read "not found",
+    undo: the deck would come back in its order from before the search's reshuffle, so
+    probing card by card would cost two history lines and leave the deck as it was. A
+    search that missed a named card told her what the deck lacks; only the master may take
+    it back (and redo keeps nothing she could replay)."""
+    table.do(c.Draw(stack="deck:item", count=1, to="inventory:bo"))  # item-sword, hidden from ana
+    table.add("skill-tracking", to="table:ana")
+    order = table.cards("deck:item")
+    searched = table.do(c.Search(actor="ana", stack="deck:item", take=("item-sword",), by="skill-tracking"))
+    assert searched.event.missed == ("item-sword",) and not searched.event.identified
+    assert table.cards("deck:item") != order  # reshuffled by the search
+    before = table.app.stored_event_count()
+    message = refused(table, c.Undo(actor="ana"))
+    assert f"seq {searched.seq}" in message and "deck:item" in message and "master" in message
+    assert "inventory:bo" not in message
+    assert table.app.stored_event_count() == before
+    table.do(c.Undo())  # the master may
+    assert table.zone("item-sword") == "inventory:bo"
+
+
+def test_showed_nothing_hidden_under_ruleset_9_a_heros_undo_of_a_missed_search_still_verifies(app, sample_catalog):
+    """Campaigns recorded under ruleset 9, where her undo of a missed search was taken,
+    decide it again as it was decided."""
+    from ledger.rulesets import decided_under
+
+    with decided_under(9):
+        game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
+        game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        game.add("item-sword", "item-bow", to="deck:item")
+        game.add("skill-tracking", to="table:ana")
+        searched = game.do(c.Search(actor="ana", stack="deck:item", take=("item-rope",), by="skill-tracking"))
+        assert searched.event.missed == ("item-rope",)
+        game.do(c.Undo(actor="ana"))
+    assert verify(game.app, game.cid).ok
+
+
+def test_showed_nothing_hidden_a_hero_may_still_take_back_a_search_that_named_nothing(table):
+    """The rule is about what a search told her: one that named no card (an effect that
+    lets her search, used without taking anything) missed nothing and showed nothing, so
+    she may take it back, and the deck is as it was."""
+    table.add("skill-tracking", to="table:ana")
+    order = table.cards("deck:item")
+    searched = table.do(c.Search(actor="ana", stack="deck:item", take=(), by="skill-tracking"))
+    assert searched.event.missed == () and not searched.event.identified
+    table.do(c.Undo(actor="ana"))
+    assert table.cards("deck:item") == order
+
+
 def test_a_campaign_recorded_under_ruleset_6_keeps_its_searches_of_the_discard_pile_and_undone_refills(app,
                                                                                                      sample_catalog):
     """Decided again under the rules they were recorded under, they still verify."""

@@ -52,10 +52,13 @@ def test_seat_add_prints_the_join_url_once_with_a_fresh_token(demo):
     assert elsewhere["url"] == f"http://192.168.1.20:8123/join/{elsewhere['token']}"
 
 
-@pytest.mark.parametrize("host", ["", "evil.example/x?", "a b", "host:9000", "-bad.example"])
+@pytest.mark.parametrize("host", ["", "evil.example/x?", "a b", "host:9000", "-bad.example", "999.1.1.1",
+                                  "fe80::1%eth0", "0.0.0.0", "::", "[::]"])
 def test_seat_add_refuses_a_host_that_would_make_a_link_to_another_page_and_opens_no_seat(demo, host):
-    """--host is a host name or an IP address: anything else (a path, a port, a blank)
-    makes a link that opens some other page; refused in one line before any seat opens."""
+    """--host is a host name or an IP address: anything else (a path, a port, a blank, a
+    name of digits that is no address, an address with a zone a link cannot carry) makes a
+    link that opens some other page or none, and the address a server listens on
+    everywhere is none a player can open; refused in one line before any seat opens."""
     before = stored_events(demo)
     result = run_ledger("seat", "add", "ana", "--host", host, db=demo)
     assert result.returncode == 1 and "--host" in one_error_line(result)
@@ -66,6 +69,9 @@ def test_seat_add_writes_an_ipv6_host_in_brackets(demo):
     for host in ("::1", "[::1]"):
         seat = add(demo, "ana", "--host", host)
         assert seat["url"] == f"http://[::1]:8000/join/{seat['token']}"
+    for host, written in (("table.local.", "table.local."), ("10.0.0.7", "10.0.0.7"), ("a1.example", "a1.example")):
+        seat = add(demo, "ana", "--host", host)
+        assert seat["url"] == f"http://{written}:8000/join/{seat['token']}"
 
 
 def test_seat_add_json_and_several_seats_at_once(demo):

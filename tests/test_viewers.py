@@ -570,3 +570,22 @@ def test_a_hand_is_listed_to_others_without_the_order_its_cards_came_in(game):
         assert card_view(game.app, model, campaign, "bo", "item-rope")["position"] == 0
     finally:
         model.close()
+
+
+@pytest.mark.parametrize("host", ["item-sword", "item-bow", "item-rope"])
+def test_a_hands_hidden_cards_are_listed_by_what_hangs_from_them_not_in_the_order_they_came(game, host):
+    """RULES.md §9: a card attached to a hidden card of ana's hand lies face-up for all to
+    see; were the hidden cards listed in the order ana drew them, where that entry stands
+    would tell bo which card of the draw it hangs from (and so what lay where in the deck).
+    Whichever card it hangs from, bo's listing is the same."""
+    from projections.views import zones_view
+
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.do(c.Draw(actor="ana", stack="deck:item", count=3))  # sword, bow, rope: in that order
+    game.add("skill-tracking", to="table:ana")
+    game.do(c.Attach(actor="ana", card="skill-tracking", host=host))
+    assert game.campaign.table.host("skill-tracking") == host
+    for viewer in ("public", "bo"):
+        listed = zones_view(game.campaign, viewer)["zones"]["inventory:ana"]
+        hidden = {"id": None, "face": "down"}
+        assert listed == [hidden, hidden, {**hidden, "attached": ["skill-tracking"]}], (viewer, listed)

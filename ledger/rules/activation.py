@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..campaign import Campaign
 from ..errors import BadInput, NotAllowed, RuleBroken
 from ..i18n import _, ngettext, pgettext
-from ..rulebook import ENERGY_KINDS, MOST_PAID
+from ..rulebook import ENERGY_KINDS, ENERGY_NAME, MOST_PAID
 from ..rulesets import ruleset
 from ..states import affected_by, card_states, counts_in_stack
 from ..terms import state_name
@@ -120,13 +120,17 @@ def energies_paid(energies: dict[str, int]) -> None:
     """RULES.md §7: the energies an activation records as paid (the ledger records them,
     the table checks them) are whole amounts from 0 to ``MOST_PAID``, of at most
     ``ENERGY_KINDS`` kinds (from ruleset 9: a negative amount read as energy gained, and
-    a huge one or thousands of kinds filled the record)."""
+    a huge one or thousands of kinds filled the record), each kind named in at most
+    ``ENERGY_NAME`` characters (from ruleset 10)."""
     if ruleset() < 9:
         return
     if len(energies) > ENERGY_KINDS:
         raise BadInput(_("{count} kinds of energy: an activation records at most {most}").format(
             count=len(energies), most=ENERGY_KINDS))
     for kind, amount in energies.items():
+        if ruleset() >= 10 and not 0 < len(kind) <= ENERGY_NAME:
+            raise BadInput(_("--energy {kind}=…: a kind of energy is named in 1 to {most} characters").format(
+                kind=kind[:ENERGY_NAME] + ("…" if len(kind) > ENERGY_NAME else ""), most=ENERGY_NAME))
         if not 0 <= amount <= MOST_PAID:
             raise BadInput(_("--energy {kind}={amount}: an energy paid is a whole number from 0 to {most}").format(
                 kind=kind, amount=amount, most=MOST_PAID))

@@ -212,7 +212,10 @@ def order_seen_by(campaign: Campaign, actor: str, stack: str) -> bool:
 def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
     """Fair play: a hero may not take back an action that showed anyone a hidden card —
     the cards would return where their order or place is secret, and whoever saw them
-    would know it. The master may, and such an undo reshuffles the decks they return to."""
+    would know it. The master may, and such an undo reshuffles the decks they return to.
+    Nor, from ruleset 10, a search that missed cards she named: it told her what the
+    stack lacks, and taking it back would return the stack's order from before the
+    search's reshuffle, so probing a deck would cost nothing."""
     if sees_everything(actor) or not _fair():
         return
     shown = [event.seq for event in events if event.identified]
@@ -220,6 +223,13 @@ def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
         raise NotAllowed(_("seq {seq} showed hidden cards to someone at the table, so only the master may take it "
                            "back (ask the master: the decks those cards return to are shuffled again)").format(
             seq=shown[0]))
+    if ruleset() < 10:
+        return
+    missed = [event for event in events if getattr(event, "missed", ())]
+    if missed:
+        raise NotAllowed(_("seq {seq} searched {stack} for cards it did not hold, which told {actor} what it lacks, "
+                           "so only the master may take it back").format(
+            seq=missed[0].seq, stack=missed[0].stack, actor=actor))
 
 
 def keeps_order_by_master(actor: str, keep_order: bool) -> None:

@@ -74,17 +74,25 @@ _HOST_NAME = re.compile(r"(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-
 
 def _link_host(host: str) -> str:
     """``--host`` as a join link writes it: a host name or an IP address (an IPv6 one in
-    brackets); anything else (a path, a port, a blank) would make a link that opens some
-    other page, so it is refused before any seat is opened."""
+    brackets); anything else (a path, a port, a blank, a name all of digits such as
+    999.1.1.1, an address with a zone such as fe80::1%eth0) would make a link that opens
+    some other page or none, so it is refused before any seat is opened; so is the address
+    a server listens on everywhere (0.0.0.0, ::), which no player can reach."""
     import ipaddress
 
+    wrong = _("--host {host!r}: not a host name or an IP address (e.g. --host 192.168.1.20, or a name such as "
+              "table.local); the port is --port").format(host=host)
     try:
         address = ipaddress.ip_address(host[1:-1] if host.startswith("[") and host.endswith("]") else host)
     except ValueError:
-        if _HOST_NAME.fullmatch(host):
+        if _HOST_NAME.fullmatch(host) and not host.rstrip(".").rsplit(".", 1)[-1].isdigit():
             return host
-        raise BadInput(_("--host {host!r}: not a host name or an IP address (e.g. --host 192.168.1.20, or a name "
-                         "such as table.local); the port is --port").format(host=host)) from None
+        raise BadInput(wrong) from None
+    if getattr(address, "scope_id", None):
+        raise BadInput(wrong)
+    if address.is_unspecified:
+        raise BadInput(_("--host {host}: the address a server listens on everywhere, which no player can open; give "
+                         "this machine's address on the network (e.g. --host 192.168.1.20)").format(host=host))
     return f"[{address}]" if address.version == 6 else str(address)
 
 
