@@ -102,6 +102,7 @@ def add_hero(play: Play, cmd: c.AddHero) -> Decided:
     hero = check_hero_id(cmd.hero)
     rules.master_only(play.actor, N_("adds heroes"))
     rules.new_hero(play.campaign, hero)
+    rules.printable_text("--name", cmd.name)
     play.apply(HeroChanged(hero=hero, was=None, now=Hero(name=cmd.name or hero, knowledge=cmd.knowledge)))
     return e.HeroAdded, {"hero": hero}
 
@@ -460,6 +461,7 @@ def obtain(play: Play, cmd: c.Obtain) -> Decided:
     hero = campaign.check_hero(cmd.hero)
     rules.knows_card(campaign, play.actor, cmd.card, "obtain")
     rules.obtains_sheet_only(campaign, cmd.card)
+    rules.printable_text("--cost", cmd.cost)
     source = rules.obtained_from(campaign, hero, cmd.card)
     to = rules.obtained_to(campaign, hero, cmd.to)
     location = rules.trading_location(campaign, hero, cmd.by)
@@ -485,6 +487,8 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
     rules.may_activate(campaign, play.actor, hero, cmd.card)
     index = rules.chosen_effect(campaign, cmd.card, cmd.effect)
     rules.energies_paid(cmd.energies)
+    rules.printable_text("--target", cmd.target)
+    rules.printable_text("--note", cmd.note)
     rules.effect_usable(campaign, cmd.card, index, cmd.action_points, cmd.energies)
     rules.activator_knowledge(campaign, hero, cmd.card)
     rules.stack_effect_reaches(campaign, cmd.card, cmd.target)

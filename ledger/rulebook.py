@@ -47,7 +47,8 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # and an activation records energies paid from 0 to MOST_PAID, of at most ENERGY_KINDS kinds;
 # 10 = a hero may not take back a search that missed a card they named (it told them what the
 # stack lacks, and the undo would return the order from before its reshuffle: fair play), and
-# an energy's kind is named in at most ENERGY_NAME characters.
+# an energy's kind is named in at most ENERGY_NAME characters; the free text an action records
+# (target, note, kinds of energy, a hero's name, a cost) is printable, on one line.
 RULESET = 10
 
 
@@ -114,7 +115,7 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("stack-effect-reaches", "§7", N_("a stack card's effects reach only the heroes its stack's affected setting "
          "names (none, the owner, all): a hero targeted must be among them")),
     Rule("energies-paid", "§7", N_("an activation records as paid whole amounts of energy from 0 to {most_paid}, "
-         "of at most {energy_kinds} kinds")),
+         "of at most {energy_kinds} kinds, each named in at most {energy_name} characters")),
     Rule("effect-usable", "§6", N_("only activate effects work from the inventory; auto effects cost nothing; "
          "attached cards use only their attachment effects; a card in a stack only the stack effects its "
          "stack lets count (its use), face-up: exactly when its state there is active")),
@@ -182,6 +183,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("redoes-own-undo", "§9", N_("a hero redoes only their own undo")),
     Rule("master-sets-knowledge", "§1", N_("only the master changes a hero's knowledge")),
     Rule("master-discards-from-decks", "§4", N_("only the master discards from the top of a deck")),
+    Rule("printable-text", "§9", N_("the text an action records (a target, a note, a kind of energy, a name, a "
+         "cost) is printable, on one line")),
     Rule("decks-to-reshuffle", "§9", N_("an undo shuffles again every face-down deck a card it returns was "
          "seen going out of")),
 )
@@ -235,7 +238,7 @@ def rule_text(name: str) -> str:
     return BY_NAME[name].text
 
 
-FIGURES = {"limit": REFILL_LIMIT, "energy_kinds": ENERGY_KINDS, "most_paid": MOST_PAID}
+FIGURES = {"limit": REFILL_LIMIT, "energy_kinds": ENERGY_KINDS, "most_paid": MOST_PAID, "energy_name": ENERGY_NAME}
 """The figures a rule's text names by placeholder, filled in after translation."""
 
 

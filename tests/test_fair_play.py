@@ -384,3 +384,26 @@ def test_master_only_a_hero_adding_any_card_is_told_that_only_the_master_adds_ca
     texts = {str(table.refuse(c.Add(actor="ana", cards=(card,), to="table:ana"), NotAllowed))
              for card in ("item-sword", "house-north", "item-nothing")}
     assert len(texts) == 1 and "only the master" in texts.pop()
+
+
+@pytest.mark.parametrize("text", ["\x1b[31mred", "two\nlines", "tab\there", "right\u202eto left", "bell\x07"],
+                         ids=["escape", "line-break", "tab", "bidi-override", "bell"])
+def test_printable_text_a_hero_records_no_terminal_escape_or_line_break_for_the_table_to_read(table, text):
+    """Attack (ruleset 10): a target, a note or a kind of energy is shown in everyone's
+    history and explain, in terminals too; an escape sequence there coloured or hid other
+    lines, and a line break faked one ("§9 what a hero may do: …"). Refused in one line
+    that quotes no such character; the master's hero names and costs likewise; printable
+    text in any language is recorded as given."""
+    table.add("companion-wolf", to="table:ana")
+    before = table.app.stored_event_count()
+    for command in (c.Activate(actor="ana", card="companion-wolf", target=text),
+                    c.Activate(actor="ana", card="companion-wolf", note=text),
+                    c.Activate(actor="ana", card="companion-wolf", energies={text: 1}),
+                    c.AddHero(hero="cy", name=text)):
+        message = refused(table, command)
+        assert message.isprintable() and "U+" in message, message
+    assert table.app.stored_event_count() == before
+    done = table.do(c.Activate(actor="ana", card="companion-wolf", target="o goblin à frente", note="mordida — 2×",
+                               energies={"fogo sagrado": 1}))
+    assert (done.event.target, done.event.note, done.event.energies) == ("o goblin à frente", "mordida — 2×",
+                                                                         {"fogo sagrado": 1})

@@ -53,7 +53,8 @@ def test_seat_add_prints_the_join_url_once_with_a_fresh_token(demo):
 
 
 @pytest.mark.parametrize("host", ["", "evil.example/x?", "a b", "host:9000", "-bad.example", "999.1.1.1",
-                                  "fe80::1%eth0", "0.0.0.0", "::", "[::]"])
+                                  "fe80::1%eth0", "0.0.0.0", "::", "[::]", "0x", "0x7f000001", "table.0x1",
+                                  "::ffff:0.0.0.0", "255.255.255.255", "224.0.0.1", "ff02::1"])
 def test_seat_add_refuses_a_host_that_would_make_a_link_to_another_page_and_opens_no_seat(demo, host):
     """--host is a host name or an IP address: anything else (a path, a port, a blank, a
     name of digits that is no address, an address with a zone a link cannot carry) makes a

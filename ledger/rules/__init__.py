@@ -64,6 +64,7 @@ from .fair_play import (
     left_nothing_to_chance,
     master_discards_from_decks,
     master_sets_knowledge,
+    printable_text,
     redoes_own_undo,
     search_allowed,
     searched_cards,
@@ -156,5 +157,5 @@ __all__ = [
     "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "buries_where_allowed",
     "seed_is_the_masters", "search_allowed", "searches_decks",
     "showed_nothing_hidden", "left_nothing_to_chance", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",
-    "master_sets_knowledge", "master_discards_from_decks",
+    "master_sets_knowledge", "master_discards_from_decks", "printable_text",
 ]

@@ -15,6 +15,7 @@ from ..terms import state_name
 from ..visibility import can_identify, sees_everything, where_for
 from ..vocabulary import Role
 from .actors import may_act_for
+from .fair_play import printable_text
 from .placement import bury_deck_for, discard_pile_for
 
 if TYPE_CHECKING:
@@ -128,9 +129,11 @@ def energies_paid(energies: dict[str, int]) -> None:
         raise BadInput(_("{count} kinds of energy: an activation records at most {most}").format(
             count=len(energies), most=ENERGY_KINDS))
     for kind, amount in energies.items():
-        if ruleset() >= 10 and not 0 < len(kind) <= ENERGY_NAME:
-            raise BadInput(_("--energy {kind}=…: a kind of energy is named in 1 to {most} characters").format(
-                kind=kind[:ENERGY_NAME] + ("…" if len(kind) > ENERGY_NAME else ""), most=ENERGY_NAME))
+        printable_text("--energy", kind)
+        if ruleset() >= 10 and not (0 < len(kind) <= ENERGY_NAME and kind.strip() == kind):
+            raise BadInput(_("--energy {kind}=…: a kind of energy is named in 1 to {most} characters, with no space "
+                             "before or after").format(
+                kind=repr(kind[:ENERGY_NAME] + ("…" if len(kind) > ENERGY_NAME else "")), most=ENERGY_NAME))
         if not 0 <= amount <= MOST_PAID:
             raise BadInput(_("--energy {kind}={amount}: an energy paid is a whole number from 0 to {most}").format(
                 kind=kind, amount=amount, most=MOST_PAID))

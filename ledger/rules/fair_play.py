@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from ..campaign import Campaign
 from ..changes import StackReordered
-from ..errors import CardNotThere, NotAllowed, RuleBroken
+from ..errors import BadInput, CardNotThere, NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..formats import ZoneSpec
 from ..i18n import N_, _
@@ -273,3 +273,16 @@ def master_discards_from_decks(actor: str) -> None:
     the cards go by, and choose when)."""
     if _fair():
         master_only(actor, N_("discards from the top of a deck"))
+
+
+def printable_text(option: str, text: str | None) -> None:
+    """Fair play (from ruleset 10): the free text an action records (an activation's
+    target, note and kinds of energy, a hero's name, an obtained card's cost) is shown to
+    the whole table, in terminals too, so it is printable text on one line: a terminal's
+    escape sequence or a line break in it would let one player colour, hide or fake lines
+    of another's history and explain."""
+    if text is None or ruleset() < 10 or text.isprintable():
+        return
+    bad = next(char for char in text if not char.isprintable())
+    raise BadInput(_("{option}: only printable characters, on one line (not U+{code:04X}): the text is shown to the "
+                     "whole table, in terminals too").format(option=option, code=ord(bad)))

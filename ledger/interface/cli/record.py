@@ -22,8 +22,9 @@ from .speech import plural_form
 def undo(s: Session, to: int | None, keep_order: bool, seed: int | None) -> None:
     """Take back the latest action (or every one after SEQ); it stays in the history.
 
-    A hero takes back only their own actions, and none that showed anyone a hidden card
-    (ask the master: a deck such cards return to is shuffled again).
+    A hero takes back only their own actions, and none that showed anyone a hidden card,
+    refilled a deck, shuffled one whose new order they could see or searched for a card it
+    did not hold (ask the master: a deck seen cards return to is shuffled again).
 
     \b
     Example: ledger undo    |    ledger undo --to 12    |    ledger undo --keep-order

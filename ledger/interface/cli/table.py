@@ -72,12 +72,17 @@ _HOST_NAME = re.compile(r"(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-
                         r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?")
 
 
+# a last label a browser reads as a number (WHATWG URL: 0x7f000001, 0x, 999): no host name
+_NUMERIC_LABEL = re.compile(r"(?i)0x[0-9a-f]*|[0-9]+")
+
+
 def _link_host(host: str) -> str:
     """``--host`` as a join link writes it: a host name or an IP address (an IPv6 one in
     brackets); anything else (a path, a port, a blank, a name all of digits such as
     999.1.1.1, an address with a zone such as fe80::1%eth0) would make a link that opens
-    some other page or none, so it is refused before any seat is opened; so is the address
-    a server listens on everywhere (0.0.0.0, ::), which no player can reach."""
+    some other page or none, so it is refused before any seat is opened; so are the address
+    a server listens on everywhere (0.0.0.0, ::) and multicast or broadcast ones, which no
+    player can open."""
     import ipaddress
 
     wrong = _("--host {host!r}: not a host name or an IP address (e.g. --host 192.168.1.20, or a name such as "
@@ -85,14 +90,16 @@ def _link_host(host: str) -> str:
     try:
         address = ipaddress.ip_address(host[1:-1] if host.startswith("[") and host.endswith("]") else host)
     except ValueError:
-        if _HOST_NAME.fullmatch(host) and not host.rstrip(".").rsplit(".", 1)[-1].isdigit():
+        if _HOST_NAME.fullmatch(host) and not _NUMERIC_LABEL.fullmatch(host.rstrip(".").rsplit(".", 1)[-1]):
             return host
         raise BadInput(wrong) from None
     if getattr(address, "scope_id", None):
         raise BadInput(wrong)
-    if address.is_unspecified:
-        raise BadInput(_("--host {host}: the address a server listens on everywhere, which no player can open; give "
-                         "this machine's address on the network (e.g. --host 192.168.1.20)").format(host=host))
+    mapped = getattr(address, "ipv4_mapped", None) or address
+    if mapped.is_unspecified or mapped.is_multicast or mapped == ipaddress.ip_address("255.255.255.255"):
+        raise BadInput(_("--host {host}: no player can open a link to it (a server listens there on every address, "
+                         "or it is a multicast or broadcast one); give this machine's address on the network (e.g. "
+                         "--host 192.168.1.20)").format(host=repr(host)))
     return f"[{address}]" if address.version == 6 else str(address)
 
 
