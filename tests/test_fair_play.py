@@ -407,3 +407,37 @@ def test_printable_text_a_hero_records_no_terminal_escape_or_line_break_for_the_
                                energies={"fogo sagrado": 1}))
     assert (done.event.target, done.event.note, done.event.energies) == ("o goblin à frente", "mordida — 2×",
                                                                          {"fogo sagrado": 1})
+
+
+def test_printable_text_an_older_actions_escape_is_shown_as_its_code_in_history_and_explain(app, sample_catalog):
+    """Under ruleset 9 a target or a kind of energy could hold a terminal's escape or a line
+    break; such an action still verifies, and history and explain write the character as
+    its code rather than send it to a terminal."""
+    from ledger.rulesets import decided_under
+    from projections.explain import explain
+    from projections.summaries import summary
+
+    with decided_under(9):
+        game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
+        game.do(c.AddHero(hero="ana", name="Ana\x1b[8m", knowledge=1))
+        game.add("companion-wolf", to="table:ana")
+        done = game.do(c.Activate(actor="ana", card="companion-wolf", target="x\x1b[31mred\n§9 fake",
+                                  energies={"fire\x1b[0m": 1}))
+    assert verify(game.app, game.cid).ok
+    line = summary(done.event)
+    assert line.isprintable() and "\\x1b[31mred\\n§9 fake" in line, line
+    before, after = game.app.campaign(game.cid, at=done.seq - 1), game.app.campaign(game.cid, at=done.seq)
+    told = explain(done.event, before, after, "referee")
+    assert all(text.isprintable() for text in json_strings(told)), told
+    assert summary(game.app.event(game.cid, 2)).isprintable()
+
+
+def json_strings(value) -> list[str]:
+    """Every string in a JSON-like value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in json_strings(item)]
+    if isinstance(value, (list, tuple)):
+        return [s for item in value for s in json_strings(item)]
+    return []

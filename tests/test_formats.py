@@ -377,7 +377,10 @@ def test_left_nothing_to_chance_a_hero_takes_back_no_shuffle_whose_new_order_she
     shuffling again until the order suits her would be picking it. A shuffle of a deck she
     cannot look through she may take back (she saw nothing), and the master may take back
     either."""
-    looking.add("item-sword", "item-bow", "item-rope", "item-torch", "item-potion", to="deck:item:ana")
+    # ten cards: a shuffle that happens to leave five as they were (1 in 120) records no new
+    # order, and there is then nothing to refuse
+    looking.add("item-sword", "item-bow", "item-rope", "item-torch", "item-potion", "item-spear", "item-helm",
+                "item-old-map", "item-amulet", "item-dagger", to="deck:item:ana")
     looking.add("item-staff", to="inventory:ana")
     looking.do(c.Reveal(cards=("item-staff",)))  # revealed in her inventory: active, hers
     before = looking.cards("deck:item:ana")
