@@ -59,6 +59,9 @@ def slugify(text: str) -> str:
 def campaign_names(name: str | None, slug: str | None) -> tuple[str, str]:
     """A new campaign's display name and id (the id defaults to the name, slugified)."""
     name = (name or slug or "Campaign").strip() or "Campaign"
+    if not name.isprintable():
+        raise BadInput(_("--name: only printable characters, on one line: a campaign's name is shown to the whole "
+                         "table, in terminals too"))
     slug = slug if slug is not None else slugify(name)
     if not _SLUG.fullmatch(slug):
         raise BadInput(_("{campaign} is not a campaign id; use lower-case letters, digits and '-' (e.g. north)").format(

@@ -12,14 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as markup_escape
 from rich.table import Table
 
 from ledger.campaign import Campaign
 from ledger.i18n import ENGLISH, _, language, pgettext
 from ledger.terms import action_name, state_name, suit_name, zone_name
 
-from .summaries import HIDDEN_NAME
+from .summaries import HIDDEN_NAME, shown_text
+
+
+def escape(text: str) -> str:
+    """``text`` escaped for rich markup, any character in it that is not printable written
+    as its code (``shown_text``): what the table recorded never drives a terminal."""
+    return markup_escape(shown_text(text))
 
 
 def _in_words(code: str, words: str) -> str:

@@ -441,3 +441,25 @@ def json_strings(value) -> list[str]:
     if isinstance(value, (list, tuple)):
         return [s for item in value for s in json_strings(item)]
     return []
+
+
+def test_printable_text_the_cli_writes_an_older_records_escape_as_its_code_and_no_new_campaign_name_holds_one(
+        app, sample_catalog, tmp_path):
+    """What the CLI prints from the record (history) never drives the terminal: an older
+    action's escape is written as its code; and a new campaign's name is printable, on one
+    line."""
+    from ledger.rulesets import decided_under
+
+    from .conftest import db_of
+
+    with decided_under(9):
+        game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
+        game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        game.add("companion-wolf", to="table:ana")
+        game.do(c.Activate(actor="ana", card="companion-wolf", target="x\x1b[31mred\n§9 fake"))
+    shown = run_ledger("history", "--limit", "2", db=db_of(app))
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout and "\\x1b[31mred" in shown.stdout.replace("\n", ""), shown.stdout
+    refused = run_ledger("init", "--catalog", "ledger/data/sample_catalog.toml", "--name", "a\x1bb",
+                         db=tmp_path / "new.db")
+    assert refused.returncode == 1 and "--name" in refused.stderr and not (tmp_path / "new.db").exists()

@@ -61,8 +61,10 @@ def campaigns(s: Session) -> None:
     entries = s.ledger().campaigns()
 
     def human(out: Console) -> None:
+        from projections.render import escape
+
         for e in entries:
-            out.print(f"{e.slug}  {e.name}", highlight=False)
+            out.print(f"{e.slug}  {escape(e.name)}", highlight=False)
 
     s.emit([{"id": e.slug, "name": e.name} for e in entries], human=human)
 
