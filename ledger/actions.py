@@ -232,6 +232,7 @@ def shuffle(play: Play, cmd: c.Shuffle) -> Decided:
     rules.must_be_ordered(deck)
     rules.may_use_stack(play.campaign, play.actor, deck, "shuffle")
     rules.seed_is_the_masters(play.actor, cmd.seed)
+    rules.shuffles_unseen_order(play.campaign, play.actor, deck)
     rules.enough_to_shuffle(play.campaign, deck)
     if cmd.seed is not None:
         play.rng.seed(cmd.seed)

@@ -42,6 +42,7 @@ from .play import Play
 from .rulesets import ruleset
 from .signing import Signer
 from .snapshots import digest_after, off_the_grid, unfit
+from .texts import printable
 from .vocabulary import MASTER, PUBLIC
 from .witness import recorded_facts
 
@@ -59,7 +60,7 @@ def slugify(text: str) -> str:
 def campaign_names(name: str | None, slug: str | None) -> tuple[str, str]:
     """A new campaign's display name and id (the id defaults to the name, slugified)."""
     name = (name or slug or "Campaign").strip() or "Campaign"
-    if not name.isprintable():
+    if not printable(name):
         raise BadInput(_("--name: only printable characters, on one line: a campaign's name is shown to the whole "
                          "table, in terminals too"))
     slug = slug if slug is not None else slugify(name)

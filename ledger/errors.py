@@ -9,19 +9,17 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .i18n import N_, N_plural, _, ngettext, pgettext
+from .texts import escaped
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
-# What str.splitlines() breaks a line at; a file or an argument may hold any of them.
-_LINE_BREAKS = {ord(ch): repr(ch)[1:-1] for ch in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
-
-
 def one_line(message: str) -> str:
-    """A message kept to one line: line breaks inside it (say, from a file's text)
-    are written escaped."""
-    return message.translate(_LINE_BREAKS)
+    """A message kept to one line: line breaks inside it (say, from a file's text), and
+    any other character that is not printable (an argument's escape, a lone surrogate),
+    are written as their codes (``ledger.texts.escaped``)."""
+    return escaped(message)
 
 
 def first_line(exc: BaseException, limit: int = 200) -> str:

@@ -28,12 +28,21 @@ def canonical(event: ActionRecorded) -> bytes:
 def _canonical_bytes(event: ActionRecorded, data: dict) -> bytes:
     """The hashed content of ``event`` from ``data``, its ``model_dump(mode="json")`` (or
     its stored JSON with its ids, ``remember_canonical``): every field but the hash,
-    sorted, without the facts added later when at their default."""
+    sorted, without the facts added later when at their default; and from ruleset 10 the
+    kind of action (``action``: "hide", "exile"…), which the stored event's topic says and
+    its fields do not (a hide and an exile record the same fields: the topic changed in the
+    file made one read as the other)."""
     data = {key: value for key, value in data.items() if key != "hash"}
     for name, default in _later_defaults(type(event)):  # facts added later, left out at their default
         if getattr(event, name) == default:                # (older hashes hold)
             data.pop(name, None)
+    if event.ruleset >= KIND_HASHED_FROM:
+        data["action"] = type(event).action
     return sorted_json(data, free=FREE_FIELDS)
+
+
+KIND_HASHED_FROM = 10
+"""The ruleset from which an action's hash covers its kind (``_canonical_bytes``)."""
 
 
 FREE_FIELDS = ("command",)

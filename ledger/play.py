@@ -16,6 +16,7 @@ from .changes import CardChanged, Change, Spot, StackReordered
 from .events import ActionRecorded, Redirect, Refill
 from .rulebook import REFILL_LIMIT
 from .rules import discard_pile_for, entry_face, placement, refill_candidates
+from .rulesets import ruleset
 from .vocabulary import Face, Zone, attached_container
 
 Lookup = Callable[[int], ActionRecorded]
@@ -121,14 +122,21 @@ class Play:
     def shuffle(self, stack: str) -> None:
         """A new random order. Whatever the order turns out to be, a card shown to a hero
         (``reveal --to``) is unknown to them after it: whether it stayed known must not
-        tell anyone whether the order changed."""
+        tell anyone whether the order changed. Nor may the record: from ruleset 10 the new
+        order of a stack of two cards or more is recorded even when it is the old one (the
+        change, seen without its cards by anyone, was there only when the order moved, so a
+        shuffle that left a deck as it was told the table its order, one time in n!)."""
         for card in self.table.cards_in(stack):
             if card in self.table.shown:
                 spot = self.table.spot(card)
                 self.set_card(card, spot.at, spot.index, spot.face, spot.exhausted)
-        order = list(self.table.cards_in(stack))
+        was = tuple(self.table.cards_in(stack))
+        order = list(was)
         self.rng.shuffle(order)
-        self.reorder(stack, order)
+        if len(was) > 1 and ruleset() >= 10:
+            self.apply(StackReordered(stack=stack, was=was, now=tuple(order)))
+        else:
+            self.reorder(stack, order)
         self.randomized.append(stack)
 
     def refill(self, deck: str) -> int:

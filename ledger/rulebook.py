@@ -48,7 +48,10 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # 10 = a hero may not take back a search that missed a card they named (it told them what the
 # stack lacks, and the undo would return the order from before its reshuffle: fair play), and
 # an energy's kind is named in at most ENERGY_NAME characters; the free text an action records
-# (target, note, kinds of energy, a hero's name, a cost) is printable, on one line.
+# (target, note, kinds of energy, a hero's name, a cost) is printable, on one line; and a shuffle
+# records the new order of a stack of two cards or more even when it is the old one (whether the
+# order moved was seen by all), and a hero does not shuffle a stack whose order they can see
+# (shuffling until the order suits: fair play).
 RULESET = 10
 
 
@@ -183,6 +186,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("redoes-own-undo", "§9", N_("a hero redoes only their own undo")),
     Rule("master-sets-knowledge", "§1", N_("only the master changes a hero's knowledge")),
     Rule("master-discards-from-decks", "§4", N_("only the master discards from the top of a deck")),
+    Rule("shuffles-unseen-order", "§9", N_("a hero does not shuffle a stack whose order they can see; the master "
+         "does")),
     Rule("printable-text", "§9", N_("the text an action records (a target, a note, a kind of energy, a name, a "
          "cost) is printable, on one line")),
     Rule("decks-to-reshuffle", "§9", N_("an undo shuffles again every face-down deck a card it returns was "
@@ -201,7 +206,8 @@ HERO_MAY: dict[str, str] = {
     "discard": N_("a hero discards cards they control; only the master discards from the top of a deck"),
     "bury": N_("a hero buries cards they control"),
     "exile": N_("a hero exiles cards they control"),
-    "shuffle": N_("a hero shuffles a deck nobody owns or their own, with a seed from the system"),
+    "shuffle": N_("a hero shuffles a deck nobody owns or their own, with a seed from the system, but none whose "
+               "order they can see"),
     "search": N_("a hero searches a face-down deck or a stack of their own, by the effect of an active card they "
               "control, taking cards into their own zones"),
     "reveal": N_("a hero reveals cards they control, to everyone or to chosen heroes"),

@@ -26,11 +26,12 @@ from ledger.changes import CardChanged, StackReordered
 from ledger.i18n import N_, _, ngettext, pgettext
 from ledger.rulebook import HERO_MAY, REFILL_LIMIT, rule_text
 from ledger.terms import effect_kind_name, mechanic_name, pgettext_noop, suit_word, value_type_name
+from ledger.texts import escaped
 from ledger.visibility import sees_everything
 from ledger.vocabulary import MASTER, host_of
 from ledger.witness import visible_cards
 
-from .summaries import HIDDEN_NAME, shown_text, summary
+from .summaries import HIDDEN_NAME, summary
 
 Rule = str | tuple[str, str]
 """A rule's English name, marked for translation: ``N_("§3 decks")``, or with a context
@@ -264,7 +265,7 @@ def _obtained(event: e.SheetCardObtained, before, viewer, check: Check, n: Name)
         source=_access_source(used.source, event.location)))
     came = _("{card} came from {source} and went to {to}; ").format(card=n(event.card), source=event.source,
                                                                     to=event.to)
-    check(N_("§8 the master's decision"), came + (_("cost recorded as given: {cost}").format(cost=shown_text(event.cost))
+    check(N_("§8 the master's decision"), came + (_("cost recorded as given: {cost}").format(cost=escaped(event.cost))
                                                 if event.cost else _("no cost recorded")))
 
 
@@ -301,5 +302,5 @@ def _activated(event: e.CardActivated, before, viewer, check: Check, n: Name) ->
     if event.action_points is not None or event.energies:
         paid = [ngettext("{n} action point(s)", "{n} action point(s)", event.action_points).format(
             n=event.action_points)] if event.action_points is not None else []
-        paid += [f"{v} {shown_text(k)}" for k, v in event.energies.items()]
+        paid += [f"{v} {escaped(k)}" for k, v in event.energies.items()]
         check(N_("§6 costs"), _("paid {costs}: recorded as given, not enforced").format(costs=", ".join(paid)))

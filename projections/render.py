@@ -18,14 +18,15 @@ from rich.table import Table
 from ledger.campaign import Campaign
 from ledger.i18n import ENGLISH, _, language, pgettext
 from ledger.terms import action_name, state_name, suit_name, zone_name
+from ledger.texts import escaped
 
-from .summaries import HIDDEN_NAME, shown_text
+from .summaries import HIDDEN_NAME
 
 
 def escape(text: str) -> str:
     """``text`` escaped for rich markup, any character in it that is not printable written
-    as its code (``shown_text``): what the table recorded never drives a terminal."""
-    return markup_escape(shown_text(text))
+    as its code (``ledger.texts.escaped``): what the table recorded never drives a terminal."""
+    return markup_escape(escaped(text))
 
 
 def _in_words(code: str, words: str) -> str:

@@ -463,3 +463,31 @@ def test_printable_text_the_cli_writes_an_older_records_escape_as_its_code_and_n
     refused = run_ledger("init", "--catalog", "ledger/data/sample_catalog.toml", "--name", "a\x1bb",
                          db=tmp_path / "new.db")
     assert refused.returncode == 1 and "--name" in refused.stderr and not (tmp_path / "new.db").exists()
+
+
+def test_a_shuffle_records_the_new_order_even_when_it_is_the_old_one_so_no_one_learns_whether_it_moved(table):
+    """Attack (ruleset 10): the order change of a shuffle was recorded only when the order
+    moved, and everyone sees that a change is there (not its cards). Knowing a two-card
+    deck's order (she buried one of them), a hero read from the record of a shuffle, a
+    search's reshuffle or the master's "shuffled again" undo whether it still held. Now every
+    shuffle of two cards or more records its order, and the views for the public and the
+    heroes read alike whichever order came out."""
+    import json
+
+    from projections.views import recorded_view
+
+    table.do(c.Draw(stack="deck:item", count=len(ITEMS) - 2, to="inventory:bo"))  # two left in deck:item
+    looks = set()
+    orders = set()
+    for seed in range(12):
+        before = tuple(table.cards("deck:item"))
+        done = table.do(c.Shuffle(stack="deck:item", seed=seed))  # the master's seeds: both outcomes
+        (change,) = [ch for ch in done.event.changes if isinstance(ch, StackReordered)]
+        assert change.was == before and change.now == tuple(table.cards("deck:item"))
+        orders.add(change.now == change.was)
+        for viewer in ("public", "ana", "bo"):
+            view = recorded_view(done.event, table.campaign, viewer, {})["events"][0]
+            looks.add((viewer, json.dumps(view["changes"], sort_keys=True), len(view.get("cards", ()))))
+    assert orders == {True, False}  # both outcomes came out
+    assert len(looks) == 3, looks  # one look per viewer, whatever the outcome
+    assert verify(table.app, table.cid).ok

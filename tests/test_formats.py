@@ -367,16 +367,28 @@ def test_sends_to_own_zone_a_hero_puts_no_card_she_names_into_a_face_down_deck_a
     assert looking.cards("deck:item:ana")[0] == "item-potion"
 
 
+def test_shuffles_unseen_order_a_hero_does_not_shuffle_her_own_deck_she_may_look_through(looking):
+    """Rule shuffles-unseen-order (§9; ruleset 10): shuffling a deck she may look through,
+    looking, and shuffling again until the order suits her would be picking it, one
+    recorded shuffle at a time; the master shuffles it. A deck she cannot look through she
+    shuffles as before."""
+    looking.add("item-sword", "item-bow", "item-rope", to="deck:item:ana")
+    message = str(looking.refuse(c.Shuffle(actor="ana", stack="deck:item:ana"), NotAllowed))
+    assert "deck:item:ana" in message and "master" in message
+    looking.do(c.Shuffle(stack="deck:item:ana"))  # the master
+    looking.add("item-axe", "item-shield", to="deck:item")
+    looking.do(c.Shuffle(actor="ana", stack="deck:item"))
+
+
 @pytest.mark.parametrize("shuffling", [
-    c.Shuffle(actor="ana", stack="deck:item:ana"),
     c.Search(actor="ana", stack="deck:item:ana", by="item-staff"),
-], ids=["shuffle", "search-reshuffle"])
+], ids=["search-reshuffle"])
 def test_left_nothing_to_chance_a_hero_takes_back_no_shuffle_whose_new_order_she_could_look_at(looking, shuffling):
     """Rule left-nothing-to-chance (§9; ruleset 9): a hero who may look through her own
-    deck saw the order a shuffle (or a search's reshuffle) left it in; taking it back and
-    shuffling again until the order suits her would be picking it. A shuffle of a deck she
-    cannot look through she may take back (she saw nothing), and the master may take back
-    either."""
+    deck saw the order a search's reshuffle left it in (and, under ruleset 9, a shuffle of
+    it); taking it back and searching again until the order suits her would be picking
+    it. A shuffle of a deck she cannot look through she may take back (she saw nothing),
+    and the master may take back either."""
     # ten cards: a shuffle that happens to leave five as they were (1 in 120) records no new
     # order, and there is then nothing to refuse
     looking.add("item-sword", "item-bow", "item-rope", "item-torch", "item-potion", "item-spear", "item-helm",

@@ -938,3 +938,20 @@ def test_the_table_servers_live_stream_sends_no_action_edited_in_the_file(demo):
         assert sends == [(stream, None)], sends
     finally:
         clerk.close()
+
+
+def test_an_actions_kind_changed_in_the_file_is_refused_by_every_command_from_ruleset_10(demo):
+    """An exhaust and a restore (a hide and an exile, a battle's start and end) record the
+    same fields; only the stored topic says which it was. From ruleset 10 the hash covers
+    the kind of action, so a topic changed in the file breaks the chain: every command
+    refuses in one line rather than show an exhaust that never happened, and verify names
+    the seq."""
+    succeeded(run_ledger("restore", "companion-wolf", db=demo))
+    seq = last_seq(demo)
+    assert raw(demo, "UPDATE stored_events SET topic = 'ledger.events:CardsExhausted' "
+                     "WHERE originator_version = ? AND topic = 'ledger.events:CardsRestored'", [seq]) == 1
+    for args in (["zones"], ["--as", "bo", "history", "--limit", "3"], ["explain", str(seq)], ["card", "companion-wolf"]):
+        line = one_error_line(run_ledger(*args, db=demo))
+        assert f"seq {seq}" in line and "hash" in line, (args, line)
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == seq

@@ -571,6 +571,16 @@ def test_malformed_bodies_are_one_line_422s_and_append_nothing(tmp_path, who):
             reply = client.post(f"{API}/actions", content=raw,
                                 headers={**seated.headers(who), "Content-Type": "application/json"})
             one_error(reply, 422)
+        # a lone surrogate (valid JSON, no text) or a terminal's escape in an id: a refusal that
+        # writes it as its code (it was a 500: the reply could not be encoded)
+        for raw in ('{"action": "discard", "cards": ["\\ud800"]}', '{"action": "send", "cards": ["\\udcff"], '
+                    '"to": "table:ana"}', '{"action": "activate", "card": "\\u001b[31m"}',
+                    '{"action": "draw", "stack": "deck:\\ud800"}'):
+            reply = client.post(f"{API}/actions", content=raw,
+                                headers={**seated.headers(who), "Content-Type": "application/json"})
+            assert reply.status_code in (403, 409, 422), (raw, reply.status_code, reply.text)
+            error = one_error(reply, reply.status_code)
+            assert error["message"].isprintable() and "\x1b" not in reply.text, (raw, error)
         # ever so many cards: refused (nothing to do with a crash), and nothing appended
         reply = post(client, seated, who, {"action": "reveal", "cards": [f"card-{i}" for i in range(20_000)]})
         one_error(reply, 403 if who == "public" else reply.status_code)

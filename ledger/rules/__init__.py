@@ -72,6 +72,7 @@ from .fair_play import (
     seed_is_the_masters,
     sends_to_own_zone,
     showed_nothing_hidden,
+    shuffles_unseen_order,
 )
 from .heroes import knowledge_changes, new_hero
 from .locations import (
@@ -158,4 +159,5 @@ __all__ = [
     "seed_is_the_masters", "search_allowed", "searches_decks",
     "showed_nothing_hidden", "left_nothing_to_chance", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",
     "master_sets_knowledge", "master_discards_from_decks", "printable_text",
+    "shuffles_unseen_order",
 ]

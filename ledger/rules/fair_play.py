@@ -21,6 +21,7 @@ from ..formats import ZoneSpec
 from ..i18n import N_, _
 from ..rulesets import ruleset
 from ..states import card_states
+from ..texts import printable
 from ..visibility import UNSEEN_PLACE, can_identify, sees_everything
 from ..vocabulary import Role, Zone
 from .actors import acts_for, master_only, unseen
@@ -145,6 +146,18 @@ def seed_is_the_masters(actor: str, seed: int | None) -> None:
     if seed is not None and not sees_everything(actor) and _fair():
         raise NotAllowed(_("only the master chooses a seed; {actor}'s shuffles, refills and reshuffles take theirs "
                            "from the system (leave out --seed)").format(actor=actor))
+
+
+def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec) -> None:
+    """Fair play (from ruleset 10): a hero does not shuffle a stack whose order she can see
+    (a deck of her own she may look through, a face-up stack): shuffling it again and
+    again, looking each time, until the order suits her would be picking it, one recorded
+    shuffle at a time. The master shuffles it (ask the master)."""
+    if sees_everything(actor) or ruleset() < 10 or not order_seen_by(campaign, actor, stack.id):
+        return
+    raise NotAllowed(_("{actor} can look at the order of {stack}, so only the master shuffles it (shuffling again "
+                       "until the order suits would be picking it; ask the master)").format(actor=actor,
+                                                                                             stack=stack.id))
 
 
 def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
@@ -281,8 +294,8 @@ def printable_text(option: str, text: str | None) -> None:
     the whole table, in terminals too, so it is printable text on one line: a terminal's
     escape sequence or a line break in it would let one player colour, hide or fake lines
     of another's history and explain."""
-    if text is None or ruleset() < 10 or text.isprintable():
+    if text is None or ruleset() < 10 or printable(text):
         return
-    bad = next(char for char in text if not char.isprintable())
+    bad = next(char for char in text if not printable(char))
     raise BadInput(_("{option}: only printable characters, on one line (not U+{code:04X}): the text is shown to the "
                      "whole table, in terminals too").format(option=option, code=ord(bad)))
