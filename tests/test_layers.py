@@ -22,6 +22,7 @@ READ_SIDE_MAY_IMPORT = {
     "ledger.visibility", "ledger.states", "ledger.witness", "ledger.rulebook", "ledger.commitments",
     "ledger.i18n", "ledger.terms",  # the language being spoken and the game's words in it
     "ledger.errors",  # a damaged record or row is refused as the write side refuses one
+    "ledger.texts",  # outside text shown on one line, never driving a terminal (as errors write it)
     "ledger.structs",  # the msgspec types of the events' fields (``projections.decoding``)
 }
 
