@@ -133,7 +133,7 @@ def action_view(
         marks = change_marks(event, campaign, viewer)
         hidden = cards - known - visible_cards(event, campaign, viewer, cards, marks)
         data = _scrub(data, hidden)
-        data["changes"] = _moves(event, campaign, viewer, marks, known)
+        data["changes"] = _moves(event, campaign, viewer, marks, known, hidden)
         # A seed and the public order of the depot would let anyone recompute where
         # hidden cards went, and the hash of the whole event could be matched against
         # guesses: only the referee sees seeds, the recorded command, the hash and the
@@ -153,8 +153,10 @@ def action_view(
 
 
 def _moves(event: ActionRecorded, campaign: Campaign, viewer: str, marks: list[bool],
-           known: frozenset[str]) -> list[dict[str, Any]]:
-    """The changes of an action as a viewer witnessed them, with no deck positions."""
+           known: frozenset[str], hidden: set[str]) -> list[dict[str, Any]]:
+    """The changes of an action as a viewer witnessed them, with no deck positions; any
+    other change (a hero's, a location's) with the cards the viewer may not identify
+    replaced by null (an access effect names its card)."""
     moves: list[dict[str, Any]] = []
     for change, seen in zip(event.changes, marks):
         if isinstance(change, CardChanged):
@@ -168,7 +170,7 @@ def _moves(event: ActionRecorded, campaign: Campaign, viewer: str, marks: list[b
         elif isinstance(change, StackReordered):
             moves.append({"kind": "order", "stack": change.stack, "count": len(change.now)})
         else:
-            moves.append(change.model_dump(mode="json"))
+            moves.append(_scrub(change.model_dump(mode="json"), hidden))
     return _no_secret_order(campaign, moves)
 
 

@@ -589,3 +589,20 @@ def test_a_hands_hidden_cards_are_listed_by_what_hangs_from_them_not_in_the_orde
         listed = zones_view(game.campaign, viewer)["zones"]["inventory:ana"]
         hidden = {"id": None, "face": "down"}
         assert listed == [hidden, hidden, {**hidden, "attached": ["skill-tracking"]}], (viewer, listed)
+
+
+def test_an_access_effects_card_is_hidden_in_the_changes_too_when_the_viewer_may_not_identify_it(game):
+    """An access effect names its card; the summary hid it from a viewer who may not
+    identify it, but the location's change carried it whole in the view's changes."""
+    from projections.views import recorded_view
+
+    game.do(c.AddLocation(location="village", access={"skill": 1}))
+    game.add("companion-wolf", to="table:bo")
+    game.add("item-spear", to="table:bo")
+    game.do(c.Attach(card="item-spear", host="companion-wolf"))
+    game.do(c.Hide(cards=("item-spear",)))
+    done = game.do(c.SetAccess(location="village", suit="skill", level=2, by="item-spear"))  # hidden, still active
+    for viewer in ("public", "ana"):
+        view = recorded_view(done.event, game.campaign, viewer, {})
+        assert "item-spear" not in json.dumps(view), (viewer, view["events"][0]["changes"])
+    assert "item-spear" in json.dumps(recorded_view(done.event, game.campaign, "referee", {}))
