@@ -248,6 +248,8 @@ def search(play: Play, cmd: c.Search) -> Decided:
     rules.searches_decks(play.actor, stack)
     rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.search_allowed(play.campaign, play.actor, cmd.by)
+    if not cmd.take and rules.reshuffles_after_search(stack):  # a search that takes nothing only shuffles
+        rules.shuffles_unseen_order(play.campaign, play.actor, stack)
     # Everything that does not depend on where the cards lie first (a card named twice is
     # the command's own check): a refusal after the cards were found would tell a hero
     # that a hidden card is in the stack.

@@ -39,10 +39,10 @@ from .i18n import _
 from .integrity import GENESIS, checked_chain, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
+from .rules import printable_text
 from .rulesets import ruleset
 from .signing import Signer
 from .snapshots import digest_after, off_the_grid, unfit
-from .texts import printable
 from .vocabulary import MASTER, PUBLIC
 from .witness import recorded_facts
 
@@ -60,9 +60,7 @@ def slugify(text: str) -> str:
 def campaign_names(name: str | None, slug: str | None) -> tuple[str, str]:
     """A new campaign's display name and id (the id defaults to the name, slugified)."""
     name = (name or slug or "Campaign").strip() or "Campaign"
-    if not printable(name):
-        raise BadInput(_("--name: only printable characters, on one line: a campaign's name is shown to the whole "
-                         "table, in terminals too"))
+    printable_text("--name", name)
     slug = slug if slug is not None else slugify(name)
     if not _SLUG.fullmatch(slug):
         raise BadInput(_("{campaign} is not a campaign id; use lower-case letters, digits and '-' (e.g. north)").format(

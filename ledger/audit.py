@@ -248,9 +248,9 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
             hashed = chain_hash(previous, event)
         except (ValueError, RecursionError) as exc:  # a recorded command nested past what pydantic dumps
             raise _Bad(seq, _("seq {seq} cannot be read ({error})").format(seq=seq, error=type(exc).__name__)) from None
+        rules = _rules_after(rules, event, seq)  # first: newer rules may hash an action otherwise
         if hashed != event.hash:
             raise _Bad(seq, _("seq {seq} does not match its hash: it was changed or moved").format(seq=seq))
-        rules = _rules_after(rules, event, seq)
         if campaign is None:
             if not isinstance(event, CampaignStarted):
                 raise _Bad(seq, _("the log does not begin with the campaign's start"))

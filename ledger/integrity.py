@@ -128,8 +128,14 @@ def check_link(previous: str, event: ActionRecorded) -> None:
     if _dumped_hash(previous, event) != event.hash:
         from .errors import DamagedRecord
         from .i18n import _
+        from .rulebook import RULESET
 
         seq = event.originator_version
+        if event.ruleset > RULESET:  # hashed as newer rules hash it (KIND_HASHED_FROM): not damaged, not ours
+            raise DamagedRecord(_("seq {seq} was decided under rules {ruleset}, newer than this ledger knows "
+                                  "({known}): use a newer ledger").format(seq=seq, ruleset=event.ruleset,
+                                                                          known=RULESET),
+                                ValueError(f"seq {seq} is of rules {event.ruleset}"))
         raise DamagedRecord(_("the record at seq {seq} does not match its hash: the file was changed or damaged; "
                               "ledger verify names the first bad seq").format(seq=seq),
                             ValueError(f"seq {seq} does not match its hash"))

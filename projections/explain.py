@@ -26,7 +26,6 @@ from ledger.changes import CardChanged, StackReordered
 from ledger.i18n import N_, _, ngettext, pgettext
 from ledger.rulebook import HERO_MAY, REFILL_LIMIT, rule_text
 from ledger.terms import effect_kind_name, mechanic_name, pgettext_noop, suit_word, value_type_name
-from ledger.texts import escaped
 from ledger.visibility import sees_everything
 from ledger.vocabulary import MASTER, host_of
 from ledger.witness import visible_cards
@@ -134,7 +133,9 @@ def _discarded(event: e.CardsDiscarded, before, viewer, check: Check, n: Name) -
 @_checks.register
 def _shuffled(event: e.StackShuffled, before, viewer, check: Check, n: Name) -> None:
     order = next((c for c in event.changes if isinstance(c, StackReordered)), None)
-    size = len(order.now) if order else 0
+    # under rules before 10 a shuffle that left the order as it was recorded no change: its
+    # commitment gives the size (else "0 cards" told the table that the order had held)
+    size = len(order.now) if order else next((c.size for c in event.commitments if c.stack == event.stack), 0)
     detail = ngettext("{stack} was shuffled: the new order of its {size} cards is recorded, so replay never "
                       "shuffles again",
                       "{stack} was shuffled: the new order of its {size} cards is recorded, so replay never "
@@ -265,7 +266,7 @@ def _obtained(event: e.SheetCardObtained, before, viewer, check: Check, n: Name)
         source=_access_source(used.source, event.location)))
     came = _("{card} came from {source} and went to {to}; ").format(card=n(event.card), source=event.source,
                                                                     to=event.to)
-    check(N_("§8 the master's decision"), came + (_("cost recorded as given: {cost}").format(cost=escaped(event.cost))
+    check(N_("§8 the master's decision"), came + (_("cost recorded as given: {cost}").format(cost=event.cost)
                                                 if event.cost else _("no cost recorded")))
 
 
@@ -302,5 +303,5 @@ def _activated(event: e.CardActivated, before, viewer, check: Check, n: Name) ->
     if event.action_points is not None or event.energies:
         paid = [ngettext("{n} action point(s)", "{n} action point(s)", event.action_points).format(
             n=event.action_points)] if event.action_points is not None else []
-        paid += [f"{v} {escaped(k)}" for k, v in event.energies.items()]
+        paid += [f"{v} {k}" for k, v in event.energies.items()]
         check(N_("§6 costs"), _("paid {costs}: recorded as given, not enforced").format(costs=", ".join(paid)))

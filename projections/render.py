@@ -130,7 +130,7 @@ def render_explain(out: Console, view: dict[str, Any]) -> None:
     out.print(f"[bold]{seq}[/bold]  " + escape(_("{action} by {actor} at {time}").format(
         action=action_name(view["action"]), actor=view["actor"], time=view["time"][:19].replace("T", " "))),
         highlight=False)
-    out.print(f"  {view['summary']}", highlight=False, markup=False)
+    out.print(f"  {escaped(view['summary'])}", highlight=False, markup=False)
     for item in view["checks"]:  # the rule as the language spoken names it (``rule``: in English)
         label = item.get("label", item["rule"])
         out.print(f"  [cyan]{escape(label)}[/cyan]: {escape(item['detail'])}", highlight=False)

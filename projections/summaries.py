@@ -20,7 +20,6 @@ from ledger import events as e
 from ledger.changes import HeroChanged
 from ledger.i18n import ENGLISH, N_, _, language, ngettext, speaking
 from ledger.terms import action_name, effect_kind_name, mechanic_name, suit_word, value_type_name
-from ledger.texts import escaped
 
 HIDDEN_NAME = N_("a hidden card")
 """How a card the viewer may not identify reads (translated where shown: ``_(HIDDEN_NAME)``)."""
@@ -93,7 +92,7 @@ def _campaign_started(event: e.CampaignStarted, name) -> str:
 def _hero_added(event: e.HeroAdded, name) -> str:
     hero = next(ch for ch in event.changes if isinstance(ch, HeroChanged)).now
     return _("hero {hero} ({name}) joins, knowledge {knowledge}").format(
-        hero=event.hero, name=escaped(hero.name) if hero else "", knowledge=hero.knowledge if hero else 0)
+        hero=event.hero, name=hero.name if hero else "", knowledge=hero.knowledge if hero else 0)
 
 
 @_what.register
@@ -233,7 +232,7 @@ def _sheet_card_obtained(event: e.SheetCardObtained, name) -> str:
     text = _("{hero} obtains {card} by {mechanic} at {location} → {to}").format(
         hero=event.hero, card=name(event.card), mechanic=mechanic_name(event.mechanic), location=event.location,
         to=event.to)
-    return text + (_(" (cost: {cost})").format(cost=escaped(event.cost)) if event.cost else "")
+    return text + (_(" (cost: {cost})").format(cost=event.cost) if event.cost else "")
 
 
 @_what.register
@@ -242,7 +241,7 @@ def _card_activated(event: e.CardActivated, name) -> str:
         hero=event.hero or _("the master"), card=name(event.card), effect=event.effect,
         kind=effect_kind_name(event.effect_kind))
     if event.target:
-        text += _(" on {target}").format(target=escaped(event.target))
+        text += _(" on {target}").format(target=event.target)
     if event.went_to:
         text += f" → {event.went_to}"
     return text

@@ -171,6 +171,14 @@ def _moves(event: ActionRecorded, campaign: Campaign, viewer: str, marks: list[b
             moves.append({"kind": "order", "stack": change.stack, "count": len(change.now)})
         else:
             moves.append(_scrub(change.model_dump(mode="json"), hidden))
+    # Under rules before 10 a shuffle that left a stack's order as it was recorded no
+    # change; its commitment (public) says the stack was shuffled, so the order move is
+    # there whatever came out (else its absence told the viewer that the order held).
+    if event.ruleset < 10:
+        ordered = {move["stack"] for move in moves if move["kind"] == "order"}
+        ordered.update(refill.deck for refill in event.refills)  # a refill's order is its cards' moves
+        moves += [{"kind": "order", "stack": commitment.stack, "count": commitment.size}
+                  for commitment in event.commitments if commitment.stack not in ordered and commitment.size > 1]
     return _no_secret_order(campaign, moves)
 
 

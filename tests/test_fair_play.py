@@ -199,7 +199,7 @@ def test_left_nothing_to_chance_a_hero_may_not_take_back_a_draw_that_refilled_th
 
 
 def test_showed_nothing_hidden_a_hero_may_not_take_back_a_search_that_missed_a_card(table):
-    """Attack (ruleset 9): search deck:item for a card it may not hold, read "not found",
+    """Attack (ruleset 10): search deck:item for a card it may not hold, read "not found",
     undo: the deck would come back in its order from before the search's reshuffle, so
     probing card by card would cost two history lines and leave the deck as it was. A
     search that missed a named card told her what the deck lacks; only the master may take
@@ -409,13 +409,14 @@ def test_printable_text_a_hero_records_no_terminal_escape_or_line_break_for_the_
                                                                          {"fogo sagrado": 1})
 
 
-def test_printable_text_an_older_actions_escape_is_shown_as_its_code_in_history_and_explain(app, sample_catalog):
-    """Under ruleset 9 a target or a kind of energy could hold a terminal's escape or a line
-    break; such an action still verifies, and history and explain write the character as
-    its code rather than send it to a terminal."""
+def test_printable_text_an_older_actions_escape_is_shown_as_its_code_by_every_view_of_the_cli(app, sample_catalog):
+    """Under ruleset 9 a hero's name, a target or a kind of energy could hold a terminal's
+    escape or a line break; such an action still verifies, and the CLI's history, explain,
+    zones and card write the character as its code rather than send it to a terminal (the
+    record and its JSON keep the text as it was given)."""
     from ledger.rulesets import decided_under
-    from projections.explain import explain
-    from projections.summaries import summary
+
+    from .conftest import db_of
 
     with decided_under(9):
         game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
@@ -424,23 +425,11 @@ def test_printable_text_an_older_actions_escape_is_shown_as_its_code_in_history_
         done = game.do(c.Activate(actor="ana", card="companion-wolf", target="x\x1b[31mred\n§9 fake",
                                   energies={"fire\x1b[0m": 1}))
     assert verify(game.app, game.cid).ok
-    line = summary(done.event)
-    assert line.isprintable() and "\\x1b[31mred\\n§9 fake" in line, line
-    before, after = game.app.campaign(game.cid, at=done.seq - 1), game.app.campaign(game.cid, at=done.seq)
-    told = explain(done.event, before, after, "referee")
-    assert all(text.isprintable() for text in json_strings(told)), told
-    assert summary(game.app.event(game.cid, 2)).isprintable()
-
-
-def json_strings(value) -> list[str]:
-    """Every string in a JSON-like value."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for item in value.values() for s in json_strings(item)]
-    if isinstance(value, (list, tuple)):
-        return [s for item in value for s in json_strings(item)]
-    return []
+    for args in (["explain", str(done.seq)], ["history"], ["zones"], ["card", "companion-wolf"],
+                 ["--as", "public", "explain", str(done.seq)], ["--as", "public", "history"]):
+        shown = run_ledger(*args, db=db_of(app))
+        assert shown.returncode == 0 and "\x1b" not in shown.stdout and "\n§9 fake" not in shown.stdout, (args, shown)
+    assert "\\x1b[31mred" in run_ledger("explain", str(done.seq), db=db_of(app)).stdout
 
 
 def test_printable_text_the_cli_writes_an_older_records_escape_as_its_code_and_no_new_campaign_name_holds_one(
@@ -491,3 +480,33 @@ def test_a_shuffle_records_the_new_order_even_when_it_is_the_old_one_so_no_one_l
     assert orders == {True, False}  # both outcomes came out
     assert len(looks) == 3, looks  # one look per viewer, whatever the outcome
     assert verify(table.app, table.cid).ok
+
+
+def test_an_older_shuffle_that_left_the_order_as_it_was_reads_like_any_other(app, sample_catalog):
+    """Under ruleset 9 a shuffle that left a deck's order as it was recorded no order
+    change. Its commitment, which everyone sees, says the deck was shuffled: the views and
+    explain give every viewer the order move and the deck's size from it, whichever order
+    came out."""
+    import json
+
+    from ledger.rulesets import decided_under
+    from projections.explain import explain
+    from projections.views import recorded_view
+
+    with decided_under(9):
+        game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
+        game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        game.add("item-sword", "item-bow", to="deck:item")
+        done = [game.do(c.Shuffle(stack="deck:item", seed=seed)) for seed in range(10)]
+    kept = [rec for rec in done if not any(isinstance(ch, StackReordered) for ch in rec.event.changes)]
+    moved = [rec for rec in done if rec not in kept]
+    assert kept and moved  # both outcomes came out
+    for viewer in ("public", "ana"):
+        looks = {json.dumps(recorded_view(rec.event, game.app.campaign(game.cid, at=rec.seq), viewer, {})
+                            ["events"][0]["changes"]) for rec in done}
+        assert len(looks) == 1, (viewer, looks)
+        for rec in (kept[0], moved[0]):
+            told = explain(rec.event, game.app.campaign(game.cid, at=rec.seq - 1),
+                           game.app.campaign(game.cid, at=rec.seq), viewer)
+            assert "its 2 cards" in json.dumps(told), told
+    assert verify(game.app, game.cid).ok

@@ -370,18 +370,24 @@ def test_sends_to_own_zone_a_hero_puts_no_card_she_names_into_a_face_down_deck_a
 def test_shuffles_unseen_order_a_hero_does_not_shuffle_her_own_deck_she_may_look_through(looking):
     """Rule shuffles-unseen-order (§9; ruleset 10): shuffling a deck she may look through,
     looking, and shuffling again until the order suits her would be picking it, one
-    recorded shuffle at a time; the master shuffles it. A deck she cannot look through she
-    shuffles as before."""
+    recorded shuffle at a time (and a search that takes nothing is such a shuffle); the
+    master shuffles it. A search that takes a card still reshuffles it; a deck she cannot
+    look through she shuffles as before."""
     looking.add("item-sword", "item-bow", "item-rope", to="deck:item:ana")
     message = str(looking.refuse(c.Shuffle(actor="ana", stack="deck:item:ana"), NotAllowed))
     assert "deck:item:ana" in message and "master" in message
+    looking.add("item-staff", to="inventory:ana")
+    looking.do(c.Reveal(cards=("item-staff",)))  # active, hers: an effect that lets her search
+    searching = c.Search(actor="ana", stack="deck:item:ana", by="item-staff")  # taking nothing: only a shuffle
+    assert str(looking.refuse(searching, NotAllowed)) == message
+    looking.do(c.Search(actor="ana", stack="deck:item:ana", by="item-staff", take=("item-bow",)))  # takes one
     looking.do(c.Shuffle(stack="deck:item:ana"))  # the master
     looking.add("item-axe", "item-shield", to="deck:item")
     looking.do(c.Shuffle(actor="ana", stack="deck:item"))
 
 
 @pytest.mark.parametrize("shuffling", [
-    c.Search(actor="ana", stack="deck:item:ana", by="item-staff"),
+    c.Search(actor="ana", stack="deck:item:ana", by="item-staff", take=("item-helm",)),
 ], ids=["search-reshuffle"])
 def test_left_nothing_to_chance_a_hero_takes_back_no_shuffle_whose_new_order_she_could_look_at(looking, shuffling):
     """Rule left-nothing-to-chance (§9; ruleset 9): a hero who may look through her own
@@ -389,8 +395,8 @@ def test_left_nothing_to_chance_a_hero_takes_back_no_shuffle_whose_new_order_she
     it); taking it back and searching again until the order suits her would be picking
     it. A shuffle of a deck she cannot look through she may take back (she saw nothing),
     and the master may take back either."""
-    # ten cards: a shuffle that happens to leave five as they were (1 in 120) records no new
-    # order, and there is then nothing to refuse
+    # ten cards: under ruleset 9 a shuffle that left five as they were (1 in 120) recorded no
+    # new order, and there was then nothing to refuse
     looking.add("item-sword", "item-bow", "item-rope", "item-torch", "item-potion", "item-spear", "item-helm",
                 "item-old-map", "item-amulet", "item-dagger", to="deck:item:ana")
     looking.add("item-staff", to="inventory:ana")

@@ -723,6 +723,25 @@ def test_an_action_that_claims_rules_newer_than_the_ledger_knows_is_not_passed_u
     assert report["bad_seq"] == seq and "newer ledger" in line, line
 
 
+def test_an_action_of_newer_rules_that_hash_it_otherwise_is_told_as_newer_not_as_damaged(demo):
+    """Newer rules may hash an action differently (ruleset 10 began hashing its kind): a
+    ledger that meets one says so, in verify and in every command, rather than call the
+    file changed."""
+    from .test_verify import read_state, write_state
+
+    seq = _append_as(demo, RULESET + 1, c.Exhaust(actor="ana", cards=("item-sword",)))
+    ledger = Ledger.open(demo)
+    cid = ledger.resolve(None)
+    ledger.close()
+    state = json.loads(read_state(demo, cid, seq))
+    state["hash"] = "0" * 64  # as a scheme this ledger does not know would hash it
+    write_state(demo, cid, seq, json.dumps(state, separators=(",", ":")).encode())
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == seq and "newer ledger" in line, line
+    line = one_error_line(run_ledger("zones", db=demo))
+    assert f"seq {seq}" in line and "newer ledger" in line and "changed" not in line, line
+
+
 def test_a_fact_the_actions_rules_always_record_left_out_and_resealed_is_named(demo):
     """ana's draw showed her a hidden card (``identified``); the forger empties that fact,
     which the event hashes only when it is not empty, and seals the action again, so that
@@ -955,3 +974,24 @@ def test_an_actions_kind_changed_in_the_file_is_refused_by_every_command_from_ru
         assert f"seq {seq}" in line and "hash" in line, (args, line)
     line, report = verify_fails(demo)
     assert report["bad_seq"] == seq
+
+
+def test_the_hash_of_an_action_is_pinned_for_each_way_of_hashing_it():
+    """What the chain hashes is the record's contract: a renamed action or a field hashed
+    otherwise would silently break every stored hash. Pinned for an action of ruleset 9
+    (fields only) and of ruleset 10 (its kind too, ``integrity.KIND_HASHED_FROM``)."""
+    from datetime import datetime, timezone
+    from uuid import UUID
+
+    from ledger.events import CardsExhausted, CardsRestored
+    from ledger.integrity import GENESIS, chain_hash
+
+    exhausted = CardsExhausted(originator_id=UUID(int=7), originator_version=12, actor="ana", cards=("item-sword",),
+                               timestamp=datetime(2026, 12, 3, tzinfo=timezone.utc), ruleset=10)
+    assert chain_hash(GENESIS, exhausted) == "f3efb59239a5d99a1a9016837916aa92fed7827fa40f5e0ef15cb3f89081e78c"
+    older = exhausted.model_copy(update={"ruleset": 9})
+    assert chain_hash(GENESIS, older) == "8679aad43ff4899605e730dd72beea68faf5119666e3e29bc99a0c4ef81c9a2e"
+    restored = CardsRestored(**{k: getattr(exhausted, k) for k in ("originator_id", "originator_version", "actor",
+                                                                     "cards", "timestamp", "ruleset")})
+    assert chain_hash(GENESIS, restored) != chain_hash(GENESIS, exhausted)  # the same fields, another kind
+    assert chain_hash(GENESIS, restored.model_copy(update={"ruleset": 9})) == chain_hash(GENESIS, older)

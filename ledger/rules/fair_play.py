@@ -152,7 +152,8 @@ def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec) -> No
     """Fair play (from ruleset 10): a hero does not shuffle a stack whose order she can see
     (a deck of her own she may look through, a face-up stack): shuffling it again and
     again, looking each time, until the order suits her would be picking it, one recorded
-    shuffle at a time. The master shuffles it (ask the master)."""
+    shuffle at a time. Nor does she search it taking nothing, which only reshuffles it.
+    The master shuffles it (ask the master)."""
     if sees_everything(actor) or ruleset() < 10 or not order_seen_by(campaign, actor, stack.id):
         return
     raise NotAllowed(_("{actor} can look at the order of {stack}, so only the master shuffles it (shuffling again "
