@@ -248,17 +248,17 @@ def search(play: Play, cmd: c.Search) -> Decided:
     rules.searches_decks(play.actor, stack)
     rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.search_allowed(play.campaign, play.actor, cmd.by)
-    if not cmd.take and rules.reshuffles_after_search(stack):  # a search that takes nothing only shuffles
-        rules.shuffles_unseen_order(play.campaign, play.actor, stack)
     # Everything that does not depend on where the cards lie first (a card named twice is
     # the command's own check): a refusal after the cards were found would tell a hero
     # that a hidden card is in the stack.
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
     if to is not None:
-        rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take")
+        rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take", named=ruleset() >= 10)
     missed = rules.searched_cards(play.campaign, play.actor, cmd.take, stack.id,
                                   N_("search takes cards from the stack searched"))
     taken = tuple(card for card in cmd.take if card not in missed)
+    if not taken and rules.reshuffles_after_search(stack):  # a search that takes nothing only shuffles
+        rules.shuffles_unseen_order(play.campaign, play.actor, stack)  # (of a stack she sees through: all told)
     moving = frozenset(taken)
     for card in taken:
         play.place(card, to, moving=moving)  # type: ignore[arg-type]

@@ -495,3 +495,13 @@ class ActionRedone(ActionRecorded):
         books.live_head = self.targets[0]
         if books.redo_stack and books.redo_stack[-1] == self.undo:
             books.redo_stack.pop()
+
+
+def event_class(topic: str) -> type[DomainEvent] | None:
+    """The class a stored record's topic names, if it is one of the ledger's own event
+    classes (``ledger.events:Name``); else None, and nothing is imported. A topic is read
+    from the file, where anyone may change it: resolving it as eventsourcing does would
+    import whatever module it names, running its code (``this:s`` printed to stdout)."""
+    module, _, name = topic.partition(":")
+    found = globals().get(name) if module == __name__ else None
+    return found if isinstance(found, type) and issubclass(found, DomainEvent) else None

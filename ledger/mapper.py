@@ -10,9 +10,10 @@ from typing import Any
 
 import msgspec
 from eventsourcing.persistence import Mapper, StoredEvent, Transcoder
-from eventsourcing.utils import TopicError, get_topic, resolve_topic
+from eventsourcing.utils import TopicError, get_topic
 from pydantic import BaseModel
 
+from .events import event_class
 from .i18n import N_
 from .integrity import stored_state
 from .structs import quick_event
@@ -84,7 +85,9 @@ class PydanticMapper(Mapper):
             if quick is not None:
                 return quick
         state = self.transcoder.decode(stored)
-        cls = resolve_topic(stored_event.topic)
+        cls = event_class(stored_event.topic)
+        if cls is None:
+            raise TopicError(f"{stored_event.topic!r} is no event of the ledger's")
         return cls.model_validate(
             {
                 **state,

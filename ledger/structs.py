@@ -42,7 +42,6 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from uuid import UUID
 
 import msgspec
-from eventsourcing.utils import resolve_topic
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
@@ -231,8 +230,8 @@ def _reader(topic: str) -> type | None:
     """The Struct a stored action of this topic is read into, or None (pydantic reads it)."""
     if topic not in _readers:
         try:
-            cls = resolve_topic(topic)
-            wanted = isinstance(cls, type) and issubclass(cls, e.ActionRecorded)
+            cls = e.event_class(topic)
+            wanted = cls is not None and issubclass(cls, e.ActionRecorded)
             _readers[topic] = _struct(cls) if wanted else None
         except (TypeError, ValueError, LookupError, ImportError):  # validators, or a type msgspec has not
             _readers[topic] = None

@@ -36,7 +36,6 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
-from eventsourcing.utils import resolve_topic
 from pydantic import BaseModel
 
 from ledger import changes as ch
@@ -91,8 +90,8 @@ def light_decoder(topic: str) -> Callable[[bytes], Any] | None:
     """Decodes the stored state of an action of this topic into its light class; None
     when the topic is no action or is decoded with pydantic (``HEAVY``)."""
     if topic not in _decoders:
-        cls = resolve_topic(topic)
-        wanted = isinstance(cls, type) and issubclass(cls, e.ActionRecorded) and not issubclass(cls, HEAVY)
+        cls = e.event_class(topic)
+        wanted = cls is not None and issubclass(cls, e.ActionRecorded) and not issubclass(cls, HEAVY)
         _decoders[topic] = msgspec.json.Decoder(light_class(cls)).decode if wanted else None
     return _decoders[topic]
 
@@ -116,8 +115,8 @@ def light_time(stamp: Any) -> str:
 
 def is_action(topic: str) -> bool:
     """Is a stored topic one of the campaign's actions (not a log entry or a seat)?"""
-    cls = resolve_topic(topic)
-    return isinstance(cls, type) and issubclass(cls, e.ActionRecorded)
+    cls = e.event_class(topic)
+    return cls is not None and issubclass(cls, e.ActionRecorded)
 
 
 # The light classes of the changes the read models tell apart.

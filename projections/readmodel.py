@@ -53,12 +53,11 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import msgspec
-from eventsourcing.utils import resolve_topic
 
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
 from ledger.errors import DamagedRecord, StoreError
-from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted
+from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted, event_class
 from ledger.i18n import ENGLISH, _, language, speaking
 from ledger.states import card_states
 from ledger.vocabulary import PUBLIC, host_of
@@ -756,7 +755,7 @@ def _light_decoder(decoding: Any, topic: str) -> Callable[[bytes], Any] | None:
     that is no action, is decoded with pydantic, or whose class works out the cards it
     touched otherwise than ``ActionRecorded.cards_touched`` (the loop does it inline)."""
     decode = decoding.light_decoder(topic)
-    if decode is not None and decoding.light_class(resolve_topic(topic)).cards_touched \
+    if decode is not None and decoding.light_class(event_class(topic)).cards_touched \
             is not ActionRecorded.cards_touched:
         return None
     return decode

@@ -370,9 +370,10 @@ def test_sends_to_own_zone_a_hero_puts_no_card_she_names_into_a_face_down_deck_a
 def test_shuffles_unseen_order_a_hero_does_not_shuffle_her_own_deck_she_may_look_through(looking):
     """Rule shuffles-unseen-order (§9; ruleset 10): shuffling a deck she may look through,
     looking, and shuffling again until the order suits her would be picking it, one
-    recorded shuffle at a time (and a search that takes nothing is such a shuffle); the
-    master shuffles it. A search that takes a card still reshuffles it; a deck she cannot
-    look through she shuffles as before."""
+    recorded shuffle at a time (and a search that takes nothing — named nothing, or only
+    cards that are elsewhere — is such a shuffle, as is one that puts the card it takes
+    straight back); the master shuffles it. A search that takes a card still reshuffles it;
+    a deck she cannot look through she shuffles as before."""
     looking.add("item-sword", "item-bow", "item-rope", to="deck:item:ana")
     message = str(looking.refuse(c.Shuffle(actor="ana", stack="deck:item:ana"), NotAllowed))
     assert "deck:item:ana" in message and "master" in message
@@ -380,6 +381,11 @@ def test_shuffles_unseen_order_a_hero_does_not_shuffle_her_own_deck_she_may_look
     looking.do(c.Reveal(cards=("item-staff",)))  # active, hers: an effect that lets her search
     searching = c.Search(actor="ana", stack="deck:item:ana", by="item-staff")  # taking nothing: only a shuffle
     assert str(looking.refuse(searching, NotAllowed)) == message
+    looking.add("item-spear", to="inventory:bo")  # hidden from her: named, it is missed, and nothing is taken
+    missing = c.Search(actor="ana", stack="deck:item:ana", by="item-staff", take=("item-spear",))
+    assert str(looking.refuse(missing, NotAllowed)) == message
+    back = c.Search(actor="ana", stack="deck:item:ana", by="item-staff", take=("item-bow",), to="deck:item:ana")
+    assert "bury" in str(looking.refuse(back, NotAllowed))  # straight back in, the deck reshuffled: refused too
     looking.do(c.Search(actor="ana", stack="deck:item:ana", by="item-staff", take=("item-bow",)))  # takes one
     looking.do(c.Shuffle(stack="deck:item:ana"))  # the master
     looking.add("item-axe", "item-shield", to="deck:item")

@@ -995,3 +995,23 @@ def test_the_hash_of_an_action_is_pinned_for_each_way_of_hashing_it():
                                                                      "cards", "timestamp", "ruleset")})
     assert chain_hash(GENESIS, restored) != chain_hash(GENESIS, exhausted)  # the same fields, another kind
     assert chain_hash(GENESIS, restored.model_copy(update={"ruleset": 9})) == chain_hash(GENESIS, older)
+
+
+def test_a_topic_changed_to_name_another_module_is_refused_without_importing_it(demo):
+    """A record's topic names the class its JSON is read into; resolved as eventsourcing
+    resolves topics, a topic changed in the file to ``this:s`` imported the module ``this``
+    (printing to stdout) and any other it named, running its code. Only the ledger's own
+    event classes are looked up: the record is refused in one line, nothing imported."""
+    import sys
+
+    sys.modules.pop("this", None)
+    assert raw(demo, "UPDATE stored_events SET topic = 'this:s' WHERE originator_version = 12 "
+                     "AND topic LIKE 'ledger.events:%'") == 1
+    for args in (["zones"], ["--json", "history"], ["rebuild"]):
+        shown = run_ledger(*args, db=demo)
+        assert "Beautiful is better" not in shown.stdout + shown.stderr, args
+        line = one_error_line(shown)
+        assert "seq 12 cannot be read" in line, (args, line)
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == 12
+    assert "this" not in sys.modules
