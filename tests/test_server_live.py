@@ -123,6 +123,21 @@ def test_the_servers_log_never_prints_a_join_links_token(live):
     assert token not in text
 
 
+def test_the_access_log_writes_a_clients_escape_as_its_code():
+    """Behind ``--proxy`` the client's address is what the proxy forwards (X-Forwarded-For),
+    which a client may fill: the access log writes a character that is not printable as
+    its code, never to the terminal the server runs in."""
+    import logging
+
+    from ledger.interface.server.app import _NoTokens
+
+    record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1, '%s - "%s %s HTTP/%s" %d',
+                               ("1.2.3.4\x1b[31mEVIL\nfake", "GET", "/join/abc", "1.1", 200), None)
+    assert _NoTokens().filter(record)
+    line = record.getMessage()
+    assert line.isprintable() and "\\x1b[31mEVIL\\nfake" in line and "/join/****" in line, line
+
+
 def test_the_workers_listening_socket_is_tcp_so_replies_are_not_held_back():
     """``--workers N`` binds one socket for all workers; marked TCP, the accepted sockets get
     TCP_NODELAY from asyncio (uvicorn leaves it protocol 0: every keep-alive reply then

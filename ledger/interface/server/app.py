@@ -27,6 +27,7 @@ from starlette.exceptions import HTTPException
 from ...i18n import N_, _
 from ...seats import Seat
 from ...terms import zone_name
+from ...texts import escaped
 from ...vocabulary import REFEREE
 from . import errors, pages
 from .bodies import ActionBody
@@ -311,11 +312,15 @@ def app_from_env() -> FastAPI:
 
 
 class _NoTokens(logging.Filter):
-    """The access log never prints a join link's token (``/join/****``)."""
+    """The access log never prints a join link's token (``/join/****``), nor a character
+    a client sent that is not printable (a path is logged decoded, ``/%1b[31m`` as an
+    escape, and so is a proxy's X-Forwarded-For): written as its code, it never drives
+    the terminal the server runs in (``ledger.texts.escaped``)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
-            record.args = tuple(_JOIN.sub("/join/****", a) if isinstance(a, str) else a for a in record.args)
+            record.args = tuple(escaped(_JOIN.sub("/join/****", a)) if isinstance(a, str) else a
+                                for a in record.args)
         return True
 
 
