@@ -257,12 +257,12 @@ def search(play: Play, cmd: c.Search) -> Decided:
     missed = rules.searched_cards(play.campaign, play.actor, cmd.take, stack.id,
                                   N_("search takes cards from the stack searched"))
     taken = tuple(card for card in cmd.take if card not in missed)
-    if not taken and rules.reshuffles_after_search(stack):  # a search that takes nothing only shuffles
+    reshuffle = rules.reshuffles_after_search(stack)
+    if not taken and reshuffle:  # a search that takes nothing only shuffles
         rules.shuffles_unseen_order(play.campaign, play.actor, stack)  # (of a stack she sees through: all told)
     moving = frozenset(taken)
     for card in taken:
         play.place(card, to, moving=moving)  # type: ignore[arg-type]
-    reshuffle = rules.reshuffles_after_search(stack)
     if reshuffle:
         if cmd.seed is not None:
             play.rng.seed(cmd.seed)

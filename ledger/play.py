@@ -115,8 +115,10 @@ class Play:
 
     # -- stacks ---------------------------------------------------------------
     def reorder(self, stack: str, order: list[str]) -> None:
+        """``stack`` in ``order``. From ruleset 10 the order of a stack of two cards or more
+        is recorded even when it is the old one (``shuffle``)."""
         was = tuple(self.table.cards_in(stack))
-        if tuple(order) != was:
+        if tuple(order) != was or (len(was) > 1 and ruleset() >= 10):
             self.apply(StackReordered(stack=stack, was=was, now=tuple(order)))
 
     def shuffle(self, stack: str) -> None:
@@ -130,13 +132,9 @@ class Play:
             if card in self.table.shown:
                 spot = self.table.spot(card)
                 self.set_card(card, spot.at, spot.index, spot.face, spot.exhausted)
-        was = tuple(self.table.cards_in(stack))
-        order = list(was)
+        order = list(self.table.cards_in(stack))
         self.rng.shuffle(order)
-        if len(was) > 1 and ruleset() >= 10:
-            self.apply(StackReordered(stack=stack, was=was, now=tuple(order)))
-        else:
-            self.reorder(stack, order)
+        self.reorder(stack, order)
         self.randomized.append(stack)
 
     def refill(self, deck: str) -> int:

@@ -313,9 +313,9 @@ def app_from_env() -> FastAPI:
 
 class _NoTokens(logging.Filter):
     """The access log never prints a join link's token (``/join/****``), nor a character
-    a client sent that is not printable (a path is logged decoded, ``/%1b[31m`` as an
-    escape, and so is a proxy's X-Forwarded-For): written as its code, it never drives
-    the terminal the server runs in (``ledger.texts.escaped``)."""
+    a client sent that is not printable (behind ``--proxy`` the client's address is the
+    X-Forwarded-For the proxy passes on): written as its code, it never drives the
+    terminal the server runs in (``ledger.texts.escaped``)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple):
