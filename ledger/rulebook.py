@@ -230,6 +230,34 @@ HERO_MAY: dict[str, str] = {
     "redo": N_("a hero redoes only their own undo"),
 }
 
+FAIR_PLAY_FROM = 2  # the ruleset from which HERO_MAY holds (ruleset 1: a hero acted as the master)
+
+# What HERO_MAY said before a ruleset changed its words: an action is explained by the words in
+# force when it was decided. For each action, (the first ruleset of the next words, the older
+# words), oldest first.
+HERO_MAY_BEFORE: dict[str, tuple[tuple[int, str], ...]] = {
+    "search": ((7, N_("a hero searches by the effect of an active card they control, taking cards into their own "
+                      "zones")),),
+    "shuffle": ((10, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system")),),
+    "undo": ((7, N_("a hero takes back only their own actions, and none that showed anyone a hidden card")),
+             (9, N_("a hero takes back only their own actions, and none that showed anyone a hidden card or "
+                    "refilled a deck")),
+             (10, N_("a hero takes back only their own actions, and none that showed anyone a hidden card, "
+                     "refilled a deck or shuffled one whose new order they could see"))),
+}
+
+
+def hero_may(action: str, ruleset: int) -> str | None:
+    """What a hero may do with ``action`` under ``ruleset`` (a message id of HERO_MAY or of
+    its older words), or None: no such action, or a ruleset before fair play."""
+    if ruleset < FAIR_PLAY_FROM:
+        return None
+    for until, words in HERO_MAY_BEFORE.get(action, ()):
+        if ruleset < until:
+            return words
+    return HERO_MAY.get(action)
+
+
 BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULEBOOK}
 
 

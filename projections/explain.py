@@ -24,7 +24,7 @@ from ledger import events as e
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
 from ledger.i18n import N_, _, ngettext, pgettext
-from ledger.rulebook import HERO_MAY, REFILL_LIMIT, rule_text
+from ledger.rulebook import REFILL_LIMIT, RULESET, hero_may, rule_text
 from ledger.terms import effect_kind_name, mechanic_name, pgettext_noop, suit_word, value_type_name
 from ledger.visibility import sees_everything
 from ledger.vocabulary import MASTER, host_of
@@ -88,15 +88,16 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
                            "checks them")
         check(N_("§4 committed shuffle"), committed)
     _checks(event, before, viewer, check, n)
-    if event.actor != MASTER and event.action in HERO_MAY:
-        check(N_("§9 what a hero may do"), _("{hero} is a hero: {may}").format(
-            hero=event.actor, may=_(HERO_MAY[event.action])))
+    may = None if event.actor == MASTER else hero_may(event.action, event.ruleset)
+    if may is not None:
+        check(N_("§9 what a hero may do"), _("{hero} is a hero: {may}").format(hero=event.actor, may=_(may)))
     if not checks:
         check(pgettext_noop("rule", "rules"),
               _("no rule beyond the action's own checks (cards where they must be, the actor allowed)"))
     return {
         "seq": event.seq, "action": event.action, "actor": event.actor, "time": event.timestamp.isoformat(),
-        "summary": summary(event, hidden), "checks": checks,
+        "ruleset": event.ruleset, "older_rules": _older_rules(event.ruleset), "summary": summary(event, hidden),
+        "checks": checks,
     }
 
 
@@ -305,3 +306,12 @@ def _activated(event: e.CardActivated, before, viewer, check: Check, n: Name) ->
             n=event.action_points)] if event.action_points is not None else []
         paid += [f"{v} {k}" for k, v in event.energies.items()]
         check(N_("§6 costs"), _("paid {costs}: recorded as given, not enforced").format(costs=", ".join(paid)))
+
+
+def _older_rules(ruleset: int) -> str | None:
+    """A line saying that an action was decided under older rules than this ledger's (its
+    checks, the words of what a hero may do included, read as its rules did), or None."""
+    if ruleset >= RULESET:
+        return None
+    return _("decided under ruleset {ruleset} (this ledger's rules: {current})").format(
+        ruleset=ruleset, current=RULESET)

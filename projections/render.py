@@ -131,6 +131,8 @@ def render_explain(out: Console, view: dict[str, Any]) -> None:
         action=action_name(view["action"]), actor=view["actor"], time=view["time"][:19].replace("T", " "))),
         highlight=False)
     out.print(f"  {escaped(view['summary'])}", highlight=False, markup=False)
+    if view.get("older_rules"):  # its checks read as its rules did
+        out.print(f"  [dim]{escape(view['older_rules'])}[/dim]", highlight=False)
     for item in view["checks"]:  # the rule as the language spoken names it (``rule``: in English)
         label = item.get("label", item["rule"])
         out.print(f"  [cyan]{escape(label)}[/cyan]: {escape(item['detail'])}", highlight=False)

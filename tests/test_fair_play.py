@@ -219,7 +219,8 @@ def test_showed_nothing_hidden_a_hero_may_not_take_back_a_search_that_missed_a_c
     assert table.zone("item-sword") == "inventory:bo"
 
 
-def test_showed_nothing_hidden_under_ruleset_9_a_heros_undo_of_a_missed_search_still_verifies(app, sample_catalog):
+def test_showed_nothing_hidden_under_ruleset_9_a_heros_undo_of_a_missed_search_still_verifies(app, sample_catalog,
+                                                                                               db_path):
     """Campaigns recorded under ruleset 9, where her undo of a missed search was taken,
     decide it again as it was decided."""
     from ledger.rulesets import decided_under
@@ -231,8 +232,19 @@ def test_showed_nothing_hidden_under_ruleset_9_a_heros_undo_of_a_missed_search_s
         game.add("skill-tracking", to="table:ana")
         searched = game.do(c.Search(actor="ana", stack="deck:item", take=("item-rope",), by="skill-tracking"))
         assert searched.event.missed == ("item-rope",)
-        game.do(c.Undo(actor="ana"))
+        undone = game.do(c.Undo(actor="ana"))
     assert verify(game.app, game.cid).ok
+    # explain gives the words in force then: today's ("none that ... missed a searched
+    # card") would say the undo it explains was not allowed
+    from projections.explain import explain
+
+    told = explain(undone.event, game.app.campaign(game.cid, at=undone.seq - 1), undone.campaign, "ana")
+    may = [check["detail"] for check in told["checks"] if check["rule"] == "§9 what a hero may do"]
+    assert may == ["ana is a hero: a hero takes back only their own actions, and none that showed anyone a "
+                   "hidden card, refilled a deck or shuffled one whose new order they could see"]
+    done = run_ledger("--as", "ana", "explain", str(undone.seq), db=db_path)
+    assert done.returncode == 0, done.stderr
+    assert "decided under ruleset 9" in done.stdout and "missed a searched card" not in done.stdout
 
 
 def test_showed_nothing_hidden_a_hero_may_still_take_back_a_search_that_named_nothing(table):
@@ -510,3 +522,20 @@ def test_an_older_shuffle_that_left_the_order_as_it_was_reads_like_any_other(app
                            game.app.campaign(game.cid, at=rec.seq), viewer)
             assert "its 2 cards" in json.dumps(told), told
     assert verify(game.app, game.cid).ok
+
+
+def test_what_a_hero_may_do_is_stated_in_the_words_of_the_actions_ruleset():
+    """Each older wording of HERO_MAY covers the rulesets before the one that changed it;
+    from fair play on every ruleset has words for every action, and before it none."""
+    from ledger.rulebook import FAIR_PLAY_FROM, HERO_MAY, HERO_MAY_BEFORE, RULESET, hero_may
+
+    assert hero_may("undo", 1) is None
+    assert hero_may("undo", 6) != hero_may("undo", 7) != hero_may("undo", 9) != hero_may("undo", 10)
+    assert hero_may("undo", RULESET) == HERO_MAY["undo"]
+    assert hero_may("shuffle", 9) != HERO_MAY["shuffle"] and hero_may("search", 6) != HERO_MAY["search"]
+    for action, older in HERO_MAY_BEFORE.items():
+        assert action in HERO_MAY
+        assert [until for until, _words in older] == sorted({until for until, _words in older})
+        assert all(FAIR_PLAY_FROM < until <= RULESET for until, _words in older)
+    for ruleset in range(FAIR_PLAY_FROM, RULESET + 1):
+        assert all(hero_may(action, ruleset) for action in HERO_MAY)

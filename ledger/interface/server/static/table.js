@@ -1128,6 +1128,7 @@
       box.append(el("p", {class: "error-text", text: data.error}));
       return box;
     }
+    if (data.older_rules) box.append(el("p", {class: "muted", text: data.older_rules}));
     const checks = data.checks || [];
     if (checks.length) {
       const list = el("dl", {class: "checks"});
