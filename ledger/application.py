@@ -127,11 +127,12 @@ class Ledger(Application):
         return recordings
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = False) -> Ledger:
+    def open(cls, path: str | Path, *, create: bool = False, lock_wait: float | None = None) -> Ledger:
         """Opens a campaign database file; refuses a missing one unless ``create``, and
         one it cannot use with one line saying why (``ledger.storage_errors``). A file on
         a read-only disk is opened for reading as it stands (``ledger.store.frozen_uri``).
-        Locks other programs hold are waited for ``LEDGER_LOCK_TIMEOUT`` seconds (30)."""
+        Locks other programs hold are waited for ``LEDGER_LOCK_TIMEOUT`` seconds (30), or
+        ``lock_wait`` seconds (the table server waits in short steps: ``FileBusy``)."""
         from .postgres import is_postgres
 
         if is_postgres(path):
@@ -160,6 +161,10 @@ class Ledger(Application):
         if exists and (not create or path.stat().st_size > 0):
             name = _must_be_campaign_file(path, new_ok=create)  # before anything can write to it
         env = {"SQLITE_DBNAME": name, "SQLITE_LOCK_TIMEOUT": "30"}
+        if lock_wait is not None:
+            from .store import LOCK_TIMEOUT
+
+            env[LOCK_TIMEOUT] = f"{lock_wait:g}"
         if not create:
             env["CREATE_TABLE"] = "no"
         return cls(env=env)
@@ -501,6 +506,24 @@ class Ledger(Application):
         """The seq of the campaign's latest action (0: none), read without decoding it."""
         last = self._guard(lambda: self.recorder.select_events(cid, desc=True, limit=1))
         return last[0].originator_version if last else 0
+
+    def begin_work(self) -> None:
+        """Counts saves from zero for a new piece of work: a storage error says how many
+        actions the work recorded before it (a long-lived process, the table server, does
+        many pieces of work; a command, one)."""
+        from .store import LedgerConnectionPool
+
+        pool = getattr(self.factory.datastore, "pool", None)
+        if isinstance(pool, LedgerConnectionPool):
+            pool.saves = 0
+
+    @property
+    def saves(self) -> int:
+        """Actions saved since ``begin_work`` (or the opening; 0 where not counted: PostgreSQL)."""
+        from .store import LedgerConnectionPool
+
+        pool = getattr(self.factory.datastore, "pool", None)
+        return pool.saves if isinstance(pool, LedgerConnectionPool) else 0
 
     def stored_event_count(self) -> int:
         """How many events the log holds (all campaigns); refusals must not change it."""

@@ -89,6 +89,11 @@ class StoreError(LedgerError):
     code = "store"
 
 
+class FileBusy(StoreError):
+    """Another program held the file's write lock for longer than this one waits
+    (``LEDGER_LOCK_TIMEOUT``); passing: the table server waits on, serving others meanwhile."""
+
+
 class DamagedRecord(StoreError):
     """A stored event that cannot be read back (its JSON or its fields were changed or
     damaged in the file); ``cause``: what reading it raised; ``seq``: the first action

@@ -34,7 +34,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import StoreError, first_line
+from .errors import FileBusy, StoreError, first_line
 from .i18n import N_, _, ngettext, pgettext
 
 LOW_SPACE = 1 << 20  # bytes: a failing write with less free than this is put down to a full disk
@@ -368,7 +368,8 @@ def database_failure(exc: BaseException, path: str | Path | None, *, writing: bo
     problem = storage_problem(exc, path, lock_timeout=lock_timeout)
     if problem is None:
         return None
-    return StoreError(problem_message(problem, path, writing=writing, recorded=recorded))
+    kind = FileBusy if problem.kind == LOCKED else StoreError
+    return kind(problem_message(problem, path, writing=writing, recorded=recorded))
 
 
 def unreadable(exc: sqlite3.Error, path: str | Path, *, lock_timeout: float | None = None) -> StoreError:

@@ -490,3 +490,35 @@ def test_a_join_link_clicked_on_another_site_offers_the_seat_and_its_button_take
         assert [c["value"] for c in context.cookies() if c["name"] == f"ledger_seat_{urlsplit(base).port}"] == [t.tokens["bo"]]
     finally:
         context.close()
+
+
+def test_a_page_whose_seat_is_gone_asks_why_and_reloads_instead_of_knocking_every_few_seconds(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """Found by a QA pass: a page whose stream was refused (its seat revoked while the stream
+    was down: a server restart, a phone asleep) tried again every 3 s for ever, each try a
+    failed attempt, until the server turned the whole address away (the master's valid link
+    from the same machine too). Now the page asks why once: no seat, and it reloads, to the
+    page that says so; here the seat is back by then, and the reloaded page goes live."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    refused: list[str] = []
+
+    def no_seat_once(route: Any) -> None:
+        kind = route.request.url.rsplit("/", 1)[-1]
+        if kind in refused:
+            route.continue_()
+            return
+        refused.append(kind)
+        route.fulfill(status=401, json={"error": {"code": "no-seat", "message": "this link no longer opens a seat"}})
+
+    page.goto(f"{base}/join/{t.tokens['ana']}")
+    page.route(re.compile(r".*/api/campaigns/demo/(stream|checkpoint)$"), no_seat_once)
+    page.click("#to-table")
+    page.wait_for_selector("#table[data-ready=yes]")
+    page.wait_for_event("load", timeout=10_000)  # the reload, not another knock 3 s on
+    assert refused == ["stream", "checkpoint"], refused
+    expect(page.locator("#live")).to_have_attribute("data-state", "live", timeout=10_000)
+    context.close()

@@ -1211,3 +1211,115 @@ def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the
         one_error(reply, 404)
         assert "location" not in reply.headers
 
+
+
+# -- another program holding the file's write lock -------------------------------------------
+@contextmanager
+def write_lock_held(db: Path) -> Iterator[None]:
+    """Another program's write transaction on the file (the master's ``ledger rebuild``, a
+    script): the write lock is held until the block ends."""
+    import sqlite3
+
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+
+def test_an_action_waiting_for_the_files_write_lock_holds_up_no_other_seat(tmp_path, monkeypatch):
+    """Found by a QA pass: an action that met the lock waited for it inside SQLite, on the
+    event loop, so every seat's reads, pages and streams stood still for up to 30 s. Now the
+    action waits in steps, the others are served meanwhile (while the lock is still held),
+    and it is recorded once the lock is let go."""
+    import sqlite3
+
+    monkeypatch.setenv("LEDGER_LOCK_TIMEOUT", "20")
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        for path in ("/zones", "/history?limit=5"):  # the file opened, the read models caught up (the seats')
+            assert client.get(f"{API}{path}", headers=seated.headers("bo")).status_code == 200
+        before = stored_events(seated.db)
+        holder = sqlite3.connect(seated.db, isolation_level=None, check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        released = threading.Event()
+
+        def let_go() -> None:  # 3 s on: waiting inside SQLite, the reads would be answered only after this
+            released.set()
+            holder.execute("ROLLBACK")
+
+        timer = threading.Timer(3.0, let_go)
+        replies: dict[str, httpx.Response] = {}
+        posting = threading.Thread(target=lambda: replies.setdefault(
+            "post", client.post(f"{API}/actions", json={"action": "restore", "cards": ["companion-wolf"]},
+                                headers=seated.headers("bo"))))
+        timer.start()
+        posting.start()
+        try:
+            time.sleep(0.3)  # the action is waiting for the lock by now
+            for path in ("/zones", "/history?limit=5", "/checkpoint"):
+                assert client.get(f"{API}{path}", headers=seated.headers("ana")).status_code == 200, path
+            assert not released.is_set(), "the reads were answered only once the lock was let go"
+        finally:
+            timer.join()
+            posting.join(20)
+            holder.close()
+    assert replies["post"].status_code == 200, replies["post"].text
+    assert stored_events(seated.db) == before + 1
+
+
+def test_a_503_for_a_held_lock_counts_only_its_own_requests_actions(tmp_path, monkeypatch):
+    """Found by a QA pass: the 503 said "11 actions were recorded before this, whole: do not
+    record it again", counting every action the server had recorded since it started, when
+    the request had recorded nothing (and told other campaigns' seats the server's traffic)."""
+    monkeypatch.setenv("LEDGER_LOCK_TIMEOUT", "0.3")
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        for action in ("restore", "exhaust", "restore"):
+            reply = client.post(f"{API}/actions", json={"action": action, "cards": ["companion-wolf"]},
+                                headers=seated.headers("bo"))
+            assert reply.status_code == 200, reply.text
+        with write_lock_held(seated.db), nothing_appended(seated.db):
+            reply = client.post(f"{API}/actions", json={"action": "exhaust", "cards": ["companion-wolf"]},
+                                headers=seated.headers("bo"))
+        error = one_error(reply, 503)
+        assert "locked for over 0.3 seconds" in error["message"] and "nothing was recorded" in error["message"]
+        assert "were recorded" not in error["message"] and "try again" in error["message"], error
+        assert reply.headers.get("retry-after")
+
+
+def test_a_body_that_names_a_field_twice_is_refused_and_records_nothing(tmp_path):
+    """Found by a QA pass: the JSON parser kept the last of two keys, so a body naming
+    ``stack`` twice drew from the second deck, and ``{"action": "draw", "action": "undo"}``
+    was an undo. An ambiguous body is no action."""
+    seated = table(tmp_path)
+    json_type = {"Content-Type": "application/json"}
+    with client_for(seated.db) as client:
+        patient(client)
+        with nothing_appended(seated.db):
+            for raw in ('{"action": "draw", "stack": "deck:item", "stack": "deck:skill"}',
+                        '{"action": "draw", "action": "undo"}',
+                        '{"action": "restore", "cards": [], "cards": ["companion-wolf"]}'):
+                reply = client.post(f"{API}/actions", content=raw, headers={**seated.headers("bo"), **json_type})
+                error = one_error(reply, 422)
+                assert error["code"] == "bad-input" and "twice" in error["message"], (raw, error)
+        once = client.post(f"{API}/actions", content='{"action": "restore", "cards": ["companion-wolf"]}',
+                           headers={**seated.headers("bo"), **json_type})
+        assert once.status_code == 200, once.text  # each key once: recorded
+
+
+def test_a_reveal_to_nobody_is_refused_not_read_as_everyone(tmp_path):
+    """Found by a QA pass: ``"to": []`` revealed the card to the whole table, as leaving
+    ``to`` out does: a page whose hero picker had nobody ticked would have shown a hidden
+    card to everyone."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client, nothing_appended(seated.db):
+        patient(client)
+        reply = client.post(f"{API}/actions", json={"action": "reveal", "cards": ["item-shield"], "to": []},
+                            headers=seated.headers("master"))
+        error = one_error(reply, 422)
+        assert "to" in error["message"] and "everyone" in error["message"], error

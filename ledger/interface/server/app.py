@@ -30,7 +30,7 @@ from ...terms import zone_name
 from ...texts import escaped
 from ...vocabulary import REFEREE
 from . import errors, pages
-from .bodies import ActionBody
+from .bodies import ActionBody, named_once
 from .clerk import Clerk
 from .errors import ErrorBody, Refused
 from .live import Follower
@@ -244,6 +244,10 @@ def api_routes() -> Any:
         seat, cid = seated
         if seat.actor is None:
             raise Refused(403, "read-only", _("the public seat only reads; actions come from the master and heroes"))
+        twice = named_once(await request.body())
+        if twice is not None:
+            raise Refused(422, "bad-input", _("the body names {field!r} twice; name each field once").format(
+                field=twice))
         command = body.command(seat.actor)
         clerk: Clerk = request.app.state.clerk
 

@@ -93,6 +93,15 @@ class Body(BaseModel):
                     _bounded(value, str(key), TEXTS.get(str(key), LONGEST), flags)
         return data
 
+    @field_validator("to", check_fields=False)
+    @classmethod
+    def _someone_to_reveal_to(cls, value: Any) -> Any:
+        """``reveal``'s ``"to": []`` is refused: left out, a card is revealed to everyone, and
+        a page whose hero picker had nobody ticked must not reveal it to the whole table."""
+        if cls._command is c.Reveal and isinstance(value, list) and not value:
+            raise ValueError(_("name at least one hero, or leave \"to\" out to reveal to everyone"))
+        return value
+
     @field_validator("energy", check_fields=False)
     @classmethod
     def _no_negative_energy(cls, value: Any) -> Any:
@@ -150,3 +159,27 @@ def _body(action: str, command: type[c.Command], renamed: dict[str, str]) -> typ
 
 BODIES = [_body(name, command, renamed) for name, (command, renamed) in ACTIONS.items()]
 ActionBody = Annotated[Union[tuple(BODIES)], Field(discriminator="action")]  # type: ignore[valid-type]  # noqa: UP007 (a union of a list)
+
+
+def named_once(raw: bytes) -> str | None:
+    """The first key a JSON body names twice in one object, or None. A parser keeps the
+    last (``{"stack": "deck:item", "stack": "deck:skill"}`` drew from deck:skill, and
+    ``{"action": "draw", "action": "undo"}`` was an undo): an ambiguous body is refused."""
+    import json
+
+    found: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _value in items:
+            if key in seen and not found:
+                found.append(key)
+            seen.add(key)
+        return dict(items)
+
+    try:
+        json.loads(raw, object_pairs_hook=pairs)
+    except ValueError:  # not JSON at all: FastAPI says so
+        return None
+    return found[0] if found else None
+

@@ -6,12 +6,17 @@ copies of campaigns; every request hands its work to the clerk (``await clerk(fn
 millisecond, and measured under load (tests/benchmarks/server_load.py) a thread of its
 own cost more than the work, in GIL hand-offs (3.9 ms of CPU per action against 2.7 ms
 inline, 225 against 350 actions/s). Streams are served between two pieces of work.
+A piece of work that meets the file's write lock held by another program (the master's
+``ledger rebuild`` or ``import``, a script) waits for it in short steps (``LOCK_STEP``),
+serving the other requests and streams between them, up to ``LEDGER_LOCK_TIMEOUT`` (30 s)
+in all; only that request then gets its 503. Waiting inside SQLite would hold every seat.
 More server processes (``ledger serve --workers N``) each have their own clerk, and the
 store's own concurrency control keeps them apart, as between CLI processes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
 import time
@@ -19,7 +24,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 from uuid import UUID
 
-from ...errors import DamagedRecord, LedgerError, StoreError
+from ...errors import DamagedRecord, FileBusy, LedgerError, StoreError
 from ...i18n import ENGLISH, _, speaking
 from .fairness import AT_WORK, FairShare
 
@@ -39,9 +44,15 @@ class Clerk:
     doubles, to UNANSWERED_HOLD_MAX, while each ask after it goes unanswered too (each
     such ask holds every seat for the pool's wait), and is back to this once it answers."""
     UNANSWERED_HOLD_MAX = 60.0
+    LOCK_STEP = 0.05
+    """Seconds a piece of work waits at a time for the file's write lock (SQLite's own
+    wait, which holds the event loop); then other work is served, and it is tried again."""
 
     def __init__(self, db: str):
+        from ...store import lock_timeout
+
         self.db = db
+        self.lock_patience = lock_timeout()  # LEDGER_LOCK_TIMEOUT: how long in all a piece waits for the lock
         self._unanswered_until = 0.0  # monotonic time until which the database is taken to be down
         self._hold = self.UNANSWERED_HOLD  # the next hold, if it does not answer
         self.fair = FairShare()  # each seat's share of this time
@@ -72,8 +83,32 @@ class Clerk:
         if time.monotonic() < self._unanswered_until:
             raise StoreError(_("the database does not answer just now; nothing was recorded, try again in a few "
                                "seconds"))
+        waiting_since = None
+        while True:
+            try:
+                return self._do(seat, fn, args)
+            except FileBusy:  # another program holds the write lock: others are served meanwhile
+                now = time.monotonic()
+                waiting_since = waiting_since or now
+                recorded = self._ledger.saves if self._ledger is not None else 0
+                if recorded or now - waiting_since >= self.lock_patience:
+                    raise self._busy(recorded) from None
+                await asyncio.sleep(self.LOCK_STEP)
+
+    def _busy(self, recorded: int) -> FileBusy:
+        """The 503 of a piece of work that waited ``lock_patience`` for the lock in vain
+        (or recorded before meeting it), saying how many actions it recorded: its own."""
+        from ...storage_errors import LOCKED, Problem, problem_message
+
+        waited = None if recorded else self.lock_patience  # one that recorded did not wait it out
+        return FileBusy(problem_message(Problem(LOCKED, seconds=waited), self.db, recorded=recorded))
+
+    def _do(self, seat: Any, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """One try at ``fn(*args)`` (``__call__``)."""
         began = time.perf_counter()
         seated = SEATED.get()
+        if self._ledger is not None:
+            self._ledger.begin_work()  # a storage error counts this piece's actions, not the process's
         try:
             if seated is not None:  # nothing shown or recorded on a log that lost actions
                 slug = self._slug_of(seated)
@@ -104,7 +139,7 @@ class Clerk:
         if self._ledger is None:
             from ...application import Ledger
 
-            self._ledger = Ledger.open(self.db)
+            self._ledger = Ledger.open(self.db, lock_wait=self.LOCK_STEP)
             self._ledger.held_checked = True  # long-lived beside other writers: its copies checked before use
         return self._ledger
 

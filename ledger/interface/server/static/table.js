@@ -462,11 +462,38 @@
     ui.live.textContent = text;
   }
 
+  const RETRY_FIRST = 3000, RETRY_MOST = 30000;
+  let retryDelay = RETRY_FIRST;
+
+  // The server refused the stream or is gone. Asked why first: a seat revoked (or a link
+  // no longer valid) reloads once, to the page that says so, instead of knocking every few
+  // seconds (each knock a failed attempt, until the server turns the address away); a
+  // busy or absent server is tried again later, less often each time.
+  async function streamRefused() {
+    let status = 0, wait = 0, data = null;
+    try {
+      const reply = await fetch(API + "checkpoint", {credentials: "same-origin", cache: "no-store",
+                                                     headers: {Accept: "application/json"}});
+      status = reply.status;
+      wait = (Number(reply.headers.get("Retry-After")) || 0) * 1000;
+      data = await bodyOf(reply);
+    } catch { /* the server is gone: try again in a while */ }
+    if (status === 401 || status === 403) {
+      setLive("closed", _("closed"));
+      say(fmt(_("{reason}; reloading…"), {reason: errorText(status, data)}), "error");
+      setTimeout(() => window.location.reload(), 1500);
+      return;
+    }
+    setTimeout(connect, Math.max(wait, retryDelay));
+    retryDelay = Math.min(retryDelay * 2, RETRY_MOST);
+  }
+
   function connect() {
     if (stream) stream.close();
     setLive("connecting", _("connecting…"));
     stream = new EventSource(API + "stream");
     stream.onopen = () => {
+      retryDelay = RETRY_FIRST;
       setLive("live", _("live"));
       if (missed) {
         missed = false;
@@ -475,13 +502,8 @@
     };
     stream.onerror = () => {
       missed = true;
-      if (stream.readyState === EventSource.CLOSED) {
-        // the server refused the stream (no seat?) or is gone: try again in a while
-        setLive("reconnecting", _("reconnecting…"));
-        setTimeout(connect, 3000);
-      } else {
-        setLive("reconnecting", _("reconnecting…"));
-      }
+      setLive("reconnecting", _("reconnecting…"));
+      if (stream.readyState === EventSource.CLOSED) streamRefused();
     };
     stream.addEventListener("action", (event) => {
       let data = null;
