@@ -88,7 +88,8 @@ def render_card(out: Console, view: dict[str, Any]) -> None:
         suit=suit, name=view["name"], seq=view["seq"]))
     out.print(head, highlight=False)
     if view.get("hidden"):
-        out.print(_("  hidden from this viewer now: its place is not shown"), highlight=False, markup=False)
+        out.print(_("  hidden from this viewer after seq {seq}: its place is not shown").format(seq=view["seq"]),
+                  highlight=False, markup=False)
     else:
         face = _("face-up") if view["face"] == "up" else _("face-down") if view["face"] == "down" else view["face"]
         place = _("  in {zone}, position {position}, {face}").format(

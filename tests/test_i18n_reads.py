@@ -382,3 +382,12 @@ def test_verify_names_a_history_row_that_differs_in_the_language_spoken(db, tmp_
     code, said = speak(language, copy, "verify")
     assert code != 0
     assert line in said, said
+
+
+def test_a_card_hidden_at_an_earlier_seq_is_said_hidden_then_not_now(demo):
+    """Found by a QA pass: ``card --at SEQ`` of a card hidden from the viewer said "hidden
+    from this viewer now" about a past moment."""
+    for code, words in (("en", "hidden from this viewer after seq 34"),
+                        ("pt", "oculta para este observador após a seq 34")):
+        out = said_ok(code, demo, "--as", "bo", "card", "skill-fireball", "--at", "34")
+        assert words in out and "now" not in out and "agora" not in out, out
