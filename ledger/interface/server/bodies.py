@@ -179,7 +179,7 @@ def named_once(raw: bytes) -> str | None:
 
     try:
         json.loads(raw, object_pairs_hook=pairs)
-    except ValueError:  # not JSON at all: FastAPI says so
+    except (ValueError, RecursionError):  # not JSON it could read: FastAPI says so
         return None
     return found[0] if found else None
 
