@@ -1164,7 +1164,9 @@ def test_model_based_random_play_keeps_every_invariant():
     # replays in CI), so that only a run that lost its way fails here
     assert done["steps"] >= 500 * EXAMPLE_FACTOR, f"only {done['steps']} steps: not enough to matter"
     assert done["recorded"] >= 200 and done["refused"] >= 100, done
-    assert done["undone"] >= 10 and done["redone"] >= 3 and done["roundtrips"] >= 3, done
+    # (a run takes 13-21 round trips, but swarm testing once left the rule off in nearly every
+    # example: 2; one is enough to show it ran)
+    assert done["undone"] >= 10 and done["redone"] >= 3 and done["roundtrips"] >= 1, done
     assert done["recorded draw"] >= 10, done
     assert done["child replays"] >= 10, done
     # hypothesis turns rules off at random per example (swarm testing), so a single rule's
