@@ -32,7 +32,7 @@ from .catalog import Catalog
 from .checkpoints import Checkpoint, take
 from .commands import Command
 from .commitments import Commitment, commit
-from .errors import BadInput, LedgerError, StoreError, UnknownCampaign, first_line
+from .errors import BadInput, FileBusy, LedgerError, StoreError, UnknownCampaign, first_line
 from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
 from .formats import Format, standard_format
 from .i18n import _
@@ -491,7 +491,10 @@ class Ledger(Application):
         return EventSourcedLog(self.events, uuid5(NAMESPACE, f"checkpoints:{cid}"), CheckpointTaken)
 
     def snapshot(self, campaign: Campaign) -> None:
-        """Stores the campaign's state at its version (a cache: never the record)."""
+        """Stores the campaign's state at its version (a cache: never the record). Not
+        stored while another program holds the file's write lock beyond this process's
+        wait (``FileBusy``): the action it follows is recorded, and loading starts from an
+        earlier snapshot until a later hundredth action stores one."""
         assert self.snapshots is not None
         snapshot = CampaignSnapshot(
             originator_id=campaign.id, originator_version=campaign.version,
@@ -501,6 +504,8 @@ class Ledger(Application):
             self.snapshots.put([snapshot])
         except IntegrityError:
             pass  # another process took the same snapshot
+        except FileBusy:
+            pass  # not now; the action it follows is recorded, and must not be reported otherwise
 
     def last_seq(self, cid: UUID) -> int:
         """The seq of the campaign's latest action (0: none), read without decoding it."""

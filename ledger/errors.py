@@ -90,8 +90,9 @@ class StoreError(LedgerError):
 
 
 class FileBusy(StoreError):
-    """Another program held the file's write lock for longer than this one waits
-    (``LEDGER_LOCK_TIMEOUT``); passing: the table server waits on, serving others meanwhile."""
+    """Another connection held the SQLite file's lock for longer than this process
+    waits (a command: ``LEDGER_LOCK_TIMEOUT``; the table server's clerk: a millisecond, then it
+    tries again later, serving others meanwhile). Nothing of the failed write was stored."""
 
 
 class DamagedRecord(StoreError):

@@ -368,7 +368,8 @@ def database_failure(exc: BaseException, path: str | Path | None, *, writing: bo
     problem = storage_problem(exc, path, lock_timeout=lock_timeout)
     if problem is None:
         return None
-    kind = FileBusy if problem.kind == LOCKED else StoreError
+    busy = problem.kind == LOCKED and ((_code_of(exc) or 0) & 0xFF) == _BUSY  # another connection's lock
+    kind = FileBusy if busy else StoreError
     return kind(problem_message(problem, path, writing=writing, recorded=recorded))
 
 

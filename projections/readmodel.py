@@ -56,7 +56,7 @@ import msgspec
 
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, HeroChanged, StackReordered
-from ledger.errors import DamagedRecord, StoreError
+from ledger.errors import DamagedRecord, FileBusy, StoreError
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted, event_class
 from ledger.i18n import ENGLISH, _, language, speaking
 from ledger.states import card_states
@@ -229,6 +229,8 @@ class ReadModel:
                     if "witnesses" not in self.tables.column_names("card_actions", db):
                         db.execute("ALTER TABLE [card_actions] ADD COLUMN witnesses TEXT")
                 self.witnessed = True
+            except FileBusy:  # passing: another program writes just now (the next opening adds it)
+                raise
             except StoreError:  # a file this process may only read: its rows are read as they stand
                 pass
 

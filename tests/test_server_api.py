@@ -1271,6 +1271,57 @@ def test_an_action_waiting_for_the_files_write_lock_holds_up_no_other_seat(tmp_p
     assert stored_events(seated.db) == before + 1
 
 
+def test_actions_waiting_for_the_lock_are_recorded_in_the_order_they_came_and_hold_up_no_read(tmp_path,
+                                                                                                 monkeypatch):
+    """From a review: with several actions waiting, each try waited inside SQLite on the
+    event loop (50 ms then), so four waiters held every read for seconds, and the waiters
+    raced, a later one recorded first (a hero's draw and the master's undo meant for it could
+    swap). Now SQLite waits a millisecond, the waiting is done asleep, and actions meet the
+    lock one at a time in the order they came."""
+    import sqlite3
+
+    monkeypatch.setenv("LEDGER_LOCK_TIMEOUT", "20")
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        for path in ("/zones", "/history?limit=5"):
+            assert client.get(f"{API}{path}", headers=seated.headers("bo")).status_code == 200
+        before = stored_events(seated.db)
+        holder = sqlite3.connect(seated.db, isolation_level=None, check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        released = threading.Event()
+
+        def let_go() -> None:
+            released.set()
+            holder.execute("ROLLBACK")
+
+        timer = threading.Timer(4.0, let_go)
+        replies: dict[int, httpx.Response] = {}
+
+        def add(n: int) -> None:
+            replies[n] = client.post(f"{API}/actions", json={"action": "location add", "location": f"spot-{n}",
+                                                             "access": {"item": 1}}, headers=seated.headers("master"))
+
+        posting = [threading.Thread(target=add, args=(n,)) for n in range(4)]
+        timer.start()
+        try:
+            for thread in posting:
+                thread.start()
+                time.sleep(0.15)  # each action reaches the server after the one before
+            for path in ("/zones", "/history?limit=5", "/checkpoint", "/zones?at=3"):
+                assert client.get(f"{API}{path}", headers=seated.headers("ana")).status_code == 200, path
+            assert not released.is_set(), "the reads were answered only once the lock was let go"
+        finally:
+            timer.join()
+            for thread in posting:
+                thread.join(20)
+            holder.close()
+        assert [replies[n].status_code for n in range(4)] == [200] * 4, [replies[n].text for n in range(4)]
+        seqs = [replies[n].json()["seq"] for n in range(4)]
+        assert seqs == sorted(seqs) == list(range(seqs[0], seqs[0] + 4)), seqs
+    assert stored_events(seated.db) == before + 4
+
+
 def test_a_503_for_a_held_lock_counts_only_its_own_requests_actions(tmp_path, monkeypatch):
     """Found by a QA pass: the 503 said "11 actions were recorded before this, whole: do not
     record it again", counting every action the server had recorded since it started, when

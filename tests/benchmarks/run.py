@@ -113,7 +113,7 @@ def measure_append(path: Path, work: Path, count: int, chunk: int = 50, warm_up:
     own eventsourcing recorder handed stored events already made (the least a recorded
     action costs through the recorder API: no deciding, no hashing, no mapping) and a plain
     eventsourcing application's events/s, measured in alternating chunks so that the disk's mood
-    (fsync times drift) weighs on all three alike. All three are timed after ``warm_up``
+    (fsync times drift) weighs on all four alike. All four are timed after ``warm_up``
     untimed appends of their own: a rate is a steady state, and the ledger's first
     actions build pydantic's validators for the events they use (~0.1 s once per
     process, a start-up cost the cold CLI figure counts)."""

@@ -259,7 +259,7 @@ def api_routes() -> Any:
             checkpoint = clerk.checkpoint(cid, rec.seq, rec.event.hash)
             return recorded_view(rec.event, rec.campaign, seat.viewer, checkpoint)
 
-        data = await clerk(record)
+        data = await clerk(record, in_turn=True)
         request.app.state.follower.wake.set()  # every open stream hears of it now
         return data
 

@@ -7,9 +7,13 @@ millisecond, and measured under load (tests/benchmarks/server_load.py) a thread 
 own cost more than the work, in GIL hand-offs (3.9 ms of CPU per action against 2.7 ms
 inline, 225 against 350 actions/s). Streams are served between two pieces of work.
 A piece of work that meets the file's write lock held by another program (the master's
-``ledger rebuild`` or ``import``, a script) waits for it in short steps (``LOCK_STEP``),
-serving the other requests and streams between them, up to ``LEDGER_LOCK_TIMEOUT`` (30 s)
-in all; only that request then gets its 503. Waiting inside SQLite would hold every seat.
+``ledger rebuild`` or ``import``, a script, another server process) waits for it off the
+event loop: SQLite itself waits only ``SQLITE_WAIT``, then the piece sleeps (``asyncio``)
+and tries again, ever less often up to ``LOCK_STEP``, while the other requests and streams
+are served, up to ``LEDGER_LOCK_TIMEOUT`` (30 s) in all; only that request then gets its
+503. Actions (``in_turn``) meet the lock one at a time, in the order they came: a hero's
+draw and the master's undo meant for it are not swapped. Waiting inside SQLite, as before,
+held every seat.
 More server processes (``ledger serve --workers N``) each have their own clerk, and the
 store's own concurrency control keeps them apart, as between CLI processes.
 """
@@ -44,15 +48,19 @@ class Clerk:
     doubles, to UNANSWERED_HOLD_MAX, while each ask after it goes unanswered too (each
     such ask holds every seat for the pool's wait), and is back to this once it answers."""
     UNANSWERED_HOLD_MAX = 60.0
+    SQLITE_WAIT = 0.001
+    """Seconds SQLite itself waits for the file's write lock (a wait that holds the event loop)."""
     LOCK_STEP = 0.05
-    """Seconds a piece of work waits at a time for the file's write lock (SQLite's own
-    wait, which holds the event loop); then other work is served, and it is tried again."""
+    """The longest sleep between two tries at the lock (the first ones come sooner)."""
 
     def __init__(self, db: str):
+        from ...postgres import is_postgres
         from ...store import lock_timeout
 
         self.db = db
-        self.lock_patience = lock_timeout()  # LEDGER_LOCK_TIMEOUT: how long in all a piece waits for the lock
+        # LEDGER_LOCK_TIMEOUT: how long in all a piece of work waits for the file's lock
+        self.lock_patience = 0.0 if is_postgres(db) else lock_timeout()
+        self._turn = asyncio.Lock()  # actions meet the lock in the order they came (asyncio's is first come, first served)
         self._unanswered_until = 0.0  # monotonic time until which the database is taken to be down
         self._hold = self.UNANSWERED_HOLD  # the next hold, if it does not answer
         self.fair = FairShare()  # each seat's share of this time
@@ -62,9 +70,10 @@ class Clerk:
         self._signer: Any = None
         self._slugs: dict[UUID, str] = {}
 
-    async def __call__(self, fn: Callable[..., T], *args: Any) -> T:
+    async def __call__(self, fn: Callable[..., T], *args: Any, in_turn: bool = False) -> T:
         """Does ``fn(*args)`` with the file (a coroutine, so that callers need not know
-        where it runs: a thread of its own would be one line here).
+        where it runs: a thread of its own would be one line here). ``in_turn``: an
+        action, done after the actions that came before it (``_turn``).
 
         A PostgreSQL server that did not answer (the pool waited its whole timeout, ~5 s,
         for a connection) is not asked again for ``UNANSWERED_HOLD`` seconds, longer while
@@ -83,17 +92,26 @@ class Clerk:
         if time.monotonic() < self._unanswered_until:
             raise StoreError(_("the database does not answer just now; nothing was recorded, try again in a few "
                                "seconds"))
-        waiting_since = None
+        if not in_turn:
+            return await self._tried(seat, fn, args, time.monotonic())
+        came = time.monotonic()  # its patience runs from here, waiting for its turn included
+        async with self._turn:
+            return await self._tried(seat, fn, args, came)
+
+    async def _tried(self, seat: Any, fn: Callable[..., T], args: tuple[Any, ...], came: float) -> T:
+        """``fn(*args)``, tried again while another program holds the file's write lock
+        (``FileBusy``: nothing of it was written), sleeping between tries so that other
+        work is served, until ``lock_patience`` after ``came``."""
+        pause = self.SQLITE_WAIT
         while True:
             try:
                 return self._do(seat, fn, args)
-            except FileBusy:  # another program holds the write lock: others are served meanwhile
-                now = time.monotonic()
-                waiting_since = waiting_since or now
+            except FileBusy:
                 recorded = self._ledger.saves if self._ledger is not None else 0
-                if recorded or now - waiting_since >= self.lock_patience:
+                if recorded or time.monotonic() - came >= self.lock_patience:
                     raise self._busy(recorded) from None
-                await asyncio.sleep(self.LOCK_STEP)
+                pause = min(2 * pause, self.LOCK_STEP)
+                await asyncio.sleep(pause)
 
     def _busy(self, recorded: int) -> FileBusy:
         """The 503 of a piece of work that waited ``lock_patience`` for the lock in vain
@@ -104,8 +122,10 @@ class Clerk:
         return FileBusy(problem_message(Problem(LOCKED, seconds=waited), self.db, recorded=recorded))
 
     def _do(self, seat: Any, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        """One try at ``fn(*args)`` (``__call__``)."""
+        """One try at ``fn(*args)`` (``__call__``). A try that met the file's lock is not
+        counted in the seat's share of the server's time (``fairness``): waiting is not work."""
         began = time.perf_counter()
+        locked_out = False
         seated = SEATED.get()
         if self._ledger is not None:
             self._ledger.begin_work()  # a storage error counts this piece's actions, not the process's
@@ -117,6 +137,7 @@ class Clerk:
         except Exception as exc:
             from ...postgres import unanswered
 
+            locked_out = isinstance(exc, FileBusy)
             if unanswered(exc):
                 self._unanswered_until = time.monotonic() + self._hold
                 self._hold = min(2 * self._hold, self.UNANSWERED_HOLD_MAX)
@@ -130,7 +151,7 @@ class Clerk:
             self._hold = self.UNANSWERED_HOLD
             return done
         finally:
-            if seat is not None:
+            if seat is not None and not locked_out:
                 self.fair.used(seat, time.perf_counter() - began)
 
     # -- the file's objects (used only through the clerk) --------------------------
@@ -139,7 +160,7 @@ class Clerk:
         if self._ledger is None:
             from ...application import Ledger
 
-            self._ledger = Ledger.open(self.db, lock_wait=self.LOCK_STEP)
+            self._ledger = Ledger.open(self.db, lock_wait=self.SQLITE_WAIT)
             self._ledger.held_checked = True  # long-lived beside other writers: its copies checked before use
         return self._ledger
 
