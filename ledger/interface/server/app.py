@@ -179,7 +179,7 @@ def api_routes() -> Any:
             from projections.queries import card_view, witnessed_seqs
 
             found = clerk.ledger.campaign(cid, at=at)
-            model = clerk.model()
+            model = clerk.model_of(found.slug, found.seq)
             if card not in found.catalog.cards:  # the steps of a card never seen, to read the same
                 witnessed_seqs(model, found.slug, card, found.seq, seat.viewer)
                 raise _unseen(card)
@@ -210,7 +210,8 @@ def api_routes() -> Any:
             found = clerk.ledger.campaign(cid)
             if card is not None and seat.viewer == REFEREE and card not in found.catalog.cards:
                 raise _unseen(card)
-            return history_view(clerk.ledger, clerk.model(), cid, found.slug, seat.viewer, start=start, end=to,
+            model = clerk.model_of(found.slug, found.seq)
+            return history_view(clerk.ledger, model, cid, found.slug, seat.viewer, start=start, end=to,
                                 card=card, actor=actor, limit=min(limit or HISTORY_MAX, HISTORY_MAX))
 
         return await clerk(view)
@@ -242,12 +243,12 @@ def api_routes() -> Any:
     @api.post("/actions", summary="Record an action as the seat's actor")
     async def act(request: Request, seated: SEATED, body: Annotated[ActionBody, Body()]) -> dict[str, Any]:
         seat, cid = seated
-        if seat.actor is None:
-            raise Refused(403, "read-only", _("the public seat only reads; actions come from the master and heroes"))
-        twice = named_once(await request.body())
+        twice = named_once(await request.body())  # a malformed body is told so before a read-only seat is
         if twice is not None:
             raise Refused(422, "bad-input", _("the body names {field!r} twice; name each field once").format(
                 field=twice))
+        if seat.actor is None:
+            raise Refused(403, "read-only", _("the public seat only reads; actions come from the master and heroes"))
         command = body.command(seat.actor)
         clerk: Clerk = request.app.state.clerk
 
@@ -259,7 +260,7 @@ def api_routes() -> Any:
             checkpoint = clerk.checkpoint(cid, rec.seq, rec.event.hash)
             return recorded_view(rec.event, rec.campaign, seat.viewer, checkpoint)
 
-        data = await clerk(record, in_turn=True)
+        data = await clerk(record, in_turn=True, still_asked=lambda: _still_asked(request))
         request.app.state.follower.wake.set()  # every open stream hears of it now
         return data
 
@@ -372,4 +373,9 @@ def as_tcp(sock: socket.socket) -> socket.socket:
     if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.proto != socket.IPPROTO_TCP:
         return socket.socket(sock.family, sock.type, socket.IPPROTO_TCP, fileno=sock.detach())
     return sock
+
+
+async def _still_asked(request: Request) -> bool:
+    """Does the client of ``request`` still wait for its answer?"""
+    return not await request.is_disconnected()
 

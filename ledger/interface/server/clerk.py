@@ -24,7 +24,7 @@ import asyncio
 import contextvars
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 from uuid import UUID
 
@@ -70,10 +70,13 @@ class Clerk:
         self._signer: Any = None
         self._slugs: dict[UUID, str] = {}
 
-    async def __call__(self, fn: Callable[..., T], *args: Any, in_turn: bool = False) -> T:
+    async def __call__(self, fn: Callable[..., T], *args: Any, in_turn: bool = False,
+                       still_asked: Callable[[], Awaitable[bool]] | None = None) -> T:
         """Does ``fn(*args)`` with the file (a coroutine, so that callers need not know
         where it runs: a thread of its own would be one line here). ``in_turn``: an
-        action, done after the actions that came before it (``_turn``).
+        action, done after the actions that came before it (``_turn``). ``still_asked``:
+        whether its client still waits for the answer; one that left while it waited for
+        the file's lock is not done (its player may well have asked again).
 
         A PostgreSQL server that did not answer (the pool waited its whole timeout, ~5 s,
         for a connection) is not asked again for ``UNANSWERED_HOLD`` seconds, longer while
@@ -93,17 +96,20 @@ class Clerk:
             raise StoreError(_("the database does not answer just now; nothing was recorded, try again in a few "
                                "seconds"))
         if not in_turn:
-            return await self._tried(seat, fn, args, time.monotonic())
+            return await self._tried(seat, fn, args, time.monotonic(), still_asked)
         came = time.monotonic()  # its patience runs from here, waiting for its turn included
         async with self._turn:
-            return await self._tried(seat, fn, args, came)
+            return await self._tried(seat, fn, args, came, still_asked)
 
-    async def _tried(self, seat: Any, fn: Callable[..., T], args: tuple[Any, ...], came: float) -> T:
+    async def _tried(self, seat: Any, fn: Callable[..., T], args: tuple[Any, ...], came: float,
+                     still_asked: Callable[[], Awaitable[bool]] | None) -> T:
         """``fn(*args)``, tried again while another program holds the file's write lock
         (``FileBusy``: nothing of it was written), sleeping between tries so that other
-        work is served, until ``lock_patience`` after ``came``."""
+        work is served, until ``lock_patience`` after ``came``, or until its client left."""
         pause = self.SQLITE_WAIT
         while True:
+            if still_asked is not None and time.monotonic() - came > self.SQLITE_WAIT and not await still_asked():
+                raise FileBusy(_("the request was given up while it waited for the file; nothing was recorded"))
             try:
                 return self._do(seat, fn, args)
             except FileBusy:
@@ -190,6 +196,19 @@ class Clerk:
             with speaking(ENGLISH):
                 log.warning("the read models did not follow the log (%s); rebuilt them", self._model.repaired)
         return self._model
+
+    def model_of(self, slug: str, seq: int) -> Any:
+        """The read models for a view of campaign ``slug`` up to its action ``seq``: caught
+        up; while another program holds the file's write lock, as they stand if they hold
+        that campaign up to ``seq`` already (what they lag behind is then other campaigns'
+        actions or the file's own records: seats, checkpoints), else the wait goes on."""
+        try:
+            return self.model()
+        except FileBusy:
+            model = self.read_models()
+            if (model.last_history_seq(slug) or 0) >= seq:
+                return model
+            raise
 
     def signer(self) -> Any:
         """The master's signing key if the server's user has one, for checkpoints; a key
