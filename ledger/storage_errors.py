@@ -369,6 +369,8 @@ def database_failure(exc: BaseException, path: str | Path | None, *, writing: bo
     if problem is None:
         return None
     busy = problem.kind == LOCKED and ((_code_of(exc) or 0) & 0xFF) == _BUSY  # another connection's lock
+    if problem.kind == LOCKED and not busy:  # a conflict inside this process: no wait of ours was for it
+        problem = Problem(LOCKED)
     kind = FileBusy if busy else StoreError
     return kind(problem_message(problem, path, writing=writing, recorded=recorded))
 

@@ -148,6 +148,9 @@ class ReadModel:
         self.repaired: str | None = None
         """Why the last catch-up rebuilt the tables (they did not follow the log), or None."""
         self._broken: str | None = None  # found on opening: a table was missing
+        self.distrusted = False
+        """Were the tables found not to follow the log, and not yet emptied (``_reset``)?
+        Then no one reads them as they stand (the table server, while the file is locked)."""
         self._ensure_tables()
 
     @property
@@ -538,6 +541,7 @@ class ReadModel:
         unless ``accept_cut`` (``rebuild``, the explicit way on)."""
         if not accept_cut:
             self.refuse_any_cut()
+        self.distrusted = True  # until the rows are gone: a reset that meets a held lock leaves them as they were
         with self._writing() as db:
             for table in TABLES:
                 db.execute(f"DELETE FROM [{table}]")
@@ -545,6 +549,7 @@ class ReadModel:
             db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
         self._fold.forget()
         self._broken = None
+        self.distrusted = False
 
 
 class _Fold:

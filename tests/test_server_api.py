@@ -1423,3 +1423,31 @@ def test_an_action_whose_client_left_while_it_waited_for_the_lock_is_not_recorde
                            headers=seated.headers("bo"), timeout=10)
         assert again.status_code == 200, again.text  # asked again: recorded once
     assert stored_events(seated.db) == before + 1
+
+
+def test_read_models_found_astray_are_never_read_as_they_stand_while_the_file_is_locked(tmp_path, monkeypatch):
+    """From a review: a history request while the file was locked read the tables as they
+    stood whenever they held the campaign's latest seq, even when its catch-up had just found
+    them not to follow the log (and met the lock emptying them): edited rows were served.
+    Tables found astray wait for the lock like any write, then are rebuilt."""
+    import sqlite3
+
+    monkeypatch.setenv("LEDGER_LOCK_TIMEOUT", "1")
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        assert client.get(f"{API}/history?limit=3", headers=seated.headers("bo")).status_code == 200
+    con = sqlite3.connect(seated.db)
+    with con:  # rows edited and the position's mark changed behind the server's back
+        con.execute("UPDATE projection_position SET mark = 'bogus'")
+        con.execute("UPDATE history SET action = 'TAMPERED'")
+    con.close()
+    with client_for(seated.db) as client:
+        patient(client)
+        assert client.get(f"{API}/zones", headers=seated.headers("bo")).status_code == 200  # the file opened
+        with write_lock_held(seated.db):
+            reply = client.get(f"{API}/history?limit=3", headers=seated.headers("bo"))
+        assert "TAMPERED" not in reply.text
+        one_error(reply, 503)
+        again = client.get(f"{API}/history?limit=3", headers=seated.headers("bo"))  # the lock let go: rebuilt
+        assert again.status_code == 200 and "TAMPERED" not in again.text, again.text

@@ -48,7 +48,7 @@ class Clerk:
     doubles, to UNANSWERED_HOLD_MAX, while each ask after it goes unanswered too (each
     such ask holds every seat for the pool's wait), and is back to this once it answers."""
     UNANSWERED_HOLD_MAX = 60.0
-    SQLITE_WAIT = 0.001
+    SQLITE_WAIT = 0.005
     """Seconds SQLite itself waits for the file's write lock (a wait that holds the event loop)."""
     LOCK_STEP = 0.05
     """The longest sleep between two tries at the lock (the first ones come sooner)."""
@@ -75,8 +75,9 @@ class Clerk:
         """Does ``fn(*args)`` with the file (a coroutine, so that callers need not know
         where it runs: a thread of its own would be one line here). ``in_turn``: an
         action, done after the actions that came before it (``_turn``). ``still_asked``:
-        whether its client still waits for the answer; one that left while it waited for
-        the file's lock is not done (its player may well have asked again).
+        whether its client still waits for the answer; one that left while the action
+        waited (for its turn or for the file's lock) is not done (its player may well have
+        asked again).
 
         A PostgreSQL server that did not answer (the pool waited its whole timeout, ~5 s,
         for a connection) is not asked again for ``UNANSWERED_HOLD`` seconds, longer while
@@ -109,15 +110,28 @@ class Clerk:
         pause = self.SQLITE_WAIT
         while True:
             if still_asked is not None and time.monotonic() - came > self.SQLITE_WAIT and not await still_asked():
-                raise FileBusy(_("the request was given up while it waited for the file; nothing was recorded"))
+                raise FileBusy(_("the request was given up while it waited; nothing was recorded"))
             try:
                 return self._do(seat, fn, args)
             except FileBusy:
                 recorded = self._ledger.saves if self._ledger is not None else 0
-                if recorded or time.monotonic() - came >= self.lock_patience:
-                    raise self._busy(recorded) from None
-                pause = min(2 * pause, self.LOCK_STEP)
-                await asyncio.sleep(pause)
+                while True:  # asleep until the lock looks free: the work (a catch-up's folding) is not redone meanwhile
+                    if recorded or time.monotonic() - came >= self.lock_patience:
+                        raise self._busy(recorded) from None
+                    pause = min(2 * pause, self.LOCK_STEP)
+                    await asyncio.sleep(pause)
+                    if self._lock_free():
+                        break
+
+    def _lock_free(self) -> bool:
+        """Can this process take the file's write lock just now? (A write transaction that
+        writes nothing, waiting ``SQLITE_WAIT`` at most.)"""
+        try:
+            with self.ledger.factory.datastore.transaction(commit=True):
+                pass
+        except FileBusy:
+            return False
+        return True
 
     def _busy(self, recorded: int) -> FileBusy:
         """The 503 of a piece of work that waited ``lock_patience`` for the lock in vain
@@ -128,8 +142,8 @@ class Clerk:
         return FileBusy(problem_message(Problem(LOCKED, seconds=waited), self.db, recorded=recorded))
 
     def _do(self, seat: Any, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        """One try at ``fn(*args)`` (``__call__``). A try that met the file's lock is not
-        counted in the seat's share of the server's time (``fairness``): waiting is not work."""
+        """One try at ``fn(*args)`` (``__call__``). Of a try that met the file's lock, the
+        seat's share of the server's time (``fairness``) counts the work, not SQLite's wait."""
         began = time.perf_counter()
         locked_out = False
         seated = SEATED.get()
@@ -157,8 +171,9 @@ class Clerk:
             self._hold = self.UNANSWERED_HOLD
             return done
         finally:
-            if seat is not None and not locked_out:
-                self.fair.used(seat, time.perf_counter() - began)
+            if seat is not None:  # a try that met the lock: its work counted, not SQLite's wait
+                spent = time.perf_counter() - began
+                self.fair.used(seat, max(0.0, spent - self.SQLITE_WAIT) if locked_out else spent)
 
     # -- the file's objects (used only through the clerk) --------------------------
     @property
@@ -206,8 +221,9 @@ class Clerk:
             return self.model()
         except FileBusy:
             model = self.read_models()
-            if (model.last_history_seq(slug) or 0) >= seq:
-                return model
+            if not model.distrusted and model.position_problem() is None \
+                    and (model.last_history_seq(slug) or 0) >= seq:
+                return model  # (tables found not to follow the log are never read as they stand)
             raise
 
     def signer(self) -> Any:
