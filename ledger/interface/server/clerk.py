@@ -60,7 +60,7 @@ class Clerk:
         self.db = db
         # LEDGER_LOCK_TIMEOUT: how long in all a piece of work waits for the file's lock
         self.lock_patience = 0.0 if is_postgres(db) else lock_timeout()
-        self._turn = asyncio.Lock()  # actions meet the lock in the order they came (asyncio's is first come, first served)
+        self._turn = asyncio.Lock()  # actions meet the file's lock in the order they came (first come, first served)
         self._unanswered_until = 0.0  # monotonic time until which the database is taken to be down
         self._hold = self.UNANSWERED_HOLD  # the next hold, if it does not answer
         self.fair = FairShare()  # each seat's share of this time
