@@ -91,7 +91,7 @@ class StoreError(LedgerError):
 
 class FileBusy(StoreError):
     """Another connection held the SQLite file's lock for longer than this process
-    waits (a command: ``LEDGER_LOCK_TIMEOUT``; the table server's clerk: 5 ms, then it
+    waits (a command: ``LEDGER_LOCK_TIMEOUT``; the table server's clerk: 20 ms, then it
     tries again later, serving others meanwhile). Nothing of the failed write was stored."""
 
 

@@ -48,8 +48,10 @@ class Clerk:
     doubles, to UNANSWERED_HOLD_MAX, while each ask after it goes unanswered too (each
     such ask holds every seat for the pool's wait), and is back to this once it answers."""
     UNANSWERED_HOLD_MAX = 60.0
-    SQLITE_WAIT = 0.005
-    """Seconds SQLite itself waits for the file's write lock (a wait that holds the event loop)."""
+    SQLITE_WAIT = 0.02
+    """Seconds SQLite itself waits for the file's write lock (a wait that holds the event loop):
+    enough for another server process's own transaction (``--workers N``; 5 ms cost two
+    workers a fifth of their actions/s, redoing decisions), short beside a 30 s wait."""
     LOCK_STEP = 0.05
     """The longest sleep between two tries at the lock (the first ones come sooner)."""
 
