@@ -516,19 +516,22 @@ class Ledger(Application):
         """Counts saves from zero for a new piece of work: a storage error says how many
         actions the work recorded before it (a long-lived process, the table server, does
         many pieces of work; a command, one)."""
-        from .store import LedgerConnectionPool
-
-        pool = getattr(self.factory.datastore, "pool", None)
-        if isinstance(pool, LedgerConnectionPool):
+        pool = self._counting_pool()
+        if pool is not None:
             pool.saves = 0
 
     @property
     def saves(self) -> int:
         """Actions saved since ``begin_work`` (or the opening; 0 where not counted: PostgreSQL)."""
+        pool = self._counting_pool()
+        return pool.saves if pool is not None else 0
+
+    def _counting_pool(self) -> Any:
+        """The SQLite pool that counts this process's saves (``LedgerConnectionPool``), or None."""
         from .store import LedgerConnectionPool
 
         pool = getattr(self.factory.datastore, "pool", None)
-        return pool.saves if isinstance(pool, LedgerConnectionPool) else 0
+        return pool if isinstance(pool, LedgerConnectionPool) else None
 
     def stored_event_count(self) -> int:
         """How many events the log holds (all campaigns); refusals must not change it."""

@@ -1215,17 +1215,30 @@ def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the
 
 # -- another program holding the file's write lock -------------------------------------------
 @contextmanager
-def write_lock_held(db: Path) -> Iterator[None]:
+def write_lock_held(db: Path, let_go_after: float | None = None) -> Iterator[threading.Event]:
     """Another program's write transaction on the file (the master's ``ledger rebuild``, a
-    script): the write lock is held until the block ends."""
+    script): the write lock is held until the block ends, or ``let_go_after`` seconds on
+    (then the event yielded is set just before; the block's end waits for it)."""
     import sqlite3
 
-    holder = sqlite3.connect(db, isolation_level=None)
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    finally:
+    released = threading.Event()
+
+    def let_go() -> None:
+        released.set()
         holder.execute("ROLLBACK")
+
+    timer = threading.Timer(let_go_after, let_go) if let_go_after is not None else None
+    if timer is not None:
+        timer.start()
+    try:
+        yield released
+    finally:
+        if timer is not None:
+            timer.join()
+        else:
+            let_go()
         holder.close()
 
 
@@ -1234,8 +1247,6 @@ def test_an_action_waiting_for_the_files_write_lock_holds_up_no_other_seat(tmp_p
     event loop, so every seat's reads, pages and streams stood still for up to 30 s. Now the
     action waits in steps, the others are served meanwhile (while the lock is still held),
     and it is recorded once the lock is let go."""
-    import sqlite3
-
     monkeypatch.setenv("LEDGER_LOCK_TIMEOUT", "20")
     seated = table(tmp_path)
     with client_for(seated.db) as client:
@@ -1243,30 +1254,18 @@ def test_an_action_waiting_for_the_files_write_lock_holds_up_no_other_seat(tmp_p
         for path in ("/zones", "/history?limit=5"):  # the file opened, the read models caught up (the seats')
             assert client.get(f"{API}{path}", headers=seated.headers("bo")).status_code == 200
         before = stored_events(seated.db)
-        holder = sqlite3.connect(seated.db, isolation_level=None, check_same_thread=False)
-        holder.execute("BEGIN IMMEDIATE")
-        released = threading.Event()
-
-        def let_go() -> None:  # 3 s on: waiting inside SQLite, the reads would be answered only after this
-            released.set()
-            holder.execute("ROLLBACK")
-
-        timer = threading.Timer(3.0, let_go)
         replies: dict[str, httpx.Response] = {}
         posting = threading.Thread(target=lambda: replies.setdefault(
             "post", client.post(f"{API}/actions", json={"action": "restore", "cards": ["companion-wolf"]},
                                 headers=seated.headers("bo"))))
-        timer.start()
-        posting.start()
-        try:
+        # let go 3 s on: waiting inside SQLite, the reads would be answered only after that
+        with write_lock_held(seated.db, let_go_after=3.0) as released:
+            posting.start()
             time.sleep(0.3)  # the action is waiting for the lock by now
             for path in ("/zones", "/history?limit=5", "/checkpoint"):
                 assert client.get(f"{API}{path}", headers=seated.headers("ana")).status_code == 200, path
             assert not released.is_set(), "the reads were answered only once the lock was let go"
-        finally:
-            timer.join()
-            posting.join(20)
-            holder.close()
+        posting.join(20)
     assert replies["post"].status_code == 200, replies["post"].text
     assert stored_events(seated.db) == before + 1
 
@@ -1276,10 +1275,8 @@ def test_actions_waiting_for_the_lock_are_recorded_in_the_order_they_came_and_ho
     """From a review: with several actions waiting, each try waited inside SQLite on the
     event loop (50 ms then), so four waiters held every read for seconds, and the waiters
     raced, a later one recorded first (a hero's draw and the master's undo meant for it could
-    swap). Now SQLite waits a millisecond, the waiting is done asleep, and actions meet the
+    swap). Now SQLite waits 20 ms a try, the waiting is done asleep, and actions meet the
     lock one at a time in the order they came."""
-    import sqlite3
-
     monkeypatch.setenv("LEDGER_LOCK_TIMEOUT", "20")
     seated = table(tmp_path)
     with client_for(seated.db) as client:
@@ -1287,15 +1284,6 @@ def test_actions_waiting_for_the_lock_are_recorded_in_the_order_they_came_and_ho
         for path in ("/zones", "/history?limit=5"):
             assert client.get(f"{API}{path}", headers=seated.headers("bo")).status_code == 200
         before = stored_events(seated.db)
-        holder = sqlite3.connect(seated.db, isolation_level=None, check_same_thread=False)
-        holder.execute("BEGIN IMMEDIATE")
-        released = threading.Event()
-
-        def let_go() -> None:
-            released.set()
-            holder.execute("ROLLBACK")
-
-        timer = threading.Timer(4.0, let_go)
         replies: dict[int, httpx.Response] = {}
 
         def add(n: int) -> None:
@@ -1303,19 +1291,15 @@ def test_actions_waiting_for_the_lock_are_recorded_in_the_order_they_came_and_ho
                                                              "access": {"item": 1}}, headers=seated.headers("master"))
 
         posting = [threading.Thread(target=add, args=(n,)) for n in range(4)]
-        timer.start()
-        try:
+        with write_lock_held(seated.db, let_go_after=4.0) as released:
             for thread in posting:
                 thread.start()
                 time.sleep(0.15)  # each action reaches the server after the one before
             for path in ("/zones", "/history?limit=5", "/checkpoint", "/zones?at=3"):
                 assert client.get(f"{API}{path}", headers=seated.headers("ana")).status_code == 200, path
             assert not released.is_set(), "the reads were answered only once the lock was let go"
-        finally:
-            timer.join()
-            for thread in posting:
-                thread.join(20)
-            holder.close()
+        for thread in posting:
+            thread.join(20)
         assert [replies[n].status_code for n in range(4)] == [200] * 4, [replies[n].text for n in range(4)]
         seqs = [replies[n].json()["seq"] for n in range(4)]
         assert seqs == sorted(seqs) == list(range(seqs[0], seqs[0] + 4)), seqs
@@ -1401,22 +1385,15 @@ def test_an_action_whose_client_left_while_it_waited_for_the_lock_is_not_recorde
     """Found by a QA pass: a player whose page gave up waiting (or a proxy that timed out)
     asks again, and the first action, still waiting for the lock, was recorded as well: two
     draws for one asked. A waiting action whose client has left is dropped."""
-    import sqlite3
-
     monkeypatch.setenv("LEDGER_LOCK_TIMEOUT", "20")
     seated = table(tmp_path)
     with serving(seated.db) as base:
         before = stored_events(seated.db)
-        holder = sqlite3.connect(seated.db, isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")
-        try:
+        with write_lock_held(seated.db):
             with pytest.raises(httpx.TimeoutException):
                 httpx.post(f"{base}{API}/actions", json={"action": "restore", "cards": ["companion-wolf"]},
                            headers=seated.headers("bo"), timeout=1.0)
             time.sleep(0.5)  # the server notices the client left at its next try
-        finally:
-            holder.execute("ROLLBACK")
-            holder.close()
         time.sleep(1.0)  # had it not been dropped, it would be recorded by now
         assert stored_events(seated.db) == before
         again = httpx.post(f"{base}{API}/actions", json={"action": "restore", "cards": ["companion-wolf"]},
