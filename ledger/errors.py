@@ -196,10 +196,15 @@ def _choices(expected: str) -> str:
     return f"{head} {pgettext('between choices', 'or')} {last}"
 
 
-def first_problem(exc: ValidationError) -> str:
-    """One line from a pydantic validation error: ``field: what is wrong``."""
+def first_problem(exc: ValidationError, said: Mapping[str, str] | None = None) -> str:
+    """One line from a pydantic validation error: ``field: what is wrong``; ``said``: how
+    the person named a field (``{"action_points": "--ap"}``), where it differs."""
     err = exc.errors()[0]
-    field = ".".join(str(p) for p in err["loc"])
+    loc = [str(p) for p in err["loc"]]
+    if loc and said and loc[0] in said:  # --energy fire, not energies.fire
+        field = " ".join([said[loc[0]], ".".join(loc[1:])]).strip()
+    else:
+        field = ".".join(loc)
     msg = problem(err)
     if field and not msg.startswith(f"{field}:"):
         # TRANSLATORS: a field of a command or file and what is wrong with it.

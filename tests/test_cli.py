@@ -325,7 +325,9 @@ def test_a_missing_command_shows_help_or_a_one_line_usage_error(args, tmp_path):
         one_error_line(result, exit_codes=(2,))
 
 
-def test_bad_numbers_are_refused_with_one_error_line_and_append_nothing(campaign_copy):
+def test_bad_numbers_are_refused_as_bad_input_naming_the_option_and_append_nothing(campaign_copy):
+    """Every bad number, whatever the option, is bad input (exit 1, as a bad card is), and
+    the line names the option as typed (``--ap``, not pydantic's ``action_points``)."""
     db = campaign_copy
     before = stored(db)
     for args in (
@@ -351,9 +353,16 @@ def test_bad_numbers_are_refused_with_one_error_line_and_append_nothing(campaign
         ["send", "item-rope", "--to", "deck:item", "--position", "\u0661"],
         ["shuffle", "deck:item", "--seed", "1_0"],
         ["hero", "add", "cy", "--knowledge", "\u0661"],
+        ["activate", "item-rope", "--ap", "-1"],
+        ["activate", "item-rope", "--effect", "0"],
+        ["explain", "-1"],  # a seq, not an unknown option
+        ["history", "--limit", "0"],
     ):
-        one_error_line(run_ledger(*args, db=db), exit_codes=(1, 2))
+        line = one_error_line(run_ledger(*args, db=db), exit_codes=(1,))
         assert stored(db) == before, f"{args} appended events"
+        if args[-2].startswith("--") and args[-1] not in ("9", str(LAST + 1)):  # those two: the campaign refuses
+            assert line.startswith(f"error: {args[-2]}: "), line
+        assert "action_points" not in line
 
 
 # -- the database file -------------------------------------------------------------------

@@ -163,8 +163,9 @@ def test_a_refusal_through_the_server_exits_1_with_one_error_line_and_appends_no
         warm = ledger("--db", "demo.db", *args, servers=servers, cwd=tmp_path)
         assert warm.returncode == 1 and warm.stderr.startswith("error: ") and warm.stderr.count("\n") == 1
         same(warm, ledger("--db", "demo.db", *args, servers=cold, cwd=tmp_path))
-    usage = ledger("--db", "demo.db", "draw", "--count", "many", "deck:item", servers=servers, cwd=tmp_path)
+    usage = ledger("--db", "demo.db", "draw", "--many", "deck:item", servers=servers, cwd=tmp_path)
     assert usage.returncode == 2 and usage.stderr.startswith("error: ")
+    same(usage, ledger("--db", "demo.db", "draw", "--many", "deck:item", servers=cold, cwd=tmp_path))
     history = ledger("--db", "demo.db", "--json", "history", servers=cold, cwd=tmp_path)
     assert json.loads(history.stdout)[-1]["seq"] == 36
 

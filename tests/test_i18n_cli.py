@@ -237,7 +237,7 @@ def test_a_missing_option_and_an_unknown_option_read_in_portuguese(tmp_path):
 def test_the_clis_own_refusals_read_in_portuguese(tmp_path):
     db = tmp_path / "c.db"
     bad_seq = one_error_line(run_ledger("--lang", "pt", "zones", "--at", "x", db=db))
-    assert bad_seq == ("error: 'x' não é uma seq (as seqs contam as ações a partir de 1, o init); "
+    assert bad_seq == ("error: --at: 'x' não é uma seq (as seqs contam as ações a partir de 1, o init); "
                        "é um número inteiro a partir de 1")
     trade = one_error_line(run_ledger("--lang", "pt", "trade", "ana", "item-bow", db=db), exit_codes=(2,))
     assert "'item-bow' inesperado: nomeie as cartas depois de --take ou --give" in trade

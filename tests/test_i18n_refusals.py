@@ -90,10 +90,18 @@ REFUSALS = {
         ["--actor", "ana", "hero", "knowledge", "ana", "2"], "not-allowed",
         "only the master changes a hero's knowledge (not ana)",
         "só o mestre muda o conhecimento de um herói (não ana)"),
-    "a count below the least a command takes (pydantic's words)": (
+    "a count below the least a command takes (pydantic's words, naming the option)": (
         ["--actor", "ana", "draw", "deck:item", "--count", "0"], "bad-input",
-        "count: Input should be greater than or equal to 1",
-        "count: deve ser maior ou igual a 1"),
+        "--count: Input should be greater than or equal to 1",
+        "--count: deve ser maior ou igual a 1"),
+    "action points below zero (the option, not the field action_points)": (
+        ["--actor", "ana", "activate", "item-sword", "--ap", "-1"], "bad-input",
+        "--ap: Input should be greater than or equal to 0",
+        "--ap: deve ser maior ou igual a 0"),
+    "a count that is no number": (
+        ["--actor", "ana", "draw", "deck:item", "--count", "many"], "bad-input",
+        "--count: 'many' is not a whole number",
+        "--count: 'many' não é um número inteiro"),
     "an actor who is no hero of the campaign": (
         ["--actor", "zed", "draw", "deck:item"], "unknown-hero",
         "no hero 'zed' in this campaign (heroes: ana, bo)",

@@ -18,11 +18,11 @@ from typing import Any, NoReturn
 
 import click
 
-from ...errors import LedgerError, first_line, first_problem
+from ...errors import BadInput, LedgerError, first_line, first_problem
 from ...i18n import _, speaking
 from ...vocabulary import MASTER, REFEREE
-from .session import Session, check_actor, check_viewer, ctrl_c, error_line, fail
-from .speech import LANG_CHOICE, TranslatedGroup, chosen_language, speak_for_click
+from .session import Session, check_actor, check_viewer, ctrl_c, error_line, fail, option_name
+from .speech import LANG_CHOICE, TranslatedCommand, TranslatedGroup, chosen_language, speak_for_click
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -47,11 +47,32 @@ def load_commands(module: str | None = None) -> None:
         importlib.import_module(f"{__package__}.{name}")
 
 
+class LedgerCommand(TranslatedCommand):
+    """A command whose refused values name the option the person typed: a command's
+    field that pydantic refuses (``action_points``) is said as its option (``--ap``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            if "pydantic" not in sys.modules:  # no model was made: not pydantic's refusal
+                raise
+            from pydantic import ValidationError
+
+            if not isinstance(exc, ValidationError):
+                raise
+            said = {param.name: name for param in self.params
+                    if param.name and (name := option_name(param)) is not None}
+            raise BadInput(first_problem(exc, said)) from exc
+
+
 class LedgerGroup(TranslatedGroup):
     """A click group whose ``main`` never lets a traceback reach the user: refusals and
     bad input print one ``error:`` line on stderr (and the error object on stdout with
     ``--json``) and exit 1; usage errors exit 2; a bare ``ledger`` shows the help.
     A command's module is imported when the command is looked up (``load_commands``)."""
+
+    command_class = LedgerCommand
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:

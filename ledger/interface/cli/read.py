@@ -84,7 +84,7 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
     s.emit_view(rows, human=lambda out: render_history(out, rows, campaign, s.viewer))
 
 
-@cli.command()
+@cli.command(context_settings={"ignore_unknown_options": True})  # -1: a seq refused as such
 @click.argument("seq", type=SEQ)
 @pass_session
 def explain(s: Session, seq: int) -> None:

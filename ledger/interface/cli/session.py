@@ -315,9 +315,25 @@ def whole_number(text: Any) -> int:
     return int(digits)
 
 
+def option_name(param: click.Parameter | None) -> str | None:
+    """An option as a person types it (``--ap``, not its value's name ``action_points``);
+    None for an argument."""
+    if isinstance(param, click.Option):
+        return next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
+    return None
+
+
+def bad_value(param: click.Parameter | None, problem: str) -> BadInput:
+    """A refused value of an option (``--count: ...``) or argument: bad input (exit 1), as
+    a refused card or zone is, not a usage error."""
+    named = option_name(param)
+    # TRANSLATORS: a field of a command or file and what is wrong with it.
+    return BadInput(_("{field}: {problem}").format(field=named, problem=problem) if named else problem)
+
+
 class WholeNumber(click.ParamType):
-    """click's ``int`` as a person types it (``whole_number``): ``5_0`` and other scripts'
-    digits are usage errors, as ``abc`` is."""
+    """click's ``int`` as a person types it (``whole_number``): ``abc``, ``5_0`` and other
+    scripts' digits are refused as bad input (``bad_value``), as a bad seq is."""
 
     name = "integer"
 
@@ -327,13 +343,16 @@ class WholeNumber(click.ParamType):
         try:
             return whole_number(value)
         except ValueError:
-            self.fail(_("{value!r} is not a whole number").format(value=value), param, ctx)
+            raise bad_value(param, _("{value!r} is not a whole number").format(value=value)) from None
 
 
 INTEGER = WholeNumber()
 
 
 class Position(click.ParamType):
+    """``top``, ``bottom`` or a place counted from 1 (the top); anything else is refused
+    as bad input (``bad_value``)."""
+
     name = "top|bottom|N"
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
@@ -342,9 +361,10 @@ class Position(click.ParamType):
         try:
             n = whole_number(value)
         except ValueError:
-            self.fail(_("{value!r} is not top, bottom or a number (1 = top)").format(value=value), param, ctx)
+            raise bad_value(param, _("{value!r} is not top, bottom or a number (1 = top)").format(
+                value=value)) from None
         if n < 1:
-            self.fail(_("{n} is not a position; positions count from 1 (the top)").format(n=n), param, ctx)
+            raise bad_value(param, _("{n} is not a position; positions count from 1 (the top)").format(n=n))
         return n
 
 
@@ -367,10 +387,10 @@ class Count(click.ParamType):
             try:
                 number = whole_number(value)
             except ValueError:
-                raise BadInput(_("{value!r} is not {what}; it is a whole number from 1").format(
+                raise bad_value(param, _("{value!r} is not {what}; it is a whole number from 1").format(
                     value=value, what=_(self.what))) from None
         if not 1 <= number <= 2**62:
-            raise BadInput(_("{number} is not {what}; it is a whole number from 1").format(
+            raise bad_value(param, _("{number} is not {what}; it is a whole number from 1").format(
                 number=number, what=_(self.what)))
         return number
 
