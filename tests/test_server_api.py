@@ -1361,6 +1361,9 @@ def test_a_reveal_to_nobody_is_refused_not_read_as_everyone(tmp_path):
                             headers=seated.headers("master"))
         error = one_error(reply, 422)
         assert "to" in error["message"] and "everyone" in error["message"], error
+        # and the published schema does not offer [] as the default of what it refuses
+        schema = client.get("/openapi.json").json()["components"]["schemas"]["ActReveal"]["properties"]["to"]
+        assert "default" not in schema and schema["minItems"] == 1, schema
 
 
 def test_a_history_is_served_while_the_file_is_locked_when_the_read_models_hold_the_campaign(tmp_path,

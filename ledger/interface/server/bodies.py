@@ -138,6 +138,13 @@ def _as_json(annotation: Any) -> Any:
     return annotation
 
 
+def _someone_in_schema(schema: dict[str, Any]) -> None:
+    """``reveal``'s ``to`` as the schema shows it: at least one hero when given, and no
+    default of ``[]`` (the value ``Body`` refuses; left out, the cards go to everyone)."""
+    schema.pop("default", None)
+    schema["minItems"] = 1
+
+
 def _body(action: str, command: type[c.Command], renamed: dict[str, str]) -> type[Body]:
     fields: dict[str, Any] = {"action": (Literal[action], ...)}  # type: ignore[valid-type]
     for name, info in command.model_fields.items():
@@ -148,6 +155,8 @@ def _body(action: str, command: type[c.Command], renamed: dict[str, str]) -> typ
         if shown != _attr(shown):
             info.alias = shown
             info.validation_alias = shown
+        if command is c.Reveal and name == "to":  # left out: everyone; given: at least one hero
+            info.json_schema_extra = _someone_in_schema
         fields[_attr(shown)] = (_as_json(info.annotation), info)
     model = create_model(  # type: ignore[call-overload]
         "Act" + "".join(w.capitalize() for w in action.split()), __base__=Body, **fields)
