@@ -510,7 +510,8 @@ class ReadModel:
         keeping them row by row; a rebuild cut short leaves them to the next open), and
         a table an older ledger kept otherwise made again (``Tables.outdated``).
         A long log in an SQLite file is read and made into rows by a helper process
-        while this one writes them (``projections.pipeline``)."""
+        while this one writes them (``projections.pipeline``). Returns how many stored
+        events the tables now hold (from the log's first), whoever applied them."""
         from .pipeline import helper_for
 
         batch = REBUILD_BATCH  # the helper's and this process's alike: whose batch is whose depends on it
@@ -527,7 +528,8 @@ class ReadModel:
             try:
                 return self._catch_up(progress, batch, None, helper)
             except _Raced:  # another process follows the log too (recording meanwhile): on from where it got
-                return self._catch_up_retrying(None)[0]
+                self._catch_up_retrying(None)
+                return self.position()  # what the tables hold, the other's batches too (not only this one's)
             finally:
                 with self._writing() as db:
                     _create_indexes(self.tables, db)
