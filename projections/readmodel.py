@@ -218,6 +218,9 @@ class ReadModel:
                     self.tables.create(db, table, *SCHEMAS[table])
                 _create_indexes(self.tables, db)
                 db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
+                if len(missing) < len(SCHEMAS):  # kept in the file too: rows before the position's start are
+                    # distrusted by the next opening, should this one stop before its catch-up rebuilds them
+                    db.execute(f"UPDATE [{POSITION}] SET position = 0 WHERE name = ?", [NAME])
             if len(missing) < len(SCHEMAS):
                 self._broken = _("table {table} was missing").format(table=missing[0])
         present = self.tables.index_names()
