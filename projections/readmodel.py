@@ -340,9 +340,10 @@ class ReadModel:
         log ends before the latest seq its history holds (its tail was cut from the file,
         or an older copy of the log put back), or the log's list of campaigns no longer
         names it at all (a copy from before it began; a ledger writes a campaign's start
-        and its entry in the list together). The tables are then the one trace of the loss
-        the file keeps, so catching up refuses rather than rebuild them; ``rebuild`` is how
-        the log as it stands is accepted. O(campaigns): their names are found by skipping
+        and its entry in the list together), or the tables' position and last action are
+        past the log's end (``_past_the_end``: the cut took the history rows too). The
+        tables are then the one trace of the loss the file keeps, so catching up refuses
+        rather than rebuild them; ``rebuild`` is how the log as it stands is accepted. O(campaigns): their names are found by skipping
         through the history's index, not by reading its rows."""
         ids = {entry.slug: entry.campaign_id for entry in self.ledger.campaigns()}
         for (slug,) in self.read(_CAMPAIGNS_IN_HISTORY):
@@ -356,10 +357,26 @@ class ReadModel:
                 return slug, _("the read models recorded campaign {campaign} up to seq {seq}, but the log's list of "
                                "campaigns no longer names it: it was removed from the file (or an older copy of the "
                                "log put back)").format(campaign=slug, seq=seq)
-            return slug, _("the log of campaign {campaign} ends at seq {last}, but the read models recorded it up "
-                           "to seq {seq}: actions were removed from the file (or an older copy of the log put "
-                           "back)").format(campaign=slug, last=last, seq=seq)
-        return None
+            return slug, _cut_at(slug, last, seq)
+        return self._past_the_end(ids)
+
+    def _past_the_end(self, ids: dict[str, UUID]) -> tuple[str, str] | None:
+        """A position past the log's end whose last action applied is past its campaign's
+        log: the tail of the whole log was cut and its history rows deleted with it (so no
+        campaign's history is past its log), and catching up would rebuild over the one
+        trace left. A position moved ahead alone (its last action still in the log) is
+        rebuilt, as any position that does not fit the log is (``position_problem``)."""
+        row = self._one(f"SELECT position, last_action FROM [{POSITION}] WHERE name = ?", [NAME])
+        if row is None or not isinstance(row[0], int):
+            return None
+        if row[0] <= (self.ledger.recorder.max_notification_id() or 0):  # read after: the log only grows
+            return None
+        applied = _action_named(row[1])
+        slug = next((name for name, cid in ids.items() if applied is not None and cid == applied[0]), None)
+        if applied is None or slug is None:
+            return None
+        last = self.ledger.last_seq(applied[0])
+        return (slug, _cut_at(slug, last, applied[1])) if last < applied[1] else None
 
     def fold_problem(self, recorded: Recorded | None = None) -> str | None:
         """Why the rows of the campaign acted on last differ from its fold, or None: its
@@ -885,6 +902,12 @@ def _marks_disagree(position: int, mark: str, last_action: str | None) -> str | 
         return None
     return _("position {position} reached seq {seq}, yet the last action applied is seq {last}").format(
         position=position, seq=version, last=named[1])
+
+
+def _cut_at(slug: str, last: int, seq: int) -> str:
+    return _("the log of campaign {campaign} ends at seq {last}, but the read models recorded it up "
+             "to seq {seq}: actions were removed from the file (or an older copy of the log put "
+             "back)").format(campaign=slug, last=last, seq=seq)
 
 
 def _action_named(text: Any) -> tuple[UUID, int] | None:

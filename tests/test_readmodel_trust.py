@@ -272,6 +272,30 @@ def test_a_cut_tail_stops_every_command_until_rebuild_accepts_the_log_as_it_stan
     assert run_ledger("verify", db=copy).returncode == 0
 
 
+def test_a_cut_tail_whose_history_rows_were_deleted_too_is_refused_by_the_position_left(demo, copy):
+    """Found by a QA pass: the last action cut from the log and its history and
+    card_actions rows deleted with it, so that no history is past its log. The position
+    the tables reached (and the last action it names) is still past the log's end: every
+    command used to rebuild over it with a note, verify too (exit 0), and the next action
+    took the lost seq. It is refused as a cut, until ``ledger rebuild``."""
+    cut_tail(copy, demo.cid, demo.last, 1)
+    with raw(copy) as con:
+        for table in ("history", "card_actions"):
+            assert con.execute(f"DELETE FROM [{table}] WHERE seq = ?", [demo.last]).rowcount >= 1
+    left = demo.last - 1
+    before = max_notification(copy)
+    for command in (["--as", "public", "--json", "history"], ["zones"], ["checkpoint"], ["hero", "add", "zed"]):
+        refused_as_cut(run_ledger(*command, db=copy), demo, left)
+    assert max_notification(copy) == before, "a refused command appended"
+    verified = run_ledger("verify", db=copy)
+    assert verified.returncode == 1 and CUT.format(slug=demo.slug, left=left, last=demo.last)[len("error: "):] \
+        in verified.stderr, verified.stderr
+    rebuilt = run_ledger("rebuild", db=copy)
+    assert rebuilt.returncode == 0 and "lost actions" in rebuilt.stderr, rebuilt.stderr
+    assert seqs(history(copy)) == list(range(1, left + 1))
+    assert_tables_follow_the_log(copy)
+
+
 def test_a_file_whose_log_lost_actions_takes_no_new_campaign_by_init_or_import(demo, copy, tmp_path):
     exported = tmp_path / "other.jsonl"
     assert run_ledger("export", str(exported), db=demo.db).returncode == 0
