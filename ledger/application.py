@@ -48,6 +48,7 @@ from .witness import recorded_facts
 
 NAMESPACE = uuid5(NAMESPACE_URL, "https://campaign-ledger.invalid/")
 CAMPAIGNS_LOG_ID = uuid5(NAMESPACE, "campaigns")
+SQLITE_OWN = ("-wal", "-shm", "-journal")  # the files SQLite keeps beside a database, under its name
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
@@ -158,6 +159,12 @@ class Ledger(Application):
             raise StoreError(_("{path} is no regular file but a pipe, a device or a socket; a campaign lives in a "
                                "file: name one with --db").format(path=path))
         name = str(path)
+        if create and path.name.endswith(SQLITE_OWN) and (not exists or path.stat().st_size == 0):
+            base = path.name[:path.name.rindex("-")]
+            raise BadInput(_("{path} is the name SQLite gives the -wal, -shm or -journal file of {base}, which "
+                             "would delete or overwrite it on opening; name the campaign database otherwise, e.g. "
+                             "{example}").format(path=path, base=path.with_name(base),
+                                                 example=path.with_name(f"{Path(base).stem or 'campaign'}-2.db")))
         if exists and (not create or path.stat().st_size > 0):
             name = _must_be_campaign_file(path, new_ok=create)  # before anything can write to it
         env = {"SQLITE_DBNAME": name, "SQLITE_LOCK_TIMEOUT": "30"}

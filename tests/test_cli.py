@@ -384,6 +384,22 @@ def test_init_with_a_missing_catalog_is_refused_and_creates_no_file(tmp_path):
     assert not db.exists()
 
 
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+def test_a_new_database_is_not_given_the_name_of_another_ones_sqlite_file(campaign_copy, tmp_path, suffix):
+    """Found by a QA pass: ``import x.jsonl --db w.db-wal`` said it imported, and the next
+    command on w.db had SQLite take w.db-wal for its own log and delete it: the campaign
+    was gone. A database is never made under a name SQLite keeps for another's files."""
+    exported = tmp_path / "x.jsonl"
+    succeeded(run_ledger("export", str(exported), db=campaign_copy))
+    before = sorted(os.listdir(campaign_copy.parent))
+    target = Path(f"{campaign_copy}{suffix}")
+    for args in (["import", str(exported)], ["init", "--catalog", SAMPLE], ["simulate", "--actions", "3"]):
+        line = one_error_line(run_ledger(*args, db=target))
+        assert target.name in line and "e.g." in line, line
+        assert sorted(os.listdir(campaign_copy.parent)) == before, f"{args} left files"
+    succeeded(run_ledger("verify", db=campaign_copy))
+
+
 @pytest.mark.parametrize(
     "content",
     [random.Random(7).randbytes(4096), "these are my notes, not a database\n".encode() * 20],
