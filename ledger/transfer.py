@@ -27,16 +27,21 @@ from .checkpoints import Checkpoint, message, take
 from .errors import BadCatalog, StoreError
 from .events import CampaignStarted
 from .i18n import _
+from .integrity import GENESIS, check_link
 from .signing import Signer, signature_holds
 
 
 # -- export ------------------------------------------------------------------------------
 def export(ledger: Ledger, cid: UUID, out: IO[str], signer: Signer | None = None) -> Checkpoint:
     """Writes the campaign's log as JSON Lines, one action per line, and its trailer;
-    returns the checkpoint the trailer holds."""
-    count, head = 0, ""
+    returns the checkpoint the trailer holds. Each action is checked against the chain
+    as it is written (``check_link``): an action edited in the file without its hash
+    stops the export (``DamagedRecord``) rather than go out under a signed trailer."""
+    count, head, previous = 0, "", GENESIS
     for stored in stored_actions(ledger, cid):
+        check_link(previous, ledger.mapper.to_domain_event(stored))
         event = json.loads(stored.state)
+        previous = event.get("hash", "")
         line = {
             "campaign_id": str(cid), "seq": stored.originator_version,
             "type": stored.topic.rsplit(":", 1)[-1], "topic": stored.topic, "event": event,

@@ -24,6 +24,7 @@ from uuid import UUID
 from ledger.campaign import Campaign
 from ledger.events import ActionRecorded, CampaignStarted
 from ledger.i18n import _
+from ledger.integrity import GENESIS, check_link
 from ledger.visibility import sees_everything
 
 from .source import EventLog
@@ -88,9 +89,10 @@ def action_line(event: ActionRecorded, campaign: Campaign, viewer: str) -> dict[
 
 
 def _actions(log: EventLog, cid: UUID, page: int) -> Iterator[ActionRecorded]:
-    """The campaign's actions in seq order, read ``page`` at a time. The first must
-    be the campaign's start (the fold begins there)."""
-    last = 0
+    """The campaign's actions in seq order, read ``page`` at a time, each checked
+    against the chain (``check_link``: an action edited in the file without its hash is
+    never exported). The first must be the campaign's start (the fold begins there)."""
+    last, previous = 0, GENESIS
     while True:
         batch = log.actions(cid, gt=last, lte=last + page)
         if not batch:
@@ -101,5 +103,7 @@ def _actions(log: EventLog, cid: UUID, page: int) -> Iterator[ActionRecorded]:
             if event.seq != last + 1 or (last == 0) != isinstance(event, CampaignStarted):
                 raise ValueError(_("seq {seq} of the log cannot be read in order; run ledger verify").format(
                     seq=last + 1))
+            check_link(previous, event)
+            previous = event.hash
             yield event
             last = event.seq

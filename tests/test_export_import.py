@@ -333,6 +333,33 @@ def test_an_imported_long_campaign_undoes_reading_a_bounded_number_of_events(tmp
     assert read["imported.db"] <= bound, f"events read by one undo: {read} (bound {bound}; the log holds {last})"
 
 
+def test_an_action_edited_before_the_latest_snapshot_stops_every_export(tmp_path):
+    """Found by a QA pass: a load checks only the actions after the snapshot it starts
+    from, and an export read the rest unchecked: an old action edited in the file without
+    its hash went out to players (their exports), and under the master's signed trailer.
+    Every export reads every action, so each is checked against the chain on the way."""
+    import sqlite3
+
+    db = tmp_path / "long.db"
+    assert run_ledger("simulate", "--actions", "250", "--seed", "3", db=db).returncode == 0
+    with sqlite3.connect(db) as con:
+        rowid, state = con.execute("SELECT rowid, state FROM stored_events WHERE topic LIKE 'ledger.events:%' "
+                                   "AND originator_version = 50").fetchone()
+        data = json.loads(bytes(state))
+        data["actor"] = "master" if data["actor"] != "master" else "hero1"
+        con.execute("UPDATE stored_events SET state = ? WHERE rowid = ?",
+                    [json.dumps(data, separators=(",", ":")).encode(), rowid])
+    con.close()
+    assert run_ledger("zones", db=db).returncode == 0  # a load from the latest snapshot does not read it
+    for viewer in ("referee", "public", "hero1"):
+        out = tmp_path / f"{viewer}.jsonl"
+        line = refusal_line(run_ledger("--as", viewer, "export", str(out), db=db))
+        assert "the record at seq 50 does not match its hash" in line, line
+        assert not out.exists() and not list(tmp_path.glob(f"*{viewer}.jsonl*")), "a partial export was left"
+    stdout = run_ledger("export", db=db)
+    assert stdout.returncode == 1 and '"trailer"' not in stdout.stdout
+
+
 # -- export never writes over a database ----------------------------------------------------
 def _file_state(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}

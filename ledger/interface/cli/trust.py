@@ -213,9 +213,8 @@ def export(s: Session, file: str | None) -> None:
         return
     target = Path(file)
     # a pipe (>(gzip > x.gz)), /dev/stdout, any link: written as it goes, never replaced (a rename over
-    # /dev/stdout would replace the device's link itself)
-    streamed = target.is_symlink() or (target.exists() and not target.is_file()) or \
-        str(target.absolute()).startswith(("/dev/", "/proc/"))
+    # /dev/stdout would replace the device's link itself); a plain file (in /dev/shm too) is replaced whole
+    streamed = target.is_symlink() or (target.exists() and not target.is_file())
     partial = target if streamed else _partial(target)
     to_stdout = False
     try:
@@ -231,6 +230,10 @@ def export(s: Session, file: str | None) -> None:
 
         raise StoreError(_("cannot write the export to {file}: {reason}").format(
             file=target, reason=os_error_reason(exc))) from None
+    except BaseException:  # refused on the way (an action that does not match its hash), or interrupted
+        if not streamed:
+            partial.unlink(missing_ok=True)
+        raise
     from rich.markup import escape
 
     if viewer == REFEREE:
