@@ -393,6 +393,30 @@ def test_export_refuses_to_write_over_another_sqlite_database(source, tmp_path):
     assert lines_of(plain)[-1].keys() == {"trailer"}
 
 
+def test_a_cut_export_whose_trailer_was_rewritten_is_told_apart_only_by_a_signature(source, tmp_path):
+    """Found by a QA pass: README said the trailer catches an export cut short, but its
+    head is the last kept line's own hash, so a rewritten trailer matches. A plain
+    import says in a note that nothing vouched for the end; --signed-by refuses the cut."""
+    key = {"LEDGER_KEY": str(tmp_path / "master.pem")}
+    public = json.loads(run_ledger("--json", "keys", "init", env=key).stdout)["public"]
+    signed = tmp_path / "signed.jsonl"
+    assert run_ledger("export", str(signed), db=source, env=key).returncode == 0
+    lines = lines_of(signed)
+    kept = lines[:-3]
+    cut = tmp_path / "cut.jsonl"
+    write_lines(cut, [*kept, {"trailer": {"count": kept[-1]["seq"], "head": kept[-1]["event"]["hash"]}}])
+    plain = run_ledger("import", str(cut), "--db", str(tmp_path / "plain.db"))
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stderr.startswith("note: nothing you trust vouched for where this export ends") \
+        and "--signed-by" in plain.stderr, plain.stderr
+    target = tmp_path / "checked.db"
+    line = refusal_line(run_ledger("import", str(cut), "--db", str(target), "--signed-by", public))
+    assert "not signed by the key you trust" in line, line
+    assert_no_campaign_and_no_scratch(target)
+    whole = run_ledger("import", str(signed), "--db", str(tmp_path / "whole.db"), "--signed-by", public)
+    assert whole.returncode == 0 and whole.stderr == "", whole.stderr
+
+
 # -- --signed-by "" is not "no check" ---------------------------------------------------------
 @pytest.mark.parametrize("value", ["", "  "], ids=["empty", "blank"])
 @pytest.mark.parametrize("command", ["verify", "import"])

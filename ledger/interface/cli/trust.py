@@ -15,7 +15,7 @@ from ...errors import BadInput, DamagedRecord, StoreError
 from ...i18n import N_, _, ngettext
 from ...vocabulary import REFEREE
 from .group import cli
-from .session import Session, error_line, pass_session, with_message
+from .session import Session, error_line, note_line, pass_session, with_message
 
 EXPECT_HELP = N_("A checkpoint you kept (SEQ:HEAD, from a view or ledger checkpoint): the log must still hold "
                  "that head at that seq. Repeatable.")
@@ -348,6 +348,10 @@ def import_(s: Session, file: str, target: str | None, expected: tuple[str, ...]
     s.close()
     s.db = destination
     s.model()
+    if signed_by is None and not expected:  # the trailer's own count and head only catch a file cut by accident
+        click.echo(note_line(_("nothing you trust vouched for where this export ends: a copy cut short with its "
+                               "trailer rewritten would read the same; import --signed-by KEY (the master's "
+                               "public key) or --expect SEQ:HEAD (a checkpoint you kept) checks it")), err=True)
     from ...postgres import shown
 
     line = ngettext("imported {n} action of {campaign} into {db} (verified; head {seq}:{head})",
