@@ -59,15 +59,17 @@ class Report:
     reason: str | None = None
     head: str = GENESIS
     signed_to: int | None = None  # the latest seq a kept checkpoint signed (and whose signature holds)
+    signed_keys: tuple[str, ...] = ()  # the public keys of those signatures
+    unvouched: bool = False  # refused for want of the trusted key's signature, not for the log
 
     @property
     def ok(self) -> bool:
-        return self.bad_seq is None
+        return self.bad_seq is None and not self.unvouched
 
     def as_dict(self) -> dict[str, Any]:
         return {"campaign": self.campaign, "ok": self.ok, "actions": self.actions,
                 "bad_seq": self.bad_seq, "reason": self.reason, "head": self.head if self.ok else None,
-                "signed_to": self.signed_to}
+                "signed_to": self.signed_to, "signed_keys": list(self.signed_keys), "unvouched": self.unvouched}
 
 
 class _Bad(Exception):
@@ -77,6 +79,14 @@ class _Bad(Exception):
         super().__init__(reason)
         self.seq = seq
         self.reason = reason
+
+
+class _Unvouched(_Bad):
+    """``--signed-by``: the kept checkpoints are not all signed by the key trusted (none
+    at all, or one of another key). No finding about the log itself, which is not read."""
+
+    def __init__(self, reason: str):
+        super().__init__(0, reason)
 
 
 def stored_actions(ledger: Ledger, cid: UUID, after: int = 0, upto: int | None = None) -> Iterator[StoredEvent]:
@@ -111,11 +121,12 @@ class _Evidence:
         for seq, head in expect:
             self.expected.setdefault(seq, []).append((head, _("the checkpoint you hold")))
         self.signed_to: int | None = None
+        self.signed_keys: list[str] = []
         kept = ledger.kept_checkpoints(cid)
         for number, checkpoint in enumerate(kept, start=1):
             self._kept(checkpoint, number, signed_by)
         if signed_by is not None and self.signed_to is None:
-            raise _Bad(1, _("no checkpoint kept in this file is signed by the key you trust"))
+            raise _Unvouched(_("no checkpoint kept in this file is signed by the key you trust"))
         self.snapshots = _stored_snapshots(ledger, cid, after)  # a part of the log: the snapshots in it
         self.next_snapshot = next(self.snapshots, None)
 
@@ -125,9 +136,11 @@ class _Evidence:
             raise _Bad(checkpoint.seq, _("{checkpoint} carries a signature that does not hold: it was forged or "
                                          "changed").format(checkpoint=where))
         if signed_by is not None and checkpoint.key != signed_by:
-            raise _Bad(checkpoint.seq, _("{checkpoint} is not signed by the key you trust").format(checkpoint=where))
+            raise _Unvouched(_("{checkpoint} is not signed by the key you trust").format(checkpoint=where))
         if checkpoint.signature is not None:
             self.signed_to = max(self.signed_to or 0, checkpoint.seq)
+            if checkpoint.key not in self.signed_keys:
+                self.signed_keys.append(checkpoint.key)
         self.expected.setdefault(checkpoint.seq, []).append((checkpoint.head, where))
 
     def check(self, campaign: Campaign) -> None:
@@ -214,12 +227,15 @@ def _verify_log(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | Non
             state["campaign"] = None  # the parts could not tell: one pass, from the start
             evidence = _Evidence(ledger, cid, expect, signed_by)
         _check_log(ledger, cid, evidence, state, progress, take_snapshots)
+    except _Unvouched as unvouched:
+        return Report(state["slug"], 0, None, unvouched.reason, unvouched=True)
     except _Bad as bad:
         campaign = state["campaign"]
         done = min(campaign.version if campaign else 0, bad.seq - 1)
         return Report(state["slug"], done, bad.seq, bad.reason)
     campaign = state["campaign"]
-    return Report(campaign.slug, campaign.version, head=campaign.last_hash, signed_to=evidence.signed_to)
+    return Report(campaign.slug, campaign.version, head=campaign.last_hash, signed_to=evidence.signed_to,
+                  signed_keys=tuple(evidence.signed_keys))
 
 
 def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, Any],
@@ -434,7 +450,8 @@ def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str
         last, head = parts[-1].answer[1], parts[-1].answer[2]
         if progress is not None:
             progress(last)
-        return Report(state["slug"], last, head=head, signed_to=evidence.signed_to)
+        return Report(state["slug"], last, head=head, signed_to=evidence.signed_to,
+                      signed_keys=tuple(evidence.signed_keys))
     except _Bad as bad:
         return Report(state["slug"], bad.seq - 1, bad.seq, bad.reason)
     finally:

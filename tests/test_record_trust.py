@@ -413,8 +413,30 @@ def test_a_signed_checkpoint_verifies_and_a_forged_signature_fails_at_its_seq(de
 def test_verify_signed_by_another_key_fails(demo, key, tmp_path):
     succeeded(run_ledger("checkpoint", db=demo, env=key["env"]))
     other = json_of(succeeded(run_ledger("--json", "keys", "init", env={"LEDGER_KEY": str(tmp_path / "o.pem")})))
-    line, _report = verify_fails(demo, "--signed-by", other["public"])
+    line, report = verify_fails(demo, "--signed-by", other["public"])
     assert "not signed by the key you trust" in line
+    # no finding about the log (found by a QA pass: it said "not intact", with a first bad seq)
+    assert "not intact" not in line and "first bad seq" not in line, line
+    assert report["unvouched"] is True and report["bad_seq"] is None and report["ok"] is False
+
+
+def test_verify_signed_by_a_file_with_no_signed_checkpoint_says_nothing_vouches_not_that_the_log_is_bad(demo, key):
+    line, report = verify_fails(demo, "--signed-by", key["public"])
+    assert "nothing in this file is vouched for by the key you trust" in line and "not intact" not in line \
+        and "first bad seq" not in line, line
+    assert report["unvouched"] is True and report["bad_seq"] is None
+
+
+def test_verify_names_the_key_that_signed_the_checkpoints_it_found(demo, key, tmp_path):
+    """Anyone holding the file can sign a checkpoint with a key of their own: the ok line
+    names the key, for the players to compare with the master's."""
+    succeeded(run_ledger("checkpoint", db=demo, env=key["env"]))
+    forger = json_of(succeeded(run_ledger("--json", "keys", "init", env={"LEDGER_KEY": str(tmp_path / "f.pem")})))
+    succeeded(run_ledger("checkpoint", db=demo, env={"LEDGER_KEY": str(tmp_path / "f.pem")}))
+    result = succeeded(run_ledger("verify", db=demo))
+    assert f"checkpoints signed by {key['public']}, {forger['public']} hold up to seq" in result.stdout, result.stdout
+    report = json_of(succeeded(run_ledger("--json", "verify", db=demo)))
+    assert report["signed_keys"] == [key["public"], forger["public"]]
 
 
 # -- export and import --------------------------------------------------------------------

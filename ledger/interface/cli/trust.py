@@ -68,6 +68,10 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
         _not_intact(s, report.as_dict() | {"bad_seq": report.actions + 1, "head": None},
                     _("the log is not intact: it ends at seq {seq} but the read models once recorded "
                       "seq {witnessed}: actions are missing").format(seq=report.actions, witnessed=witnessed))
+    if report.unvouched:  # no finding about the log: what --signed-by asked for is not there
+        _not_intact(s, report.as_dict(), _("nothing in this file is vouched for by the key you trust: {reason} (ledger "
+                                           "verify without --signed-by checks the log itself)").format(
+            reason=report.reason))
     if not report.ok:
         _not_intact(s, report.as_dict(), _("the log is not intact: {reason}").format(reason=report.reason))
     try:
@@ -81,7 +85,9 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
         _not_intact(s, report.as_dict() | {"read_models": problem},
                     _("the log is intact, but the read-model tables did not match it: {problem} "
                       "(they were changed; rebuilt them from the log)").format(problem=problem))
-    signed = _("; signed checkpoints hold up to seq {seq}").format(seq=report.signed_to) if report.signed_to else ""
+    # the keys named: anyone holding the file can sign checkpoints with a key of their own
+    signed = _("; checkpoints signed by {keys} hold up to seq {seq}").format(
+        keys=", ".join(report.signed_keys), seq=report.signed_to) if report.signed_to else ""
     # "ok:" starts the line in every language (scripts may look for it, as for "error:").
     line = "ok: " + ngettext(
         "{n} action of {campaign}: hash chain intact, every action replays under the rules, snapshots and "
