@@ -39,6 +39,10 @@ def summary(event: e.ActionRecorded, hidden: Set[str] = frozenset()) -> str:
                          "; {deck} refilled with {count} from the {source}", refill.count).format(
             deck=refill.deck, count=refill.count, source=refill.source)
     for redirect in event.redirects:
+        if redirect.card in hidden:  # its rule would say what kind of card it is
+            text += _("; {card} went to {actual}, not {asked}").format(
+                card=name(redirect.card), actual=redirect.actual, asked=redirect.asked)
+            continue
         text += _("; {card} went to {actual}, not {asked} ({rule})").format(
             card=name(redirect.card), actual=redirect.actual, asked=redirect.asked, rule=redirect.rule)
     for commitment in event.commitments:  # everyone sees it: a player may keep it

@@ -134,6 +134,9 @@ def action_view(
         hidden = cards - known - visible_cards(event, campaign, viewer, cards, marks)
         data = _scrub(data, hidden)
         data["changes"] = _moves(event, campaign, viewer, marks, known, hidden)
+        # the rule that redirected a hidden card would say what kind of card it is
+        data["redirects"] = [{**redirect, "rule": None} if redirect["card"] is None else redirect
+                             for redirect in data.get("redirects", [])]
         # A seed and the public order of the depot would let anyone recompute where
         # hidden cards went, and the hash of the whole event could be matched against
         # guesses: only the referee sees seeds, the recorded command, the hash and the

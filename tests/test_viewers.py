@@ -606,3 +606,37 @@ def test_an_access_effects_card_is_hidden_in_the_changes_too_when_the_viewer_may
         view = recorded_view(done.event, game.campaign, viewer, {})
         assert "item-spear" not in json.dumps(view), (viewer, view["events"][0]["changes"])
     assert "item-spear" in json.dumps(recorded_view(done.event, game.campaign, "referee", {}))
+
+
+def test_a_redirect_of_a_hidden_card_names_no_placement_rule_to_those_who_may_not_identify_it(tmp_path):
+    """Found by a QA pass: the master sends a face-down card to Ana's table and the
+    asset-knowledge rule sends it to her inventory; Bo and the public read the rule's name
+    and text ("an asset card goes on a table only if the hero's knowledge meets its
+    requirement"), which with the public catalog narrowed the hidden card to two. They
+    learn where it went, as they see it go, and not which rule sent it; Ana and the
+    referee, who may identify it, read the rule."""
+    from projections.views import action_view
+
+    db = tmp_path / "demo.db"
+    ok(db, "demo")
+    ok(db, "add", "item-old-map", "--to", "deck:item")
+    ok(db, "send", "item-old-map", "--to", "table:ana")
+    rule = "asset-knowledge-placement"
+    for viewer, told in (("bo", False), ("public", False), ("ana", True), ("referee", True)):
+        history = json.loads(ok(db, "--as", viewer, "--json", "history", "--limit", "1"))
+        explained = ok(db, "--as", viewer, "--json", "explain", str(history[-1]["seq"]))
+        for shown in (history[-1]["summary"], explained):
+            assert (rule in shown) is told and ("knowledge meets" in shown) is (told and shown is explained), \
+                (viewer, shown)
+            assert "inventory:ana" in shown, (viewer, shown)
+    ledger = Ledger.open(db)
+    try:
+        cid = ledger.resolve(None)
+        campaign = ledger.campaign(cid)
+        event = ledger.event(cid, campaign.version)
+        for viewer, told in (("bo", False), ("public", False), ("ana", True)):
+            view = action_view(event, campaign, viewer)
+            assert [r["rule"] for r in view["redirects"]] == [rule if told else None], (viewer, view["redirects"])
+            assert (rule in json.dumps(view)) is told, viewer
+    finally:
+        ledger.close()
