@@ -42,6 +42,8 @@ Name = Callable[[str | None], str]
 def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, viewer: str) -> dict[str, Any]:
     cards = event.cards_mentioned()
     hidden = set() if sees_everything(viewer) else cards - visible_cards(event, after, viewer, cards)
+    if event.actor == viewer:  # the cards they named themselves (as recorded_view says them)
+        hidden -= set(event.named_by_actor())
 
     def n(card: str | None) -> str:
         return _(HIDDEN_NAME) if card is None or card in hidden else card

@@ -128,6 +128,8 @@ def history_view(
     out = []
     for record, seen, cards in entries:
         hidden = {c for c in cards if not _sees(seen, viewer, c)}
+        if record["actor"] == viewer and hidden and record["seq"] in events:  # what they named themselves
+            hidden -= set(events[record["seq"]].named_by_actor())              # (a search that missed it)
         unnamed = {c for c, who in _who(record, slug, "unnamed").items() if viewer in who}
         text = record["summary"] if stored else summary(events[record["seq"]], hidden | unnamed)
         shown = sorted(c for c in cards if c not in hidden)

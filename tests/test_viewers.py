@@ -447,15 +447,20 @@ def test_a_search_for_a_card_elsewhere_through_the_real_command_is_recorded_miss
                                                                                                     tmp_path):
     """Ruleset 9 (searched-cards): bo's search of deck:skill for the card in ana's hand is
     no refusal (which told a hero, free, what a deck holds) but a search that missed it;
-    nothing bo or the public reads says where it is, nor which card bo looked for."""
+    nothing bo or the public reads says where it is, and the public not which card bo
+    looked for. Bo's own history and explain name it as the reply to his command did
+    (they said "a hidden card not found" of the card he had typed: found by a QA pass)."""
     db = copy_db(played.db, tmp_path)
     result = run_ledger("--actor", "bo", "search", "deck:skill", "--take", "skill-first-aid", "--by", "class-hunter",
                         db=db)
     assert result.returncode == 0 and "skill-first-aid not found" in result.stdout, result.stderr
     assert "inventory:ana" not in result.stderr + result.stdout
-    for viewer in ("public", "bo"):
-        text = ok(db, "--as", viewer, "--json", "history", "--limit", "1")
-        assert "not found" in text and "skill-first-aid" not in text and "inventory:ana" not in text, (viewer, text)
+    seq = json.loads(ok(db, "--json", "history", "--limit", "1"))[-1]["seq"]
+    for viewer, named in (("public", False), ("bo", True)):
+        for text in (ok(db, "--as", viewer, "--json", "history", "--limit", "1"),
+                     ok(db, "--as", viewer, "--json", "explain", str(seq))):
+            assert "not found" in text or "did not hold" in text, (viewer, text)
+            assert ("skill-first-aid" in text) is named and "inventory:ana" not in text, (viewer, text)
 
 
 # -- the witness rule ----------------------------------------------------------------------------------
