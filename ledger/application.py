@@ -159,8 +159,9 @@ class Ledger(Application):
             raise StoreError(_("{path} is no regular file but a pipe, a device or a socket; a campaign lives in a "
                                "file: name one with --db").format(path=path))
         name = str(path)
-        if create and path.name.endswith(SQLITE_OWN) and (not exists or path.stat().st_size == 0):
-            base = path.name[:path.name.rindex("-")]
+        base = path.name[:path.name.rindex("-")] if path.name.endswith(SQLITE_OWN) else ""
+        if create and base and (not exists or path.stat().st_size == 0) \
+                and (Path(base).suffix or path.with_name(base).exists()):  # w.db-wal; travel-journal is a name
             raise BadInput(_("{path} is the name SQLite gives the -wal, -shm or -journal file of {base}, which "
                              "would delete or overwrite it on opening; name the campaign database otherwise, e.g. "
                              "{example}").format(path=path, base=path.with_name(base),

@@ -227,8 +227,9 @@ def _verify_log(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | Non
             state["campaign"] = None  # the parts could not tell: one pass, from the start
             evidence = _Evidence(ledger, cid, expect, signed_by)
         _check_log(ledger, cid, evidence, state, progress, take_snapshots)
-    except _Unvouched as unvouched:
-        return Report(state["slug"], 0, None, unvouched.reason, unvouched=True)
+    except _Unvouched as unvouched:  # raised before the log's start is read: the slug from the list of campaigns
+        slug = next((e.slug for e in ledger.campaigns() if e.campaign_id == cid), state["slug"])
+        return Report(slug, 0, None, unvouched.reason, unvouched=True)
     except _Bad as bad:
         campaign = state["campaign"]
         done = min(campaign.version if campaign else 0, bad.seq - 1)

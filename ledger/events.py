@@ -312,6 +312,9 @@ class CardDetached(ActionRecorded):
     def named_cards(self) -> tuple[str, ...]:
         return (self.card, self.host)
 
+    def named_by_actor(self) -> tuple[str, ...]:
+        return (self.card,)  # the host is the table's answer, which may be a card she cannot see
+
 
 class CampaignSnapshot(DomainEvent):
     """The table at a version, so loading never replays from the start."""

@@ -310,6 +310,8 @@ def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
         ["send", "item-rope", "--to", "discard", "--face", "sideways"],
         ["discard"],                               # neither cards nor --from
         ["access", "village", "item"],             # neither a LEVEL nor --clear
+        ["explain", "--bogus"],                    # an unknown option, though -1 there is a seq refused
+        ["hero", "knowledge", "ana", "--bogus"],   # (and -1 a level)
     ):
         one_error_line(run_ledger(*args, db=db), exit_codes=(2,))
     assert stored(db) == before
@@ -398,6 +400,8 @@ def test_a_new_database_is_not_given_the_name_of_another_ones_sqlite_file(campai
         assert target.name in line and "e.g." in line, line
         assert sorted(os.listdir(campaign_copy.parent)) == before, f"{args} left files"
     succeeded(run_ledger("verify", db=campaign_copy))
+    plain = tmp_path / f"travel{suffix}"  # a plain name of no database's file: a name like any
+    succeeded(run_ledger("init", "--catalog", SAMPLE, db=plain))
 
 
 @pytest.mark.parametrize(

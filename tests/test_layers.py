@@ -24,6 +24,7 @@ READ_SIDE_MAY_IMPORT = {
     "ledger.errors",  # a damaged record or row is refused as the write side refuses one
     "ledger.texts",  # outside text shown on one line, never driving a terminal (as errors write it)
     "ledger.structs",  # the msgspec types of the events' fields (``projections.decoding``)
+    "ledger.integrity",  # the hash chain: an export checks every action it hands out
 }
 
 

@@ -220,9 +220,12 @@ def test_searched_cards_a_heros_search_for_hidden_cards_the_stack_lacks_is_recor
     model = ReadModel(game.app, db_of(game.app))
     try:
         model.catch_up()
-        for viewer in ("public", "bo", "ana"):  # her history, later, as anyone's: no card she cannot see
+        for viewer in ("public", "bo", "ana"):  # her history, later: the others never read what she named,
             entry = history_view(game.app, model, game.cid, game.campaign.slug, viewer)[-1]
-            assert entry["seq"] == rec.seq and "item-axe" not in json.dumps(entry), viewer
+            assert entry["seq"] == rec.seq, viewer  # and she reads it as her command's reply said it
+            assert ("item-axe" in json.dumps(entry)) is (viewer == "ana"), viewer
+        assert "item-rope, item-axe not found" in history_view(game.app, model, game.cid, game.campaign.slug,
+                                                              "ana")[-1]["summary"]
     finally:
         model.close()
     # an id the catalog lacks is refused (the catalog is no secret), and appends nothing

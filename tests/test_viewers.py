@@ -645,3 +645,27 @@ def test_a_redirect_of_a_hidden_card_names_no_placement_rule_to_those_who_may_no
             assert (rule in json.dumps(view)) is told, viewer
     finally:
         ledger.close()
+
+
+def test_a_detach_names_to_its_actor_the_card_she_typed_never_a_host_she_cannot_see(tmp_path):
+    """Found by a review: a hero's own view of an action names the cards she named, and a
+    detach recorded its host among them, though she types only the card (the table says
+    what it hangs from). Detaching her card from a face-down host in her vault named that
+    host to her, in the reply and later in her history and explain."""
+    fmt = tmp_path / "vault.toml"
+    fmt.write_text('name = "vault"\n[[stacks]]\nid = "vault:{hero}"\nkind = "area"\nvisibility = "face-down"\n'
+                   'use = "never"\naffected = "none"\n', encoding="utf-8")
+    db = tmp_path / "v.db"
+    ok(db, "init", "--catalog", str(sample_catalog_path()), "--format", str(fmt))
+    ok(db, "hero", "add", "ana", "--knowledge", "3")
+    ok(db, "add", "item-dagger", "--to", "vault:ana")
+    ok(db, "add", "item-sword", "--to", "table:ana")
+    ok(db, "attach", "item-sword", "--to", "item-dagger")
+    assert "item-dagger" not in ok(db, "--as", "ana", "--json", "card", "item-dagger").replace(
+        '"id": "item-dagger"', ""), "the host must be hidden from ana for this test"
+    reply = ok(db, "--actor", "ana", "--json", "detach", "item-sword", "--to", "table:ana")
+    seq = json.loads(reply)["seq"]
+    history = ok(db, "--as", "ana", "--json", "history", "--limit", "1")
+    explained = ok(db, "--as", "ana", "--json", "explain", str(seq))
+    for shown in (reply, history, explained):
+        assert "item-sword" in shown and "item-dagger" not in shown, shown

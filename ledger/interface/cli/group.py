@@ -66,6 +66,21 @@ class LedgerCommand(TranslatedCommand):
             raise BadInput(first_problem(exc, said)) from exc
 
 
+class SignedArguments(LedgerCommand):
+    """A command whose number argument may be typed negative (``explain -1``, ``hero
+    knowledge ana -1``): a lone ``-N`` is the number, refused as such, not an unknown
+    option; any other unknown option is still a usage error."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        for at, token in enumerate(args):
+            if token == "--":
+                break
+            if token[:1] == "-" and token[1:].isdigit() and token[1:].isascii():
+                args = [*args[:at], "--", *args[at:]]
+                break
+        return super().parse_args(ctx, args)
+
+
 class LedgerGroup(TranslatedGroup):
     """A click group whose ``main`` never lets a traceback reach the user: refusals and
     bad input print one ``error:`` line on stderr (and the error object on stdout with

@@ -8,7 +8,7 @@ import click
 from ...errors import BadInput
 from ...i18n import N_, _
 from ...vocabulary import MASTER
-from .group import cli
+from .group import SignedArguments, cli
 from .session import SEQ, Count, Session, pass_session
 
 
@@ -84,7 +84,7 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
     s.emit_view(rows, human=lambda out: render_history(out, rows, campaign, s.viewer))
 
 
-@cli.command(context_settings={"ignore_unknown_options": True})  # -1: a seq refused as such
+@cli.command(cls=SignedArguments)  # -1: a seq refused as such
 @click.argument("seq", type=SEQ)
 @pass_session
 def explain(s: Session, seq: int) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ...i18n import ngettext
-from .group import cli
+from .group import SignedArguments, cli
 from .session import INTEGER, POSITION, Session, action_data, pairs, pass_session, record, with_message
 
 if TYPE_CHECKING:
@@ -94,7 +94,7 @@ def hero_add(s: Session, hero_id: str, name: str | None, knowledge: int) -> None
     record(s, AddHero(actor=s.actor, hero=hero_id, name=name, knowledge=knowledge))
 
 
-@hero.command("knowledge", context_settings={"ignore_unknown_options": True})  # -1: a level refused as such
+@hero.command("knowledge", cls=SignedArguments)  # -1: a level refused as such
 @click.argument("hero_id")
 @click.argument("level", type=INTEGER)
 @pass_session
