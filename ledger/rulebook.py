@@ -51,8 +51,11 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # (target, note, kinds of energy, a hero's name, a cost) is printable, on one line; and a shuffle
 # records the new order of a stack of two cards or more even when it is the old one (whether the
 # order moved was seen by all), and a hero does not shuffle a stack whose order they can see
-# (shuffling until the order suits: fair play).
-RULESET = 10
+# (shuffling until the order suits: fair play); 11 = a face-down deck holding a face-up card
+# (turned so in it by an effect; a shuffle leaves it face-up) is one whose order a hero can see:
+# they do not shuffle it, search it taking nothing, nor take back such a shuffle (shuffling until
+# that card lands on top would be picking the next draw: fair play).
+RULESET = 11
 
 
 class Rule(NamedTuple):
@@ -186,8 +189,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("redoes-own-undo", "§9", N_("a hero redoes only their own undo")),
     Rule("master-sets-knowledge", "§1", N_("only the master changes a hero's knowledge")),
     Rule("master-discards-from-decks", "§4", N_("only the master discards from the top of a deck")),
-    Rule("shuffles-unseen-order", "§9", N_("a hero does not shuffle a stack whose order they can see; the master "
-         "does")),
+    Rule("shuffles-unseen-order", "§9", N_("a hero does not shuffle a stack whose order they can see, nor a deck "
+         "holding a face-up card; the master does")),
     Rule("printable-text", "§9", N_("the text an action records (a target, a note, a kind of energy, a name, a "
          "cost) is printable, on one line")),
     Rule("decks-to-reshuffle", "§9", N_("an undo shuffles again every face-down deck a card it returns was "
@@ -207,7 +210,7 @@ HERO_MAY: dict[str, str] = {
     "bury": N_("a hero buries cards they control"),
     "exile": N_("a hero exiles cards they control"),
     "shuffle": N_("a hero shuffles a deck nobody owns or their own, with a seed from the system, but none whose "
-               "order they can see"),
+               "order they can see, nor one holding a face-up card"),
     "search": N_("a hero searches a face-down deck or a stack of their own, by the effect of an active card they "
               "control, taking cards into their own zones"),
     "reveal": N_("a hero reveals cards they control, to everyone or to chosen heroes"),
@@ -226,7 +229,8 @@ HERO_MAY: dict[str, str] = {
     "battle end": N_("only the master ends a battle"),
     "access": N_("only the master records an effect on a location's access"),
     "undo": N_("a hero takes back only their own actions, and none that showed anyone a hidden card, missed a "
-            "searched card, refilled a deck or shuffled one whose new order they could see"),
+            "searched card, refilled a deck or shuffled one whose new order they could see (or where a face-up "
+            "card went in it)"),
     "redo": N_("a hero redoes only their own undo"),
 }
 
@@ -238,12 +242,16 @@ FAIR_PLAY_FROM = 2  # the ruleset from which HERO_MAY holds (ruleset 1: a hero a
 HERO_MAY_BEFORE: dict[str, tuple[tuple[int, str], ...]] = {
     "search": ((7, N_("a hero searches by the effect of an active card they control, taking cards into their own "
                       "zones")),),
-    "shuffle": ((10, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system")),),
+    "shuffle": ((10, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system")),
+                (11, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system, but none whose "
+                        "order they can see"))),
     "undo": ((7, N_("a hero takes back only their own actions, and none that showed anyone a hidden card")),
              (9, N_("a hero takes back only their own actions, and none that showed anyone a hidden card or "
                     "refilled a deck")),
              (10, N_("a hero takes back only their own actions, and none that showed anyone a hidden card, "
-                     "refilled a deck or shuffled one whose new order they could see"))),
+                     "refilled a deck or shuffled one whose new order they could see")),
+             (11, N_("a hero takes back only their own actions, and none that showed anyone a hidden card, missed a "
+                     "searched card, refilled a deck or shuffled one whose new order they could see"))),
 }
 
 

@@ -539,3 +539,62 @@ def test_what_a_hero_may_do_is_stated_in_the_words_of_the_actions_ruleset():
         assert all(FAIR_PLAY_FROM < until <= RULESET for until, _words in older)
     for ruleset in range(FAIR_PLAY_FROM, RULESET + 1):
         assert all(hero_may(action, ruleset) for action in HERO_MAY)
+
+
+# -- a deck holding a face-up card (ruleset 11) -------------------------------------------
+def test_shuffles_unseen_order_a_hero_does_not_shuffle_a_deck_holding_a_face_up_card(table):
+    """Rule shuffles-unseen-order (§9; ruleset 11). Found by a QA pass: an effect turned
+    item-torch face-up inside deck:item (the master's reveal); bo shuffled, looked where
+    the torch went (it stays face-up), and shuffled again (or searched taking nothing, and
+    took it back) until it lay on top, then drew it. Where a face-up card lands is a part
+    of the order she sees: she neither shuffles such a deck nor searches it taking nothing,
+    and the master does; once the card is hidden again she shuffles as before."""
+    table.do(c.Reveal(cards=("item-torch",)))  # face-up in the face-down deck
+    table.add("skill-tracking", to="table:ana")
+    before = table.app.stored_event_count()
+    message = refused(table, c.Shuffle(actor="ana", stack="deck:item"))
+    assert "item-torch" in message and "deck:item" in message and "master" in message, message
+    assert refused(table, c.Search(actor="ana", stack="deck:item", by="skill-tracking")) == message
+    assert table.app.stored_event_count() == before
+    table.do(c.Shuffle(stack="deck:item"))  # the master
+    table.do(c.Hide(cards=("item-torch",)))
+    table.do(c.Shuffle(actor="ana", stack="deck:item"))
+
+
+def test_shuffles_unseen_order_a_card_only_shown_to_a_hero_does_not_stop_her(table):
+    """A card of the deck shown to bo alone (reveal --to bo) stays face-down: his shuffle
+    makes its place secret again, so he follows it nowhere and may shuffle."""
+    from ledger.visibility import can_identify
+
+    table.do(c.Reveal(cards=("item-helm",), to=("bo",)))
+    table.do(c.Shuffle(actor="bo", stack="deck:item"))
+    assert not can_identify(table.campaign, "bo", "item-helm")
+
+
+def test_left_nothing_to_chance_a_hero_takes_back_no_reshuffle_of_a_deck_holding_a_face_up_card(table):
+    """Rule left-nothing-to-chance (§9; ruleset 11): her search that took a card reshuffled
+    a deck holding a face-up card; she saw where it went, so taking the search back and
+    searching again would try again for a better place. The master may take it back."""
+    table.do(c.Reveal(cards=("item-torch",)))
+    table.add("skill-tracking", to="table:ana")
+    searched = table.do(c.Search(actor="ana", stack="deck:item", take=("item-bow",), by="skill-tracking"))
+    assert searched.event.reshuffled
+    message = refused(table, c.Undo(actor="ana"))
+    assert f"seq {searched.seq}" in message and "master" in message, message
+    table.do(c.Undo())
+
+
+def test_shuffles_unseen_order_under_ruleset_10_a_deck_holding_a_face_up_card_was_shuffled_and_still_verifies(
+        app, sample_catalog):
+    """Campaigns recorded under ruleset 10, where such a shuffle was taken, decide it again
+    as it was decided."""
+    from ledger.rulesets import decided_under
+
+    with decided_under(10):
+        game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
+        game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        game.add("item-sword", "item-bow", "item-torch", to="deck:item")
+        game.do(c.Reveal(cards=("item-torch",)))
+        game.do(c.Shuffle(actor="ana", stack="deck:item"))
+        game.do(c.Undo(actor="ana"))
+    assert verify(game.app, game.cid).ok

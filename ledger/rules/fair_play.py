@@ -22,7 +22,7 @@ from ..i18n import N_, _
 from ..rulesets import ruleset
 from ..states import card_states
 from ..texts import printable
-from ..visibility import UNSEEN_PLACE, can_identify, sees_everything
+from ..visibility import UNSEEN_PLACE, can_identify, identified_by, sees_everything
 from ..vocabulary import Role, Zone
 from .actors import acts_for, master_only, unseen
 from .placement import bury_deck_for
@@ -150,12 +150,17 @@ def seed_is_the_masters(actor: str, seed: int | None) -> None:
 
 def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec) -> None:
     """Fair play (from ruleset 10): a hero does not shuffle a stack whose order she can see
-    (a deck of her own she may look through, a face-up stack): shuffling it again and
-    again, looking each time, until the order suits her would be picking it, one recorded
+    (a deck of her own she may look through, a face-up stack; from ruleset 11 a deck
+    holding a face-up card, ``order_seen_by``): shuffling it again and again,
+    looking each time, until the order suits her would be picking it, one recorded
     shuffle at a time. Nor does she search it taking nothing, which only reshuffles it.
     The master shuffles it (ask the master)."""
     if sees_everything(actor) or ruleset() < 10 or not order_seen_by(campaign, actor, stack.id):
         return
+    if not _looks_through(stack, actor) and (card := known_in(campaign, actor, stack.id)) is not None:
+        raise NotAllowed(_("{actor} can tell where {card} lies in {stack}, so only the master shuffles it (shuffling "
+                           "again until it lands where it suits would be picking it; ask the master)").format(
+            actor=actor, card=card, stack=stack.id))
     raise NotAllowed(_("{actor} can look at the order of {stack}, so only the master shuffles it (shuffling again "
                        "until the order suits would be picking it; ask the master)").format(actor=actor,
                                                                                              stack=stack.id))
@@ -208,19 +213,38 @@ def left_nothing_to_chance(campaign: Campaign, actor: str, events: Sequence[Acti
         return
     for event in events:
         for change in event.changes:
-            if isinstance(change, StackReordered) and order_seen_by(campaign, actor, change.stack):
+            if isinstance(change, StackReordered) and order_seen_by(campaign, actor, change.stack, change.now):
                 raise NotAllowed(_("seq {seq} shuffled {stack}, whose new order {actor} could look at, so only the "
                                    "master may take it back (shuffling again until the order suits would be picking "
                                    "it)").format(seq=event.seq, stack=change.stack, actor=actor))
 
 
-def order_seen_by(campaign: Campaign, actor: str, stack: str) -> bool:
+def order_seen_by(campaign: Campaign, actor: str, stack: str, cards: Sequence[str] | None = None) -> bool:
     """May ``actor`` (a hero) see the order of ``stack``: a face-up stack, or one of their
-    own that lets its controller look?"""
+    own that lets its controller look? From ruleset 11 also a face-down stack holding a
+    face-up card (turned so in it by an effect, ``known_in``): where it lands after each
+    shuffle is a part of the order they see, and shuffling until it lands on top would be
+    picking the next draw. ``cards``: the stack's cards (default: as it holds them now)."""
     zone = campaign.zones().get(stack)
     if zone is None:
         return False
+    return _looks_through(zone, actor) or known_in(campaign, actor, stack, cards) is not None
+
+
+def _looks_through(zone: ZoneSpec, actor: str) -> bool:
+    """A face-up stack, or one of ``actor``'s own that lets its controller look."""
     return zone.visibility == "face-up" or (zone.visibility == "face-down-controller-may-look" and zone.owner == actor)
+
+
+def known_in(campaign: Campaign, actor: str, stack: str, cards: Sequence[str] | None = None) -> str | None:
+    """From ruleset 11: the first card of face-down ``stack`` that everyone can identify
+    (turned face-up in it by an effect), which a shuffle leaves face-up, so that ``actor``
+    sees where it lands (``order_seen_by``); or None. A card only shown to some heroes is
+    no such card: a shuffle makes its place secret again."""
+    if ruleset() < 11:
+        return None
+    held = campaign.table.cards_in(stack) if cards is None else cards
+    return next((card for card in held if identified_by(campaign, card)[0]), None)
 
 
 def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
