@@ -154,3 +154,19 @@ def test_a_ctrl_c_lost_in_a_finalizer_still_stops_a_long_command(tmp_path, monke
     assert "error: interrupted" in result.output
     assert 10 <= calls["n"] < 500  # stopped at the step after the press, not at the end
     assert CliRunner().invoke(cli, ["--db", db, "verify"]).exit_code == 0
+
+
+def test_only_the_master_runs_a_simulation(tmp_path):
+    """Found by a QA pass: `--actor bo simulate` went on with the real campaign, recording
+    the master's actions and ana's, the master's shuffles seeded from bo's --seed."""
+    from .conftest import one_error_line, run_ledger
+
+    db = tmp_path / "sim.db"
+    assert run_ledger("simulate", "--actions", "5", db=db).returncode == 0
+    before = run_ledger("--json", "history", db=db).stdout
+    line = one_error_line(run_ledger("--actor", "hero1", "simulate", "--actions", "5", "--seed", "1", db=db))
+    assert "only the master" in line, line
+    assert run_ledger("--json", "history", db=db).stdout == before
+    fresh = tmp_path / "new.db"
+    one_error_line(run_ledger("--actor", "hero1", "simulate", "--actions", "5", db=fresh))
+    assert not fresh.exists()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from ...errors import BadInput
-from ...i18n import _, ngettext, pgettext
+from ...i18n import N_, _, ngettext, pgettext
 from .group import cli
 from .session import INTEGER, SEQ, Session, note_line, pass_session, record, with_message
 from .speech import plural_form
@@ -82,9 +82,12 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
     \b
     Example: ledger --db sim.db simulate --actions 10000 --seed 7
     """
+    from ...rules.actors import master_only
     from ..simulate import SIMULATION_SLUG, finish_setup, start_simulation
     from ..simulate import simulate as play_randomly
 
+    # it records the master's actions and every hero's, and the master's seeds come from --seed
+    master_only(s.actor, N_("runs a simulation"))
     if count < 1:
         raise BadInput(_("--actions {count}: give a number of actions, at least 1").format(count=count))
     if not 1 <= heroes <= 12:
