@@ -669,6 +669,25 @@ def test_redo_is_refused_after_a_new_action(game):
     game.refuse(c.Redo(), RuleBroken)
 
 
+def test_a_redo_takes_the_latest_undo_not_yet_redone_across_players(game):
+    """Asked by a QA pass (the words said "while no other action came after that undo"):
+    undos stack up as an editor's do. Ana undoes her shuffle, bo undoes his and redoes it:
+    his pair cancels out, so ana may still redo hers, and the table is the one before her
+    undo; after any other action nobody may redo."""
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.do(c.Shuffle(actor="bo", stack="deck:item"))
+    game.do(c.Shuffle(actor="ana", stack="deck:item"))
+    before_her_undo = table_of(game)
+    game.do(c.Undo(actor="ana"))
+    game.do(c.Undo(actor="bo"))
+    game.do(c.Redo(actor="bo"))
+    game.do(c.Redo(actor="ana"))
+    assert table_of(game) == before_her_undo == fresh_table(game)
+    game.do(c.Undo(actor="ana"))
+    game.do(c.Shuffle(actor="bo", stack="deck:item"))
+    assert "nothing but undos and redos" in str(game.refuse(c.Redo(actor="ana"), RuleBroken))
+
+
 def test_redo_is_refused_when_nothing_was_undone(game):
     game.add("item-sword", to="deck:item")
     game.refuse(c.Redo(), RuleBroken)

@@ -27,11 +27,13 @@ def something_to_undo(campaign: Campaign, to: int | None) -> int:
 
 
 def something_to_redo(campaign: Campaign) -> int:
-    """Redo applies again what the latest undo took back, and only while no other action
-    has been recorded after that undo; returns the seq of that undo."""
+    """Redo applies again what the latest undo not yet redone took back, while nothing but
+    undos and redos has been recorded since that undo (as an editor's redo: undos stack up,
+    each redo takes the latest, and any other action empties the stack); returns the seq
+    of that undo."""
     if not campaign.redo_stack:
-        raise RuleBroken(_("nothing to redo: redo applies again what the latest undo took back, and only while no "
-                           "other action has been recorded after that undo"))
+        raise RuleBroken(_("nothing to redo: redo applies again what the latest undo not yet redone took back, and "
+                           "only while nothing but undos and redos has been recorded since that undo"))
     return campaign.redo_stack[-1]
 
 
