@@ -254,10 +254,12 @@ def search(play: Play, cmd: c.Search) -> Decided:
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
     if to is not None:
         rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take", named=ruleset() >= 10)
+    reshuffle = rules.reshuffles_after_search(stack)
+    if reshuffle:  # a deck holding a face-up card (ruleset 11), whatever the search names
+        rules.shuffles_unseen_order(play.campaign, play.actor, stack, face_up_only=True)
     missed = rules.searched_cards(play.campaign, play.actor, cmd.take, stack.id,
                                   N_("search takes cards from the stack searched"))
     taken = tuple(card for card in cmd.take if card not in missed)
-    reshuffle = rules.reshuffles_after_search(stack)
     if not taken and reshuffle:  # a search that takes nothing only shuffles
         rules.shuffles_unseen_order(play.campaign, play.actor, stack)  # (of a stack she sees through: all told)
     moving = frozenset(taken)

@@ -184,13 +184,14 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("showed-nothing-hidden", "§9", N_("a hero may not take back an action that showed anyone a hidden card, "
          "nor a search that missed a card they named")),
     Rule("left-nothing-to-chance", "§9", N_("a hero may not take back an action that refilled a deck from the depot "
-         "or shuffled a stack whose new order they could see (its order was left to chance)")),
+         "or shuffled a stack whose new order, or the place of a face-up card in it, they could see (its order was "
+         "left to chance)")),
     Rule("keeps-order-by-master", "§9", N_("keeping a seen deck's order after an undo is the master's decision")),
     Rule("redoes-own-undo", "§9", N_("a hero redoes only their own undo")),
     Rule("master-sets-knowledge", "§1", N_("only the master changes a hero's knowledge")),
     Rule("master-discards-from-decks", "§4", N_("only the master discards from the top of a deck")),
-    Rule("shuffles-unseen-order", "§9", N_("a hero does not shuffle a stack whose order they can see, nor a deck "
-         "holding a face-up card; the master does")),
+    Rule("shuffles-unseen-order", "§9", N_("a hero does not shuffle a stack whose order they can see, nor shuffle "
+         "or search a deck holding a face-up card; the master does")),
     Rule("printable-text", "§9", N_("the text an action records (a target, a note, a kind of energy, a name, a "
          "cost) is printable, on one line")),
     Rule("decks-to-reshuffle", "§9", N_("an undo shuffles again every face-down deck a card it returns was "
@@ -212,7 +213,7 @@ HERO_MAY: dict[str, str] = {
     "shuffle": N_("a hero shuffles a deck nobody owns or their own, with a seed from the system, but none whose "
                "order they can see, nor one holding a face-up card"),
     "search": N_("a hero searches a face-down deck or a stack of their own, by the effect of an active card they "
-              "control, taking cards into their own zones"),
+              "control, taking cards into their own zones, but no deck holding a face-up card"),
     "reveal": N_("a hero reveals cards they control, to everyone or to chosen heroes"),
     "hide": N_("a hero hides cards they control"),
     "exhaust": N_("a hero exhausts cards they control"),
@@ -229,8 +230,8 @@ HERO_MAY: dict[str, str] = {
     "battle end": N_("only the master ends a battle"),
     "access": N_("only the master records an effect on a location's access"),
     "undo": N_("a hero takes back only their own actions, and none that showed anyone a hidden card, missed a "
-            "searched card, refilled a deck or shuffled one whose new order they could see (or where a face-up "
-            "card went in it)"),
+            "searched card, refilled a deck or shuffled one whose new order, or the place of a face-up card in "
+            "it, they could see"),
     "redo": N_("a hero redoes only their own undo"),
 }
 
@@ -241,7 +242,9 @@ FAIR_PLAY_FROM = 2  # the ruleset from which HERO_MAY holds (ruleset 1: a hero a
 # words), oldest first.
 HERO_MAY_BEFORE: dict[str, tuple[tuple[int, str], ...]] = {
     "search": ((7, N_("a hero searches by the effect of an active card they control, taking cards into their own "
-                      "zones")),),
+                      "zones")),
+               (11, N_("a hero searches a face-down deck or a stack of their own, by the effect of an active card "
+                       "they control, taking cards into their own zones"))),
     "shuffle": ((10, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system")),
                 (11, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system, but none whose "
                         "order they can see"))),

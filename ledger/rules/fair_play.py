@@ -148,19 +148,25 @@ def seed_is_the_masters(actor: str, seed: int | None) -> None:
                            "from the system (leave out --seed)").format(actor=actor))
 
 
-def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec) -> None:
+def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec, face_up_only: bool = False) -> None:
     """Fair play (from ruleset 10): a hero does not shuffle a stack whose order she can see
     (a deck of her own she may look through, a face-up stack; from ruleset 11 a deck
     holding a face-up card, ``order_seen_by``): shuffling it again and again,
     looking each time, until the order suits her would be picking it, one recorded
-    shuffle at a time. Nor does she search it taking nothing, which only reshuffles it.
-    The master shuffles it (ask the master)."""
-    if sees_everything(actor) or ruleset() < 10 or not order_seen_by(campaign, actor, stack.id):
+    shuffle at a time. Nor does she search it taking nothing, which only reshuffles it;
+    nor, from ruleset 11, search at all a deck holding a face-up card (``face_up_only``:
+    asked before the named cards are looked for, since a search that missed them all
+    would be refused and so tell her, unrecorded, what the deck lacks): every search
+    reshuffles it before her eyes. The master shuffles it (ask the master)."""
+    if sees_everything(actor) or ruleset() < 10:
         return
     if not _looks_through(stack, actor) and (card := known_in(campaign, actor, stack.id)) is not None:
-        raise NotAllowed(_("{actor} can tell where {card} lies in {stack}, so only the master shuffles it (shuffling "
-                           "again until it lands where it suits would be picking it; ask the master)").format(
+        raise NotAllowed(_("{actor} can tell where {card} lies in {stack}, so only the master shuffles or searches it "
+                           "(each shuffle, a search's too, shows where it lands: shuffling again until it lands "
+                           "where it suits would be picking it; ask the master)").format(
             actor=actor, card=card, stack=stack.id))
+    if face_up_only or not order_seen_by(campaign, actor, stack.id):
+        return
     raise NotAllowed(_("{actor} can look at the order of {stack}, so only the master shuffles it (shuffling again "
                        "until the order suits would be picking it; ask the master)").format(actor=actor,
                                                                                              stack=stack.id))
@@ -213,7 +219,17 @@ def left_nothing_to_chance(campaign: Campaign, actor: str, events: Sequence[Acti
         return
     for event in events:
         for change in event.changes:
-            if isinstance(change, StackReordered) and order_seen_by(campaign, actor, change.stack, change.now):
+            if not isinstance(change, StackReordered):
+                continue
+            zone = campaign.zones().get(change.stack)
+            card = None if zone is None or _looks_through(zone, actor) else known_in(
+                campaign, actor, change.stack, change.now)
+            if card is not None:
+                raise NotAllowed(_("seq {seq} shuffled {stack}, and {actor} saw where {card}, face-up in it, went, so "
+                                   "only the master may take it back (shuffling again until it lands where it suits "
+                                   "would be picking it)").format(seq=event.seq, stack=change.stack, actor=actor,
+                                                                  card=card))
+            if order_seen_by(campaign, actor, change.stack, change.now):
                 raise NotAllowed(_("seq {seq} shuffled {stack}, whose new order {actor} could look at, so only the "
                                    "master may take it back (shuffling again until the order suits would be picking "
                                    "it)").format(seq=event.seq, stack=change.stack, actor=actor))
