@@ -422,7 +422,7 @@ def test_verify_signed_by_another_key_fails(demo, key, tmp_path):
 
 def test_verify_signed_by_a_file_with_no_signed_checkpoint_says_nothing_vouches_not_that_the_log_is_bad(demo, key):
     line, report = verify_fails(demo, "--signed-by", key["public"])
-    assert "nothing in this file is vouched for by the key you trust" in line and "not intact" not in line \
+    assert "the key you trust does not vouch for this file's record" in line and "not intact" not in line \
         and "first bad seq" not in line, line
     assert report["unvouched"] is True and report["bad_seq"] is None and report["campaign"] != "?"
 

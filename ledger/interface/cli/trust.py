@@ -69,7 +69,7 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
                     _("the log is not intact: it ends at seq {seq} but the read models once recorded "
                       "seq {witnessed}: actions are missing").format(seq=report.actions, witnessed=witnessed))
     if report.unvouched:  # no finding about the log: what --signed-by asked for is not there
-        _not_intact(s, report.as_dict(), _("nothing in this file is vouched for by the key you trust: {reason} (ledger "
+        _not_intact(s, report.as_dict(), _("the key you trust does not vouch for this file's record: {reason} (ledger "
                                            "verify without --signed-by checks the log itself)").format(
             reason=report.reason))
     if not report.ok:
