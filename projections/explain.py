@@ -66,8 +66,8 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
             "shuffled face-down, in this same action", refill.count).format(
             deck=refill.deck, count=refill.count, source=refill.source, limit=REFILL_LIMIT))
     for redirect in event.redirects:
-        if redirect.card in hidden:  # which rule sent it would say what kind of card it is (an asset above
-            check(N_("§5 placement"), _("{card} was sent to {asked} but went to {actual}").format(  # the knowledge…)
+        if redirect.card in hidden:  # which rule sent it would say what kind of card it is (an asset, say)
+            check(N_("§5 placement"), _("{card} was sent to {asked} but went to {actual}").format(
                 card=n(redirect.card), asked=redirect.asked, actual=redirect.actual))
             continue
         rule_id = f"§5 {redirect.rule}"  # a rule's id: the same in every language

@@ -343,8 +343,9 @@ class ReadModel:
         and its entry in the list together), or the tables' position and last action are
         past the log's end (``_past_the_end``: the cut took the history rows too). The
         tables are then the one trace of the loss the file keeps, so catching up refuses
-        rather than rebuild them; ``rebuild`` is how the log as it stands is accepted. O(campaigns): their names are found by skipping
-        through the history's index, not by reading its rows."""
+        rather than rebuild them; ``rebuild`` is how the log as it stands is accepted.
+        O(campaigns): their names are found by skipping through the history's index, not
+        by reading its rows."""
         ids = {entry.slug: entry.campaign_id for entry in self.ledger.campaigns()}
         for (slug,) in self.read(_CAMPAIGNS_IN_HISTORY):
             seq = self.last_history_seq(slug)
