@@ -867,6 +867,38 @@ def test_a_seats_share_frees_up_as_its_work_leaves_the_window():
     fair.check("bo")  # another seat's share is its own
 
 
+def test_a_seats_requests_sent_at_once_let_other_seats_in_between(tmp_path):
+    """Found by a QA pass: ten histories sent at once by one seat were served back to
+    back, ahead of every other seat, until its share ran out (the master's page waited
+    ~5 s). A seat's requests are served one at a time, and another seat's request that
+    came meanwhile goes before the seat's next."""
+    import asyncio
+
+    from ledger.interface.server.clerk import Clerk
+    from ledger.interface.server.fairness import AT_WORK
+
+    seated = table(tmp_path)
+    clerk = Clerk(str(seated.db))
+    served: list[str] = []
+
+    async def ask(seat: str, name: str) -> None:
+        token = AT_WORK.set(seat)
+        try:
+            await clerk(served.append, name)
+        finally:
+            AT_WORK.reset(token)
+
+    async def at_once() -> None:
+        await asyncio.gather(*(ask("demo:ana", f"ana{n}") for n in range(1, 4)), ask("demo:master", "master"))
+
+    try:
+        asyncio.run(at_once())
+    finally:
+        clerk.close()
+    assert served == ["ana1", "master", "ana2", "ana3"], served
+    assert clerk._in_hand == {}, "a seat's turn was kept after its requests"
+
+
 # -- the stream, against the real server -------------------------------------------------------
 class Stream:
     """One open ``/stream``, read on a thread: each event as (kind, data)."""
