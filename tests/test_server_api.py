@@ -1130,6 +1130,36 @@ def test_a_damaged_record_is_a_500_naming_its_seq_that_no_cache_keeps(tmp_path):
         assert one_error(page, 500)["code"] == "damaged" and "retry-after" not in page.headers
 
 
+def test_no_action_is_recorded_on_top_of_a_latest_action_edited_after_the_server_loaded_it(tmp_path):
+    """Found by a QA pass: the server decides actions on the campaign it holds in memory,
+    checking only that the log's latest seq is still its own; the latest action edited in
+    the file meanwhile (its hash left as it was), a shuffle was recorded on top of it and a
+    checkpoint handed out. The held copy's latest action is checked against the chain
+    before each action: 500 ``damaged``, nothing appended."""
+    import sqlite3
+
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        assert client.get(f"{API}/zones", headers=seated.headers("master")).status_code == 200  # held
+        con = sqlite3.connect(seated.db)
+        with con:
+            rowid, state = con.execute("SELECT rowid, state FROM stored_events WHERE topic LIKE 'ledger.events:%' "
+                                       "ORDER BY originator_version DESC LIMIT 1").fetchone()
+            data = json.loads(bytes(state))
+            data["timestamp"] = "2020-01-01T00:00:00Z"
+            con.execute("UPDATE stored_events SET state = ? WHERE rowid = ?",
+                        [json.dumps(data, separators=(",", ":")).encode(), rowid])
+        con.close()
+        before = stored_events(seated.db)
+        reply = client.post(f"{API}/actions", json={"action": "shuffle", "stack": "deck:item"},
+                            headers=seated.headers("master"))
+        error = one_error(reply, 500)
+        assert error["code"] == "damaged" and "does not match its hash" in error["message"], error
+        assert stored_events(seated.db) == before
+        one_error(client.get(f"{API}/checkpoint", headers=seated.headers("master")), 500)
+
+
 def test_a_log_cut_behind_the_read_models_is_a_500_for_every_seat_and_takes_no_action(tmp_path):
     """The tail of the log deleted while the read models hold it (their rows the one trace
     of the cut the file keeps): no seat is shown the campaign or records on it (the new
