@@ -170,3 +170,23 @@ def test_only_the_master_runs_a_simulation(tmp_path):
     fresh = tmp_path / "new.db"
     one_error_line(run_ledger("--actor", "hero1", "simulate", "--actions", "5", db=fresh))
     assert not fresh.exists()
+
+
+def test_a_simulation_that_runs_out_of_legal_actions_says_what_it_recorded(tmp_path):
+    """Found by a QA pass: a campaign whose one hero holds nothing ran out of legal
+    actions after recording one (an undo) and said only that it found none: an error line
+    over a log that had grown. It says what it recorded, which stands."""
+    from ledger.catalog import sample_catalog_path
+
+    from .conftest import one_error_line, run_ledger
+
+    db = tmp_path / "bare.db"
+    assert run_ledger("init", "--catalog", str(sample_catalog_path()), db=db).returncode == 0
+    assert run_ledger("hero", "add", "x", db=db).returncode == 0
+    line = one_error_line(run_ledger("simulate", "--actions", "50", db=db))
+    app = Ledger.open(db)
+    try:
+        seq = app.last_seq(app.resolve(None))
+    finally:
+        app.close()
+    assert f"the campaign is at seq {seq}" in line and f"after recording {seq - 2}" in line, line

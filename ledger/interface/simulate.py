@@ -34,7 +34,7 @@ from ..application import Ledger
 from ..campaign import Campaign
 from ..catalog import Catalog, load_catalog, sample_catalog_path
 from ..errors import LedgerError
-from ..i18n import _
+from ..i18n import ngettext
 from ..vocabulary import ATTACHED_PREFIX, MASTER, Suit, Zone
 
 LOCATIONS = {
@@ -113,8 +113,12 @@ def simulate(ledger: Ledger, cid: UUID, actions: int, seed: int = 0,
     campaign = ledger.campaign(cid)
     while stats.recorded < actions:
         attempts += 1
-        if attempts > actions * 20 + 1000:
-            raise LedgerError(_("the simulation found no legal action to take"))
+        if attempts > actions * 20 + 1000:  # say what it recorded before: those actions stand
+            raise LedgerError(ngettext(
+                "the simulation found no legal action to take after recording {recorded} (it stands: the campaign is "
+                "at seq {seq})",
+                "the simulation found no legal action to take after recording {recorded} (they stand: the campaign "
+                "is at seq {seq})", stats.recorded).format(recorded=stats.recorded, seq=campaign.seq))
         kind, command = _choose(campaign, rng, lambda seq: ledger.event(cid, seq))
         if command is None:
             continue
