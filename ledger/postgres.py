@@ -50,8 +50,11 @@ def postgres_env(url: str) -> dict[str, str]:
     one line saying how it is written. ``init`` makes the schema (``making``)."""
     parts = urlsplit(url)
     dbname = unquote(parts.path.lstrip("/"))
-    query = parse_qs(parts.query)
+    query = parse_qs(parts.query, keep_blank_values=True)  # ?schema= (empty) is refused, not read as public
     schema = (query.get("schema") or ["public"])[0]
+    if schema.startswith("pg_") or schema == "information_schema":  # PostgreSQL's own (pg_catalog, pg_toast…)
+        raise StoreError(_("{db}: schema {schema} is PostgreSQL's own; name a schema of your own with ?schema=NAME "
+                           "(lower-case letters, digits, _)").format(db=shown(url), schema=schema))
     try:
         port = parts.port or 5432
     except ValueError:

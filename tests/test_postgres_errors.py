@@ -19,6 +19,12 @@ from tests.postgres_support import fresh_schema
     ("postgresql://postgres:s3cret@127.0.0.1:5432/test?sslmode=require", "write it as"),
     ("postgresql://postgres:s3cret/x?y@127.0.0.1:5432/test", "write it as"),  # no password to urlsplit
     ("postgresql://postgres@127.0.0.1:5432/test?password=s3cret", "write it as"),  # libpq reads it there too
+    # found by a QA pass: PostgreSQL's own schemas were "cannot use … check that the server runs",
+    # and an empty ?schema= was read as public
+    ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=pg_catalog", "PostgreSQL's own"),
+    ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=pg_toast", "PostgreSQL's own"),
+    ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=information_schema", "PostgreSQL's own"),
+    ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=", "lower-case letters"),
 ])
 def test_a_database_that_cannot_be_used_is_one_error_line(url, says):
     done = run_ledger("zones", db=url)
