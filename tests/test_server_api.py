@@ -899,6 +899,22 @@ def test_a_seats_requests_sent_at_once_let_other_seats_in_between(tmp_path):
     assert clerk._in_hand == {}, "a seat's turn was kept after its requests"
 
 
+def test_http_replies_say_what_http_asks_them_to(tmp_path):
+    """Found by a QA pass: a 405 without its Allow header, a 401 without WWW-Authenticate,
+    and a body sent as a form (curl -d) told "the body is a JSON object" of a JSON object."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        patient(client)
+        wrong = client.put(f"{API}/zones", headers=seated.headers("master"))
+        assert one_error(wrong, 405) and "GET" in wrong.headers.get("allow", ""), wrong.headers
+        nobody = client.get(f"{API}/zones")
+        assert one_error(nobody, 401) and nobody.headers.get("www-authenticate", "").startswith("Bearer")
+        with nothing_appended(seated.db):
+            form = client.post(f"{API}/actions", content=b'{"action":"draw","stack":"deck:item"}',
+                               headers={**seated.headers("master"), "Content-Type": "application/x-www-form-urlencoded"})
+            assert "Content-Type: application/json" in one_error(form, 422)["message"]
+
+
 # -- the stream, against the real server -------------------------------------------------------
 class Stream:
     """One open ``/stream``, read on a thread: each event as (kind, data)."""

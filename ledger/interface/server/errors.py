@@ -111,7 +111,13 @@ def install(app: FastAPI, db: str = "") -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return await _seat_first(request) or reply(422, "bad-input", first_problem(exc.errors()))
+        seat_refused = await _seat_first(request)
+        if seat_refused is not None:
+            return seat_refused
+        if request.method == "POST" and "json" not in request.headers.get("content-type", "").lower():
+            # FastAPI reads such a body as no JSON at all (curl -d sends a form's type)
+            return reply(422, "bad-input", _("send the body as JSON, with the header Content-Type: application/json"))
+        return reply(422, "bad-input", first_problem(exc.errors()))
 
     @app.exception_handler(ValidationError)
     async def invalid_command(_request: Request, exc: ValidationError) -> JSONResponse:
@@ -155,7 +161,7 @@ def install(app: FastAPI, db: str = "") -> None:
             return reply(413, "too-large", str(exc.detail))
         message = {404: _("no such page or endpoint (see /openapi.json)"),
                    405: _("that method is not allowed here (see /openapi.json)")}.get(exc.status_code, str(exc.detail))
-        return reply(exc.status_code, "http", message)
+        return reply(exc.status_code, "http", message, exc.headers)  # a 405's Allow, say
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

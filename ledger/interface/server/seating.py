@@ -20,6 +20,9 @@ from .clerk import SEATED, Clerk
 from .errors import Refused
 from .fairness import AT_WORK
 
+BEARER = {"WWW-Authenticate": 'Bearer realm="ledger"'}
+"""A 401 says how to authenticate (RFC 9110): a seat's token, as ``Authorization: Bearer``."""
+
 COOKIE = "ledger_seat"  # and the port: ``cookie_name``
 LIMIT = 10  # failed attempts per address per window
 WINDOW = 60.0  # seconds
@@ -88,12 +91,13 @@ async def seat_of(request: Request, token: str | None = None) -> Seat:
     token = token if token is not None else token_of(request)
     if not token:
         raise Refused(401, "no-seat", _("no seat: open the join link the master gave you, "
-                                        "or send Authorization: Bearer TOKEN"))
+                                        "or send Authorization: Bearer TOKEN"), headers=BEARER)
     seat = await clerk(clerk.seats.find, token) if len(token) <= 200 else None
     if seat is None:
         doorman.failed(address)
         raise Refused(401, "no-seat",
-                      _("this link or token is not (or no longer) a seat; ask the master for a new one"))
+                      _("this link or token is not (or no longer) a seat; ask the master for a new one"),
+                      headers=BEARER)
     AT_WORK.set(f"{seat.campaign}:{seat.who}")  # the rest of the request's work counts against the seat's share
     SEATED.set(seat.campaign)  # and is done only on a log that lost nothing (``Clerk``)
     # (the seat's, whichever of its links: a player with two links has one share, as one person)
