@@ -213,15 +213,16 @@ class ReadModel:
         present = self.tables.table_names()
         missing = [table for table in (POSITION, *TABLES) if table not in present]
         if missing:
+            lost = len(missing) < len(SCHEMAS)  # a file that had the tables lost some: not a new file
             with self._writing() as db:
                 for table in missing:
                     self.tables.create(db, table, *SCHEMAS[table])
                 _create_indexes(self.tables, db)
                 db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
-                if len(missing) < len(SCHEMAS):  # kept in the file too: rows before the position's start are
-                    # distrusted by the next opening, should this one stop before its catch-up rebuilds them
+                if lost:  # kept in the file too: rows before the position's start are distrusted by the
+                    # next opening, should this one stop before its catch-up rebuilds them
                     db.execute(f"UPDATE [{POSITION}] SET position = 0 WHERE name = ?", [NAME])
-            if len(missing) < len(SCHEMAS):
+            if lost:
                 self._broken = _("table {table} was missing").format(table=missing[0])
         present = self.tables.index_names()
         if set(INDEX_NAMES) - present or present & set(OBSOLETE_INDEXES):  # a cut-short rebuild; an older ledger
@@ -373,7 +374,7 @@ class ReadModel:
         if row[0] <= (self.ledger.recorder.max_notification_id() or 0):  # read after: the log only grows
             return None
         applied = _action_named(row[1])
-        slug = next((name for name, cid in ids.items() if applied is not None and cid == applied[0]), None)
+        slug = None if applied is None else next((name for name, cid in ids.items() if cid == applied[0]), None)
         if applied is None or slug is None:
             return None
         last = self.ledger.last_seq(applied[0])

@@ -151,7 +151,7 @@ def seed_is_the_masters(actor: str, seed: int | None) -> None:
 def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec, face_up_only: bool = False) -> None:
     """Fair play (from ruleset 10): a hero does not shuffle a stack whose order she can see
     (a deck of her own she may look through, a face-up stack; from ruleset 11 a deck
-    holding a face-up card, ``order_seen_by``): shuffling it again and again,
+    holding a face-up card, ``_face_up_in``): shuffling it again and again,
     looking each time, until the order suits her would be picking it, one recorded
     shuffle at a time. Nor does she search it taking nothing, which only reshuffles it;
     nor, from ruleset 11, search at all a deck holding a face-up card (``face_up_only``:
@@ -160,12 +160,13 @@ def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec, face_
     reshuffles it before her eyes. The master shuffles it (ask the master)."""
     if sees_everything(actor) or ruleset() < 10:
         return
-    if not _looks_through(stack, actor) and (card := known_in(campaign, actor, stack.id)) is not None:
+    card = _face_up_in(campaign, actor, stack)
+    if card is not None:
         raise NotAllowed(_("{actor} can tell where {card} lies in {stack}, so only the master shuffles or searches it "
                            "(each shuffle, a search's too, shows where it lands: shuffling again until it lands "
                            "where it suits would be picking it; ask the master)").format(
             actor=actor, card=card, stack=stack.id))
-    if face_up_only or not order_seen_by(campaign, actor, stack.id):
+    if face_up_only or not _looks_through(stack, actor):
         return
     raise NotAllowed(_("{actor} can look at the order of {stack}, so only the master shuffles it (shuffling again "
                        "until the order suits would be picking it; ask the master)").format(actor=actor,
@@ -222,44 +223,36 @@ def left_nothing_to_chance(campaign: Campaign, actor: str, events: Sequence[Acti
             if not isinstance(change, StackReordered):
                 continue
             zone = campaign.zones().get(change.stack)
-            card = None if zone is None or _looks_through(zone, actor) else known_in(
-                campaign, actor, change.stack, change.now)
+            if zone is None:
+                continue
+            card = _face_up_in(campaign, actor, zone, change.now)
             if card is not None:
                 raise NotAllowed(_("seq {seq} shuffled {stack}, and {actor} saw where {card}, face-up in it, went, so "
                                    "only the master may take it back (shuffling again until it lands where it suits "
                                    "would be picking it)").format(seq=event.seq, stack=change.stack, actor=actor,
                                                                   card=card))
-            if order_seen_by(campaign, actor, change.stack, change.now):
+            if _looks_through(zone, actor):
                 raise NotAllowed(_("seq {seq} shuffled {stack}, whose new order {actor} could look at, so only the "
                                    "master may take it back (shuffling again until the order suits would be picking "
                                    "it)").format(seq=event.seq, stack=change.stack, actor=actor))
 
 
-def order_seen_by(campaign: Campaign, actor: str, stack: str, cards: Sequence[str] | None = None) -> bool:
-    """May ``actor`` (a hero) see the order of ``stack``: a face-up stack, or one of their
-    own that lets its controller look? From ruleset 11 also a face-down stack holding a
-    face-up card (turned so in it by an effect, ``known_in``): where it lands after each
-    shuffle is a part of the order they see, and shuffling until it lands on top would be
-    picking the next draw. ``cards``: the stack's cards (default: as it holds them now)."""
-    zone = campaign.zones().get(stack)
-    if zone is None:
-        return False
-    return _looks_through(zone, actor) or known_in(campaign, actor, stack, cards) is not None
-
-
 def _looks_through(zone: ZoneSpec, actor: str) -> bool:
-    """A face-up stack, or one of ``actor``'s own that lets its controller look."""
+    """May ``actor`` (a hero) see the order of ``zone``: a face-up stack, or one of their
+    own that lets its controller look?"""
     return zone.visibility == "face-up" or (zone.visibility == "face-down-controller-may-look" and zone.owner == actor)
 
 
-def known_in(campaign: Campaign, actor: str, stack: str, cards: Sequence[str] | None = None) -> str | None:
-    """From ruleset 11: the first card of face-down ``stack`` that everyone can identify
-    (turned face-up in it by an effect), which a shuffle leaves face-up, so that ``actor``
-    sees where it lands (``order_seen_by``); or None. A card only shown to some heroes is
-    no such card: a shuffle makes its place secret again."""
-    if ruleset() < 11:
+def _face_up_in(campaign: Campaign, actor: str, zone: ZoneSpec, cards: Sequence[str] | None = None) -> str | None:
+    """From ruleset 11: the first card of a face-down ``zone`` (one ``actor`` does not look
+    through) that everyone can identify, turned face-up in it by an effect, or None. A
+    shuffle leaves it face-up, so ``actor`` sees where it lands: a part of the order she
+    sees, and shuffling until it lands on top would be picking the next draw. A card only
+    shown to some heroes is no such card: a shuffle makes its place secret again.
+    ``cards``: the zone's cards (default: as it holds them now)."""
+    if ruleset() < 11 or _looks_through(zone, actor):
         return None
-    held = campaign.table.cards_in(stack) if cards is None else cards
+    held = campaign.table.cards_in(zone.id) if cards is None else cards
     return next((card for card in held if identified_by(campaign, card)[0]), None)
 
 
