@@ -282,7 +282,9 @@ class Ledger(Application):
         if at is not None:
             if not isinstance(at, int) or at < 1:
                 raise BadInput(_("{at} is not a seq; seqs count from 1 (init)").format(at=at))
-            last = self._current(cid).version
+            # the latest seq as stored, without reading the actions up to it (one may be damaged
+            # past ``at``: the read models stop that campaign there, not at an action before)
+            last = self.last_seq(cid) or self._current(cid).version  # none: UnknownCampaign
             if at > last:
                 raise BadInput(_("seq {at} is past the last action (seq {last})").format(at=at, last=last))
             return self._guard(lambda: self._load(cid, at))

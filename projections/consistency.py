@@ -125,7 +125,26 @@ class _Comparison:
     def finish(self, fold: _Fold) -> str | None:
         """After the last batch: rows outside what the log gave, ``undone_by``, and the
         cards and zones rows against each campaign's final fold."""
-        return self._rows_beyond() or self._undone() or self._folds(fold)
+        return self._stopped(fold) or self._rows_beyond() or self._undone() or self._folds(fold)
+
+    def _stopped(self, fold: _Fold) -> str | None:
+        """The campaigns the tables stopped following, and where, against those the fold
+        of the log stops at (``_Fold._break``)."""
+        stored = {found.slug: found.seq for found in self.model.damaged()}
+        given = {found.slug: found.seq for found in fold.broken.values()}
+        for slug in sorted(stored.keys() | given.keys()):
+            held, logged = stored.get(slug), given.get(slug)
+            if held == logged:
+                continue
+            if held is None:
+                return _("the read models do not say they stopped following campaign {campaign} at seq {logged}, where "
+                         "its log cannot be followed").format(campaign=slug, logged=logged)
+            if logged is None:
+                return _("the read models say they stopped following campaign {campaign} at seq {stored}, but its log "
+                         "can be followed").format(campaign=slug, stored=held)
+            return _("the read models say they stopped following campaign {campaign} at seq {stored}, but its log "
+                     "cannot be followed from seq {logged}").format(campaign=slug, stored=held, logged=logged)
+        return None
 
     def _rows_beyond(self) -> str | None:
         """Rows of a campaign the log does not hold, or of seqs outside 1..its last."""

@@ -45,11 +45,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from uuid import UUID
 
 import msgspec
@@ -117,6 +117,41 @@ _CAMPAIGNS_IN_HISTORY = (
 """The campaigns the history holds rows of, one index lookup each (a skip scan)."""
 
 
+DAMAGED = "damaged "  # the position's row of a campaign no longer followed: this and its slug
+UNREADABLE, ORDER, STREAMS = "unreadable", "order", "streams"  # why: an action cannot be read; one is out of order;
+# a second stream of the log names the campaign
+
+
+class Break(NamedTuple):
+    """A campaign the read models stopped following: its slug, the seq of its first
+    action they cannot follow, why (``UNREADABLE``, ``ORDER``) and its id. Its rows stay
+    as they were before that action, and its reads are refused (``refuse_damaged``)."""
+
+    slug: str
+    seq: int
+    kind: str
+    cid: str
+
+
+class _Note(NamedTuple):
+    """Where a campaign stopped, as a notification names it (``_Fold._break``)."""
+
+    originator_id: UUID
+    originator_version: int
+
+
+def stopped_at(slug: str, seq: Any, kind: Any) -> DamagedRecord:
+    """The refusal to show campaign ``slug`` from read models that stopped following it
+    at its action ``seq``."""
+    reason = (_("its log is out of order or has a gap there") if kind == ORDER
+              else _("a second event stream of the log has its name") if kind == STREAMS
+              else _("that action cannot be read"))
+    message = _("the read models stopped following campaign {campaign} at seq {seq}: {reason}; the file was changed "
+                "or damaged (ledger verify checks the whole record, and ledger rebuild follows the log again once "
+                "it is mended); the file's other campaigns go on").format(campaign=slug, seq=seq, reason=reason)
+    return DamagedRecord(message, _Unfollowable(message), seq if isinstance(seq, int) else None, campaign=slug)
+
+
 class CutLog(DamagedRecord):
     """A log that lost actions the read models recorded (``ReadModel.cut_log``);
     ``campaign``: the slug of the campaign that lost them."""
@@ -151,6 +186,9 @@ class ReadModel:
         self.distrusted = False
         """Were the tables found not to follow the log, and not yet emptied (``_reset``)?
         Then no one reads them as they stand (the table server, while the file is locked)."""
+        self.stopped: list[Break] = []
+        """The campaigns the last catch-up stopped following (``damaged``), for the caller
+        to report: their log cannot be followed from an action on, the others go on."""
         self._ensure_tables()
 
     @property
@@ -387,7 +425,9 @@ class ReadModel:
         campaign's latest action (if another process has moved on, the next command checks).
         ``recorded``: the action this process just recorded, whose campaign it holds."""
         last = self._last_action()
-        campaign = None if last is None else self._campaign_at(*last, recorded)
+        if last is None or self._stopped_id(last[0]):  # not followed: its rows are left as they were
+            return None
+        campaign = self._campaign_at(*last, recorded)
         if campaign is None:
             return None
         slug = campaign.slug
@@ -457,6 +497,7 @@ class ReadModel:
     def _catch_up(self, progress: Callable[[int, int], None] | None, batch: int, recorded: Recorded | None,
                   helper: Helper | None = None) -> int:
         """``catch_up``, taking the batches a rebuild's ``helper`` made where they fit."""
+        self.stopped = []
         with speaking(ENGLISH):
             self.repaired = self.position_problem()
         if self.repaired is None:
@@ -475,6 +516,9 @@ class ReadModel:
         recorder = self.ledger.recorder
         start = self.position()
         from_start = start == 0  # the tables hold only what this follow writes (position 0: none before)
+        for found in self.damaged():  # the campaigns stopped before: not followed further by this fold either
+            with suppress(ValueError):
+                self._fold.broken.setdefault(UUID(found.cid), found)
         end = recorder.max_notification_id() or 0
         done = 0
         try:
@@ -487,8 +531,19 @@ class ReadModel:
                     rows = self._fold.rows_of(notes, recorded).rows(start, notes)
                 with self._writing() as db:
                     _move(db, rows)
-                    _check_sequence(db, rows.history, start, from_start)
+                    stopped = _check_sequence(db, rows.history, start, from_start)
+                    if stopped:
+                        rows = rows.without(set(stopped))
+                    # (stopped at the batch's first action: before any the batch's own fold stopped at)
+                    breaks = [*(self._stopped(slug, seq) for slug, seq in stopped.items()),
+                              *(found for found in rows.breaks if found.slug not in stopped)]
                     rows.write(db)
+                    if breaks:
+                        db.executemany(f"INSERT OR IGNORE INTO [{POSITION}] (name, position, mark, last_action) "
+                                       "VALUES (?, ?, ?, ?)",
+                                       [(DAMAGED + b.slug, b.seq, b.kind, b.cid) for b in breaks])
+                if breaks:
+                    self._learn(breaks, helper)
                 start = rows.end
                 done += rows.count
                 if progress is not None:
@@ -497,6 +552,43 @@ class ReadModel:
             self._campaigns.clear()  # they may be ahead of the tables now
             raise
         return done
+
+    def _stopped(self, slug: str, seq: int) -> Break:
+        """Campaign ``slug`` stopped at its action ``seq``, which does not come right after
+        the one the tables hold (``_check_sequence``)."""
+        cid = self._fold.owners.get(slug) or self.ledger.stream_of(slug)
+        return Break(slug, seq, ORDER, str(cid))
+
+    def _learn(self, breaks: list[Break], helper: Helper | None) -> None:
+        """This process's fold stops following the campaigns ``breaks`` name too (a
+        helper's, or the tables' ``_check_sequence``), and a rebuild's helper, which
+        would not know, is let go."""
+        for found in breaks:
+            cid = UUID(found.cid)
+            self._fold.broken[cid] = found
+            self._fold.campaigns.pop(cid, None)
+        self.stopped.extend(breaks)
+        if helper is not None:
+            helper.close()
+
+    def damaged(self) -> list[Break]:
+        """The campaigns the tables stopped following (their log cannot be followed from
+        an action on), each with where and why, by name."""
+        return [Break(name[len(DAMAGED):], seq, kind, cid) for name, seq, kind, cid in self.read(
+            f"SELECT name, position, mark, last_action FROM [{POSITION}] WHERE name > ? AND name < ? ORDER BY name",
+            [DAMAGED, DAMAGED[:-1] + chr(ord(DAMAGED[-1]) + 1)])]
+
+    def _stopped_id(self, cid: UUID) -> bool:
+        """Did the tables stop following campaign ``cid`` (``damaged``)?"""
+        return any(found.cid == str(cid) for found in self.damaged())
+
+    def refuse_damaged(self, slug: str) -> None:
+        """Refuses (``DamagedRecord``) to read rows of campaign ``slug`` if the tables
+        stopped following it: they would show its record as it stood before the action
+        that cannot be followed, as if nothing came after. One lookup by key."""
+        row = self._one(f"SELECT position, mark FROM [{POSITION}] WHERE name = ?", [DAMAGED + slug])
+        if row is not None:
+            raise stopped_at(slug, *row)
 
     def safe_catch_up(self, recorded: Recorded | None = None) -> int:
         """``catch_up``, tolerating another process catching up at the same time, then
@@ -569,6 +661,7 @@ class ReadModel:
         with self._writing() as db:
             for table in TABLES:
                 db.execute(f"DELETE FROM [{table}]")
+            db.execute(f"DELETE FROM [{POSITION}] WHERE name <> ?", [NAME])  # campaigns stopped: followed again
             db.execute(f"UPDATE [{POSITION}] SET position = 0, mark = NULL, last_action = NULL WHERE name = ?", [NAME])
             db.execute(f"INSERT OR IGNORE INTO [{POSITION}] (name, position) VALUES (?, 0)", [NAME])
         self._fold.forget()
@@ -593,6 +686,10 @@ class _Fold:
         self.slugs: dict[UUID, str] = {}
         self.owners: dict[str, UUID] = {}  # each slug met, and the campaign id whose log it names
         self._decoders: dict[str, Callable[[bytes], Any] | None] = {}  # light decoder of each topic met
+        self.broken: dict[UUID, Break] = {}
+        """The campaigns this fold stopped following, each where and why (``_break``)."""
+        self.last_seq: dict[UUID, int] = {}  # each campaign's last seq in the batches before, while they follow
+        self._through = 0  # the notification this fold has met every one up to, from the log's first
 
     def forget(self) -> None:
         """Starts again from the log's start (the tables were reset): what this fold
@@ -600,23 +697,68 @@ class _Fold:
         self.campaigns.clear()
         self.slugs.clear()
         self.owners.clear()
+        self.broken.clear()
+        self.last_seq.clear()
+        self._through = 0
 
     def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
         """The rows of a batch of notifications (the campaign log's own are skipped).
         A short batch (a few actions to catch up) is folded onto the campaigns held:
-        cheaper than settling each from its latest snapshot and the actions after it."""
+        cheaper than settling each from its latest snapshot and the actions after it.
+
+        A campaign whose log cannot be followed (an action that cannot be read, or that
+        is not the one after its campaign's action before, here or in the batches this
+        fold met before; a second stream under its name) is stopped there (``_break``):
+        its rows up to the action before are given, none after, and the other campaigns
+        of the file go on."""
         writer = _Batch()
+        if notes and notes[0].id != self._through + 1:  # not the batch right after the last: no memory across
+            self.last_seq.clear()
         if len(notes) >= LIGHT_FROM:  # msgspec and the light classes: not for a command's one action
             self._rows_light(notes, writer, recorded)
         else:
+            broken = self.broken
             for note in notes:
-                if _is(recorded, note):
-                    assert recorded is not None
-                    self.apply(recorded.event, writer, after=recorded.campaign)
-                else:
-                    self._fold_note(note, writer)
+                if broken and note.originator_id in broken:
+                    writer.skip(note)
+                    continue
+                try:
+                    if _is(recorded, note):
+                        assert recorded is not None
+                        self.apply(recorded.event, writer, after=recorded.campaign)
+                    else:
+                        self._fold_note(note, writer)
+                except DamagedRecord as damage:
+                    self._break(note, damage, writer)
+                    writer.skip(note)
         self._settle(writer)
+        for cid, dirty in writer.campaigns():
+            if dirty.seq and cid not in self.broken:
+                self.last_seq[cid] = dirty.seq
+        self._through = notes[-1].id if notes else self._through
         return writer
+
+    def _break(self, note: Any, damage: DamagedRecord, writer: _Batch) -> None:
+        """Stops following the campaign of ``note`` at its action, which ``damage`` says
+        cannot be followed: no row of its later actions is given (``_Batch.breaks`` says
+        where and why). Damage to no campaign's log is raised as it is."""
+        cid, seq = note.originator_id, note.originator_version
+        slug = self.slugs.get(cid) or self._listed_slug(cid) or damage.campaign
+        if slug is None:  # no campaign's: one of the file's own logs (its seats, its list of campaigns)
+            raise damage
+        kind = STREAMS if isinstance(damage.cause, _TwoStreams) else \
+            ORDER if isinstance(damage.cause, _Unfollowable) else UNREADABLE
+        self.broken[cid] = found = Break(slug, seq, kind, str(cid))
+        writer.breaks.append(found)
+        self.campaigns.pop(cid, None)
+
+    def _listed_slug(self, cid: UUID) -> str | None:
+        """The name the log's list of campaigns gives campaign ``cid`` (its own start
+        could not be read), None if it names none."""
+        try:
+            return next((entry.slug for entry in self.ledger.campaigns() if entry.campaign_id == cid), None)
+        except DamagedRecord:
+            return None
 
     def _fold_note(self, note: Any, writer: _Batch) -> None:
         """The rows of one notification decoded as the ledger's event (the mapper: the
@@ -646,47 +788,57 @@ class _Fold:
         light_time, add_action = decoding.light_time, writer.add_action
         summarise = summary if language() == ENGLISH else stored_summary  # the stored summary is English
         held: tuple[Any, str, _Dirty] | None = None  # the campaign of the action before: id, slug, rows
+        broken, last_seq = self.broken, self.last_seq
         for note in notes:
-            if recorded is not None and _is(recorded, note):
-                self.apply(recorded.event, writer, after=recorded.campaign)
+            if broken and note.originator_id in broken:
+                writer.skip(note)
                 continue
-            topic = note.topic
-            decode = decoders.get(topic, _UNSEEN)
-            if decode is _UNSEEN:
-                decode = decoders[topic] = _light_decoder(decoding, topic)
             try:
-                action = None if decode is None else decode(note.state)
-                time = None if action is None else light_time(action.timestamp)
-            except msgspec.DecodeError:  # stricter than pydantic ("1" for 1), whose output the hash covers
-                action = None
-            if action is None or action.seen is None or action.unnamed is None:  # no action, or one to fold
-                if decode is not None or decoding.is_action(topic):
-                    self._fold_note(note, writer)
-                continue
-            cid = action.originator_id = note.originator_id
-            seq = action.originator_version = note.originator_version
-            if held is None or held[0] is not cid:
-                held = (cid, self._slug(cid), writer.entry(cid))
-            _cid, slug, dirty = held
-            if seq != dirty.seq + 1 and dirty.seq:  # the one comparison: the campaign's action before
-                raise out_of_order(slug, seq, dirty.seq)
-            dirty.seq, dirty.campaign = seq, None
-            dirty.light += 1
-            containers = dirty.containers
-            touched = set(action.named_cards())
-            for change in action.changes:
-                touched.update(change.cards())
-                kind = type(change)
-                if kind is card_kind:
-                    containers.update((change.was.at, change.now.at))
-                elif kind is order_kind:
-                    containers.add(change.stack)
-                elif kind is hero_kind:
-                    dirty.heroes.add(change.hero)
-            for redirect in action.redirects:
-                touched.add(redirect.card)
-            dirty.touched.update(touched)
-            add_action(slug, action, touched, action.seen, action.unnamed, time, summarise(action))
+                if recorded is not None and _is(recorded, note):
+                    self.apply(recorded.event, writer, after=recorded.campaign)
+                    continue
+                topic = note.topic
+                decode = decoders.get(topic, _UNSEEN)
+                if decode is _UNSEEN:
+                    decode = decoders[topic] = _light_decoder(decoding, topic)
+                try:
+                    action = None if decode is None else decode(note.state)
+                    time = None if action is None else light_time(action.timestamp)
+                except msgspec.DecodeError:  # stricter than pydantic ("1" for 1), whose output the hash covers
+                    action = None
+                if action is None or action.seen is None or action.unnamed is None:  # no action, or one to fold
+                    if decode is not None or decoding.is_action(topic):
+                        self._fold_note(note, writer)
+                    continue
+                cid = action.originator_id = note.originator_id
+                seq = action.originator_version = note.originator_version
+                if held is None or held[0] is not cid:
+                    held = (cid, self._slug(cid), writer.entry(cid))
+                _cid, slug, dirty = held
+                before = dirty.seq or last_seq.get(cid)  # the campaign's action before, in this batch or the last
+                if before is not None and seq != before + 1:  # the one comparison
+                    raise out_of_order(slug, seq, before)
+                dirty.seq, dirty.campaign = seq, None
+                dirty.light += 1
+                containers = dirty.containers
+                touched = set(action.named_cards())
+                for change in action.changes:
+                    touched.update(change.cards())
+                    kind = type(change)
+                    if kind is card_kind:
+                        containers.update((change.was.at, change.now.at))
+                    elif kind is order_kind:
+                        containers.add(change.stack)
+                    elif kind is hero_kind:
+                        dirty.heroes.add(change.hero)
+                for redirect in action.redirects:
+                    touched.add(redirect.card)
+                dirty.touched.update(touched)
+                add_action(slug, action, touched, action.seen, action.unnamed, time, summarise(action))
+            except DamagedRecord as damage:
+                self._break(note, damage, writer)
+                writer.skip(note)
+                held = None
 
     def _campaign_before(self, event: ActionRecorded) -> Campaign | None:
         cid = event.originator_id
@@ -703,8 +855,8 @@ class _Fold:
         write path holds it (read only; it stays the write path's). An action that does
         not come right after the one before of its campaign in this batch is refused
         (``out_of_order``; ``_check_sequence`` checks each batch's first)."""
-        before = writer.entry(event.originator_id).seq
-        if before and event.seq != before + 1:
+        before = writer.entry(event.originator_id).seq or self.last_seq.get(event.originator_id)
+        if before is not None and event.seq != before + 1:
             raise out_of_order(self.slugs.get(event.originator_id, str(event.originator_id)), event.seq, before)
         if after is None:
             campaign = self.ledger.project(self._campaign_before(event), [event])  # the one fold
@@ -766,8 +918,13 @@ class _Fold:
             campaign = dirty.campaign
             if campaign is None or campaign.version != dirty.seq:
                 held = self.campaigns.get(cid)
-                campaign = held if held is not None and held.version == dirty.seq else \
-                    self.ledger.campaign(cid, at=dirty.seq)
+                try:
+                    campaign = held if held is not None and held.version == dirty.seq else \
+                        self.ledger.campaign(cid, at=dirty.seq)
+                except DamagedRecord as damage:  # what the light read took, a load does not (the chain, pydantic)
+                    self._break(_Note(cid, dirty.seq), damage, writer)  # stopped after its rows of this batch
+                    writer.forget(cid)
+                    continue
                 self.campaigns[cid] = campaign
                 dirty.campaign = campaign
             dirty.zones.update(campaign.format.zones(tuple(dirty.heroes)))
@@ -831,7 +988,7 @@ def _move(db: Writer, rows: _Rows) -> None:
         raise _Raced()
 
 
-def _check_sequence(db: Writer, history: list[tuple[Any, ...]], position: int, from_start: bool) -> None:
+def _check_sequence(db: Writer, history: list[tuple[Any, ...]], position: int, from_start: bool) -> dict[str, int]:
     """Each campaign's first action in the batch must come right after the last one the
     tables hold of it (the fold checks the actions within a batch; across batches, and
     mid-log, the tables know the seq before): no history row may exist yet for it, and
@@ -839,7 +996,9 @@ def _check_sequence(db: Writer, history: list[tuple[Any, ...]], position: int, f
     the batch, in the batch's transaction, after the position moved (so no other process
     wrote them). Tables that differ are ``_Astray`` (rebuilt); when this follow wrote
     every row itself (``from_start``), it is the log that repeats a seq, skips one or
-    puts it out of order: refused (``DamagedRecord``)."""
+    puts it out of order: that campaign is no longer followed, from that seq (returned,
+    each slug with its seq; the others go on)."""
+    stopped: dict[str, int] = {}
     first: dict[str, int] = {}
     for row in history:
         if row[0] not in first:
@@ -851,8 +1010,8 @@ def _check_sequence(db: Writer, history: list[tuple[Any, ...]], position: int, f
                                                      [slug, seq - 1]).fetchone() is not None):
             continue
         if from_start:
-            last = db.execute("SELECT max(seq) FROM history WHERE campaign = ?", [slug]).fetchone()[0]
-            raise out_of_order(slug, seq, last)
+            stopped[slug] = seq
+            continue
         with speaking(ENGLISH):  # a reason for ``repaired``
             if found is not None:
                 reason = _("history row seq {seq} of campaign {campaign} is past position {position}").format(
@@ -861,6 +1020,7 @@ def _check_sequence(db: Writer, history: list[tuple[Any, ...]], position: int, f
                 reason = _("history of campaign {campaign} lacks seq {seq}, before position {position}").format(
                     seq=seq - 1, campaign=slug, position=position)
         raise _Astray(reason)
+    return stopped
 
 
 def out_of_order(slug: str, seq: int, before: Any) -> DamagedRecord:
@@ -883,11 +1043,15 @@ def _two_streams(slug: str, one: UUID, other: UUID) -> DamagedRecord:
     named ``slug``: their rows would be one campaign's."""
     message = _("two event streams of the log are campaign {campaign} ({one} and {other}); the file was changed "
                 "or damaged (ledger verify checks the whole record)").format(campaign=slug, one=one, other=other)
-    return DamagedRecord(message, _Unfollowable(message), campaign=slug)
+    return DamagedRecord(message, _TwoStreams(message), campaign=slug)
 
 
 class _Unfollowable(Exception):
     """A log the read models cannot follow: the cause a ``DamagedRecord`` holds."""
+
+
+class _TwoStreams(_Unfollowable):
+    """Two event streams of the log under one campaign's name."""
 
 
 def _marks_disagree(position: int, mark: str, last_action: str | None) -> str | None:
@@ -1044,7 +1208,17 @@ class _Batch:
         self.card_actions: list[tuple[str, str, int, str]] = []  # (campaign, card, seq, witnesses)
         self.undone: list[tuple[str, tuple[int, ...], int | None]] = []  # (campaign, seqs, undone_by)
         self.last: tuple[Any, int] | None = None  # campaign id and seq of its last action
+        self.breaks: list[Break] = []  # the campaigns stopped in this batch (``_Fold._break``)
         self._dirty: dict[UUID, _Dirty] = {}
+
+    def skip(self, note: Any) -> None:
+        """An action of a campaign no longer followed: no row, yet the batch's last action
+        (which the position's mark names, ``_marks_disagree``)."""
+        self.last = (note.originator_id, note.originator_version)
+
+    def forget(self, cid: UUID) -> None:
+        """No cards or zones rows of campaign ``cid`` from this batch."""
+        self._dirty.pop(cid, None)
 
     @property
     def last_action(self) -> str | None:
@@ -1093,6 +1267,7 @@ class _Batch:
             cards=[card_row(d.campaign, card) for d in dirty for card in d.cards],
             zones=[zone_row(d.campaign, zone) for d in dirty for zone in d.zones if zone in d.campaign.zones()],
             gone=[(d.campaign.slug, [zone for zone in d.zones if zone not in d.campaign.zones()]) for d in dirty],
+            breaks=self.breaks,
         )
 
 
@@ -1115,6 +1290,20 @@ class _Rows:
     cards: list[dict[str, Any]]
     zones: list[dict[str, Any]]
     gone: list[tuple[str, list[str]]]
+    breaks: list[Break] = field(default_factory=list)
+
+    def without(self, slugs: set[str]) -> _Rows:
+        """These rows but none of the campaigns ``slugs``, whose actions in this batch
+        the tables cannot take (``_check_sequence``)."""
+        return replace(
+            self,
+            history=[row for row in self.history if row[0] not in slugs],
+            card_actions=[row for row in self.card_actions if row[0] not in slugs],
+            undone=[row for row in self.undone if row[0] not in slugs],
+            cards=[row for row in self.cards if row["campaign"] not in slugs],
+            zones=[row for row in self.zones if row["campaign"] not in slugs],
+            gone=[(slug, zones) for slug, zones in self.gone if slug not in slugs],
+        )
 
     def write(self, db: Writer) -> None:
         for slug, zones in self.gone:

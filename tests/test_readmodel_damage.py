@@ -99,6 +99,10 @@ def history_of(db: Path, *args: str) -> list[dict]:
     return json_of(result)
 
 
+def stopped_note(slug: str, seq: int) -> str:
+    return f"note: the read models stopped following campaign {slug} at seq {seq}: "
+
+
 def refused(result, *named: str) -> str:
     """One ``error:`` line, no crash, naming each of ``named``."""
     line = one_error_line(result)
@@ -145,8 +149,10 @@ def test_an_action_only_pydantic_reads_is_folded_the_pydantic_way_by_verify_rebu
 
 def test_an_action_pydantic_cannot_read_either_is_a_damaged_record(long):
     seq = edit_count(long, '"one"')
-    for args in (["rebuild"], ["history"]):
-        refused(run_ledger(*args, db=long), f"seq {seq} cannot be read", "ledger verify")
+    rebuilt = succeeded(run_ledger("rebuild", db=long))  # the file's other campaigns go on (see below)
+    assert stopped_note("simulation", seq) in rebuilt.stderr, rebuilt.stderr
+    refused(run_ledger("history", db=long), f"seq {seq}", "cannot be read", "ledger verify")
+    refused(run_ledger("verify", db=long), f"seq {seq} cannot be read")
 
 
 def test_an_imported_action_only_pydantic_reads_breaks_neither_campaign_of_the_file(long_db, tmp_path):
@@ -178,16 +184,23 @@ def test_a_redo_swapped_before_its_undo_in_the_log_is_refused_by_verify_rebuild_
     refused(verified, "not intact", "campaign demo", "seq 29", "ledger verify")  # before: ok
     report = json.loads(verified.stdout)
     assert report["ok"] is False and report["bad_seq"] == 29, report  # verify's report, as for any bad seq
-    refused(run_ledger("rebuild", db=demo), "campaign demo", "seq 29")  # before: rebuilt, 27 undone
-    refused(run_ledger("history", db=demo), "campaign demo", "seq 29")
+    rebuilt = succeeded(run_ledger("rebuild", db=demo))  # before: rebuilt, 27 undone
+    assert stopped_note("demo", 29) in rebuilt.stderr, rebuilt.stderr
+    refused(run_ledger("history", db=demo), "campaign demo", "seq 29", "out of order")
+    refused(run_ledger("card", "item-shield", db=demo), "campaign demo", "seq 29")
+    assert raw(demo, "SELECT max(seq) FROM history")[0][0] == 27  # its rows stop before 29 (28 after it): 27 not undone
+    assert raw(demo, "SELECT undone_by FROM history WHERE seq = 27")[0][0] is None
 
 
 def test_a_long_log_out_of_order_is_refused_by_the_light_rebuild(long):
     swap_rowids(long, 150)
-    with opened(long) as (_ledger, model), pytest.raises(DamagedRecord, match="campaign simulation.*seq 151"):
-        compare_with_log(model)
-    refused(run_ledger("rebuild", db=long), "campaign simulation", "seq 151", "ledger verify")
-    refused(run_ledger("verify", db=long), "campaign simulation", "seq 151")
+    with opened(long) as (_ledger, model):  # tables made before the swap: they do not say it
+        assert "do not say they stopped following campaign simulation at seq 151" in compare_with_log(model)
+    rebuilt = succeeded(run_ledger("rebuild", db=long))
+    assert stopped_note("simulation", 151) in rebuilt.stderr, rebuilt.stderr
+    refused(run_ledger("verify", db=long), "campaign simulation", "seq 151", "ledger verify")
+    with opened(long) as (_ledger, model):
+        assert compare_with_log(model) is None  # the tables stopped where the log does
 
 
 @pytest.mark.parametrize("batch", [3, 4, 5])
@@ -195,11 +208,14 @@ def test_a_log_out_of_order_across_batches_is_refused_from_the_start(demo, batch
     """Seqs 28 and 29 swapped, with batches of the log ending before, at and after them."""
     swap_rowids(demo, 28)
     with opened(demo) as (_ledger, model):
-        with pytest.raises(DamagedRecord, match="campaign demo.*seq 29"):
-            compare_with_log(model, batch=batch)
+        assert "campaign demo at seq 29" in compare_with_log(model, batch=batch)
         forget_tables(model)
-        with pytest.raises(DamagedRecord, match="campaign demo.*seq 29"):
-            model.catch_up(batch=batch)
+        model.catch_up(batch=batch)
+        assert [(b.slug, b.seq, b.kind) for b in model.damaged()] == [("demo", 29, "order")]
+        assert model.stopped == model.damaged()
+        assert compare_with_log(model, batch=batch) is None
+        with pytest.raises(DamagedRecord, match="campaign demo at seq 29"):
+            model.refuse_damaged("demo")
 
 
 def actions_without_catch_up(db: Path, heroes: tuple[str, ...]) -> int:
@@ -218,7 +234,7 @@ def actions_without_catch_up(db: Path, heroes: tuple[str, ...]) -> int:
 def test_actions_out_of_order_after_the_position_are_refused_by_the_next_catch_up(demo):
     last = actions_without_catch_up(demo, ("xi", "yu", "zo"))
     swap_rowids(demo, last + 2)
-    refused(run_ledger("history", db=demo), "campaign demo", f"seq {last + 3}")
+    refused(run_ledger("history", db=demo), "campaign demo", f"seq {last + 3}")  # one line: no note besides
     refused(run_ledger("verify", db=demo), "campaign demo", f"seq {last + 3}")
 
 
@@ -227,9 +243,10 @@ def test_actions_out_of_order_across_catch_up_batches_are_rebuilt_then_refused(d
     are rebuilt from the start, where the log itself is found out of order."""
     last = actions_without_catch_up(demo, ("xi", "yu"))
     swap_rowids(demo, last + 1)
-    with opened(demo) as (_ledger, model), pytest.raises(DamagedRecord, match=f"seq {last + 2} comes right after "
-                                                                              f"seq {last}"):
+    with opened(demo) as (_ledger, model):
         model.catch_up(batch=1)
+        assert f"history of campaign demo lacks seq {last + 1}" in model.repaired
+        assert [(b.slug, b.seq) for b in model.damaged()] == [("demo", last + 2)]
 
 
 def test_tables_that_lack_the_action_before_are_rebuilt_by_the_next_catch_up(demo_db, demo):
@@ -243,14 +260,21 @@ def test_tables_that_lack_the_action_before_are_rebuilt_by_the_next_catch_up(dem
 
 # -- a second stream under a campaign's name ----------------------------------------------------
 @pytest.mark.parametrize("stream", ["another id", "upper-case id"])
-def test_a_second_stream_under_a_campaigns_name_is_refused_in_one_line(demo, stream):
+def test_a_second_stream_under_a_campaigns_name_stops_that_campaign(demo, stream):
     cid = campaign_id(demo)
     other = "a" * 32 if stream == "another id" else cid.upper()
     raw(demo, "INSERT INTO stored_events (originator_id, originator_version, topic, state) "
               "SELECT ?, originator_version, topic, state FROM stored_events "
               "WHERE originator_id = ? AND originator_version <= 3 ORDER BY rowid", [other, cid])
-    for args in (["history"], ["verify"], ["rebuild"]):  # before: IntegrityError: UNIQUE constraint failed
-        refused(run_ledger(*args, db=demo), "campaign demo", "ledger verify")
+    for args in (["history"], ["verify"]):  # before: IntegrityError: UNIQUE constraint failed
+        # the first says why the tables were made again (a row of seq 1 already there), then refuses
+        result = run_ledger(*args, db=demo)
+        notes, error = result.stderr.splitlines()[:-1], result.stderr.splitlines()[-1]
+        assert all(line.startswith("note: the read models did not follow the log") for line in notes), notes
+        assert error.startswith("error: ") and "campaign demo" in error and "ledger verify" in error, error
+    rebuilt = succeeded(run_ledger("rebuild", db=demo))
+    why = "a second event stream" if stream == "another id" else "out of order"  # (the same UUID, upper-case)
+    assert stopped_note("demo", 1) in rebuilt.stderr and why in rebuilt.stderr, rebuilt.stderr
 
 
 # -- history rows that cannot be read -----------------------------------------------------------

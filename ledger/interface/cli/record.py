@@ -9,7 +9,7 @@ import click
 from ...errors import BadInput
 from ...i18n import N_, _, ngettext, pgettext
 from .group import cli
-from .session import INTEGER, SEQ, Session, note_line, pass_session, record, with_message
+from .session import INTEGER, SEQ, Session, note_line, note_stopped, pass_session, record, with_message
 from .speech import plural_form
 
 
@@ -66,7 +66,11 @@ def rebuild(s: Session) -> None:
     line = ngettext("rebuilt the read models from the file's {n} stored event (actions, seats, checkpoints…)",
                     "rebuilt the read models from the file's {n} stored events (actions, seats, checkpoints…)",
                     done).format(n=done)
-    s.emit(with_message({"rebuilt": done, "position": model.position()}, line), human=line)
+    stopped = model.damaged()
+    note_stopped(stopped)
+    s.emit(with_message({"rebuilt": done, "position": model.position(),
+                         "stopped": [{"campaign": b.slug, "seq": b.seq, "why": b.kind} for b in stopped]}, line),
+           human=line)
 
 
 @cli.command()

@@ -73,6 +73,7 @@ class Session:
     _ledger: Ledger | None = None
     _model: Any = None
     _cid: UUID | None = None
+    _slug: str | None = None
     _signer: Any = None  # the master's signing key (ledger.signing), False when there is none
 
     @property
@@ -164,6 +165,9 @@ class Session:
             if self._model.repaired:
                 click.echo(note_line(_("the read models did not follow the log ({reason}); rebuilt them from the log")
                                      .format(reason=one_line(self._model.repaired))), err=True)
+            # (a read of the campaign at hand is refused in those words: said once)
+            note_stopped([found for found in self._model.stopped
+                          if recorded is not None or self._cid is None or found.slug != self._slug])
         return self._model
 
     def cid(self, whole: bool = True) -> UUID:
@@ -181,7 +185,7 @@ class Session:
                 raise
             if whole:
                 self.refuse_cut_log((entry.campaign_id, entry.slug))
-            self._cid = entry.campaign_id
+            self._cid, self._slug = entry.campaign_id, entry.slug
         return self._cid
 
     def refuse_cut_log(self, campaign: tuple[UUID, str] | None = None) -> None:
@@ -240,6 +244,15 @@ def error_line(message: str) -> str:
     return f"error: {one_line(message)}"
 
 
+def note_stopped(stopped: Any) -> None:
+    """One ``note:`` line on stderr for each campaign the read models stopped following
+    (``projections.readmodel.Break``): the file's other campaigns go on."""
+    from projections.readmodel import stopped_at
+
+    for found in stopped:
+        click.echo(note_line(str(stopped_at(found.slug, found.seq, found.kind))), err=True)
+
+
 def note_line(message: str) -> str:
     """``note: MESSAGE`` (stderr, a warning that does not stop the command); like
     ``error:``, the prefix is the same in every language."""
@@ -277,7 +290,11 @@ def record(s: Session, command: Command) -> None:
     """Run one command and print what was recorded (``--json``: the action, its
     ``message`` the line printed without ``--json``)."""
     rec = s.run(command)
-    s.model(recorded=rec)  # every action leaves the read models caught up
+    try:
+        s.model(recorded=rec)  # every action leaves the read models caught up
+    except DamagedRecord as damaged:  # the file's own logs (its seats…): recorded all the same, and said so
+        click.echo(note_line(_("seq {seq} is recorded, but the read models cannot follow the log: {reason}").format(
+            seq=rec.seq, reason=damaged)), err=True)
     data = action_data(s, rec)
     summary = data["events"][0]["summary"]
     if s.as_json:

@@ -81,6 +81,12 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
             raise
         _not_intact(s, report.as_dict() | {"bad_seq": damaged.seq, "head": None},
                     _("the log is not intact: {reason}").format(reason=damaged))
+    stopped = next((found for found in model.damaged() if found.slug == slug), None)
+    if stopped is not None:  # the file's order of its actions (which the chain does not cover), or its name's
+        from projections.readmodel import stopped_at
+
+        _not_intact(s, report.as_dict() | {"bad_seq": stopped.seq, "head": None},
+                    _("the log is not intact: {reason}").format(reason=stopped_at(*stopped[:3])))
     if problem:
         _not_intact(s, report.as_dict() | {"read_models": problem},
                     _("the log is intact, but the read-model tables did not match it: {problem} "

@@ -231,6 +231,12 @@ class Clerk:
             # model's, which keeps it English); formatted here, inside that language
             with speaking(ENGLISH):
                 log.warning("the read models did not follow the log (%s); rebuilt them", self._model.repaired)
+        if self._model.stopped:  # that campaign's reads are refused in these words; the others go on
+            from projections.readmodel import stopped_at
+
+            with speaking(ENGLISH):
+                for found in self._model.stopped:
+                    log.warning("%s", stopped_at(found.slug, found.seq, found.kind))
         return self._model
 
     def model_of(self, slug: str, seq: int) -> Any:

@@ -1,0 +1,219 @@
+"""One campaign's damaged log stops the read models for that campaign only
+(projections/readmodel.py, ``_Fold._break``): the tables keep its rows up to the action
+they cannot follow (one that cannot be read, or out of order in the file), its reads
+are refused in one line naming it, and the file's other campaigns are recorded, shown
+and verified as before. Before, the first such action stopped the catch-up of the
+whole file: every campaign's history, every action's read models (an action recorded,
+then reported as an error) and every ``verify``.
+
+Each attack is made with plain ``sqlite3`` on a copy of a real file holding two
+campaigns (``demo`` and ``beta``); a rebuild with a helper process stops where a rebuild
+alone does, whichever process meets the damage.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ledger import commands as c
+from ledger.application import Ledger
+from ledger.catalog import sample_catalog_path
+from ledger.interface.simulate import simulate, start_simulation
+from projections import pipeline, readmodel
+from projections.consistency import compare_with_log
+from projections.readmodel import ReadModel
+
+from .conftest import copy_db, json_of, one_error_line, run_ledger, succeeded
+from .test_readmodel_trust import opened
+
+SAMPLE = str(sample_catalog_path())
+
+
+def raw(db: Path, sql: str, params=()) -> list:
+    con = sqlite3.connect(str(db))
+    try:
+        with con:
+            return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def two_db(tmp_path_factory) -> Path:
+    """The demo campaign and a second one, ``beta``, with a hero and a few actions."""
+    db = tmp_path_factory.mktemp("two") / "campaign.db"
+    succeeded(run_ledger("demo", db=db))
+    succeeded(run_ledger("init", "--catalog", SAMPLE, "--name", "Beta", db=db))
+    for args in (["hero", "add", "ana"], ["add", "item-sword", "item-rope", "item-torch", "--to", "deck:item"],
+                 ["--actor", "ana", "draw", "deck:item"]):
+        succeeded(run_ledger("--campaign", "beta", *args, db=db))
+    return db
+
+
+@pytest.fixture
+def two(two_db, tmp_path) -> Path:
+    return copy_db(two_db, tmp_path)
+
+
+def unreadable(db: Path, slug: str, seq: int) -> None:
+    """Action ``seq`` of campaign ``slug`` made unreadable (its actor a number)."""
+    cid = campaign_id(db, slug)
+    raw(db, "UPDATE stored_events SET state = replace(state, ?, ?) WHERE originator_id = ? AND originator_version = ?",
+        ['"actor":"', '"actor":5,"was":"', cid, seq])
+
+
+def campaign_id(db: Path, slug: str) -> str:
+    return next(cid for cid, state in raw(db, "SELECT originator_id, state FROM stored_events "
+                                              "WHERE topic LIKE '%:CampaignStarted'")
+                if json.loads(bytes(state))["slug"] == slug)
+
+
+def swap(db: Path, one: int, other: int) -> None:
+    """Notifications ``one`` and ``other`` change places in the log (their rowids)."""
+    raw(db, "UPDATE stored_events SET rowid = -1 WHERE rowid = ?", [one])
+    raw(db, "UPDATE stored_events SET rowid = ? WHERE rowid = ?", [one, other])
+    raw(db, "UPDATE stored_events SET rowid = ? WHERE rowid = -1", [other])
+
+
+def beta_works(db: Path) -> None:
+    """Campaign beta is recorded, shown and verified with no word of the other's damage."""
+    before = json_of(succeeded(run_ledger("--campaign", "beta", "--json", "history", db=db)))
+    drawn = succeeded(run_ledger("--campaign", "beta", "--actor", "ana", "draw", "deck:item", db=db))
+    assert drawn.stdout.startswith(f"seq {before[-1]['seq'] + 1}  draw"), drawn.stdout
+    for args in (["--json", "history"], ["card", "item-sword"], ["--as", "ana", "history"], ["verify"]):
+        result = succeeded(run_ledger("--campaign", "beta", *args, db=db))
+        assert result.stderr == "", (args, result.stderr)
+    after = json_of(succeeded(run_ledger("--campaign", "beta", "--json", "history", db=db)))
+    assert after[:-1] == before and after[-1]["action"] == "draw"
+
+
+@pytest.mark.parametrize("how", ["rebuild", "catch-up"])
+def test_an_unreadable_action_of_one_campaign_stops_only_that_campaign(two, how):
+    if how == "catch-up":  # actions of demo the read models have not applied yet (a crash before it)
+        ledger = Ledger.open(two)
+        try:
+            cid = ledger.resolve("demo")
+            for hero in ("xi", "yu"):
+                ledger.execute(cid, c.AddHero(hero=hero))
+            seq = ledger.last_seq(cid)
+        finally:
+            ledger.close()
+    else:
+        seq = 20
+    unreadable(two, "demo", seq)
+    if how == "rebuild":
+        rebuilt = succeeded(run_ledger("rebuild", db=two))  # before: refused, and every campaign with it
+        assert f"note: the read models stopped following campaign demo at seq {seq}: that action cannot be " \
+               "read" in rebuilt.stderr, rebuilt.stderr
+        assert json_of(succeeded(run_ledger("--json", "rebuild", db=two)))["stopped"] == [
+            {"campaign": "demo", "seq": seq, "why": "unreadable"}]
+    else:  # beta's next action catches up over demo's damage: recorded, and said so (before: "error:")
+        drawn = succeeded(run_ledger("--campaign", "beta", "--actor", "ana", "draw", "deck:item", db=two))
+        assert drawn.stdout.startswith("seq ") and "stopped following campaign demo" in drawn.stderr
+        succeeded(run_ledger("--campaign", "beta", "undo", db=two))
+    beta_works(two)
+    assert raw(two, "SELECT max(seq) FROM history WHERE campaign = 'demo'")[0][0] == seq - 1
+    line = one_error_line(run_ledger("--campaign", "demo", "history", db=two))
+    assert "campaign demo" in line or f"seq {seq}" in line, line
+    with opened(two) as (_ledger, model):
+        assert compare_with_log(model) is None
+
+
+def test_actions_out_of_order_in_one_campaign_stop_only_that_campaign(two):
+    cid = campaign_id(two, "demo")
+    (one,), (other,) = (raw(two, "SELECT rowid FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+                            [cid, seq])[0] for seq in (28, 29))
+    swap(two, one, other)
+    succeeded(run_ledger("rebuild", db=two))
+    beta_works(two)
+    for args in (["history"], ["card", "item-shield"], ["--as", "ana", "history"]):  # it would show 27 undone
+        line = one_error_line(run_ledger("--campaign", "demo", *args, db=two))
+        assert "stopped following campaign demo at seq 29: its log is out of order" in line, line
+    verified = run_ledger("--campaign", "demo", "--json", "verify", db=two)
+    assert json.loads(verified.stdout)["bad_seq"] == 29 and "not intact" in one_error_line(verified)
+    swap(two, one, other)  # the file mended: rebuild follows it again
+    assert json_of(succeeded(run_ledger("--json", "rebuild", db=two)))["stopped"] == []
+    succeeded(run_ledger("--campaign", "demo", "verify", db=two))
+
+
+def test_a_stop_the_tables_claim_and_the_log_does_not_is_found_by_verify_and_rebuilt(two):
+    """Someone with the file writes a stop for campaign beta (its reads refused): verify
+    names it and rebuilds, and beta reads again."""
+    raw(two, "INSERT INTO projection_position (name, position, mark, last_action) VALUES (?, 2, 'order', ?)",
+        ["damaged beta", campaign_id(two, "beta")])
+    assert "campaign beta at seq 2" in one_error_line(run_ledger("--campaign", "beta", "history", db=two))
+    line = one_error_line(run_ledger("--campaign", "beta", "verify", db=two))
+    assert "say they stopped following campaign beta at seq 2, but its log can be followed" in line, line
+    beta_works(two)
+
+
+# -- a rebuild with a helper process ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> Path:
+    """A simulated campaign of 400 actions."""
+    path = tmp_path_factory.mktemp("played") / "sim.db"
+    ledger = Ledger.open(path, create=True)
+    try:
+        simulate(ledger, start_simulation(ledger, heroes=2, seed=7), 400, seed=7)
+    finally:
+        ledger.close()
+    return path
+
+
+def _rebuilt(path: Path, monkeypatch, helped: bool) -> tuple[dict, list]:
+    """The tables and the stops after a rebuild in batches of 50 notifications, with a
+    helper (making batches 2, 3, 4, 6, 7, 8, 10…) or alone."""
+    monkeypatch.setattr(pipeline, "LONG", 0 if helped else 10**9)
+    monkeypatch.setattr(readmodel, "REBUILD_BATCH", 50)
+    ledger = Ledger.open(path)
+    model = ReadModel(ledger, path)
+    try:
+        model.rebuild()
+        assert compare_with_log(model) is None
+        tables = {table: model.read(f"SELECT * FROM [{table}] ORDER BY 1, 2, 3") for table in readmodel.TABLES}
+        return tables, [(b.slug, b.seq, b.kind) for b in model.damaged()]
+    finally:
+        model.close()
+        ledger.close()
+
+
+# Batches of 50: 0, 1, 5, 9… are the rebuilding process's, 2, 3, 4, 6… the helper's.
+@pytest.mark.parametrize("note", [100, 150, 250, 300])  # the last of batches 1, 2, 4 and 5
+def test_a_rebuild_with_a_helper_stops_where_a_rebuild_alone_does(played, tmp_path, monkeypatch, note):
+    """The last action of a batch swapped with the first of the next."""
+    db = copy_db(played, tmp_path)
+    swap(db, note, note + 1)
+    helped, stops = _rebuilt(db, monkeypatch, helped=True)
+    alone, alone_stops = _rebuilt(db, monkeypatch, helped=False)
+    assert stops == alone_stops and len(stops) == 1 and stops[0][2] == "order", stops
+    assert helped == alone
+
+
+def test_a_helpers_batch_that_starts_out_of_order_stops_where_a_rebuild_alone_does(played, tmp_path, monkeypatch):
+    """The first action of the helper's first batch (notification 101) given another seq:
+    the helper has not seen the batches before and makes its rows; the rebuilding
+    process finds, writing them, that the tables lack the seq before (and the helper's
+    fold stops the campaign at the next action, which does not follow the changed one)."""
+    db = copy_db(played, tmp_path)
+    raw(db, "UPDATE stored_events SET originator_version = 100000 WHERE rowid = 101")
+    helped, stops = _rebuilt(db, monkeypatch, helped=True)
+    alone, alone_stops = _rebuilt(db, monkeypatch, helped=False)
+    assert stops == alone_stops == [("simulation", 100000, "order")]
+    assert helped == alone
+
+
+@pytest.mark.parametrize("note", [120, 180, 260])  # in batches 2 (the helper's), 3 (its) and 5 (the rebuilding process's)
+def test_a_rebuild_with_a_helper_stops_at_an_unreadable_action_where_a_rebuild_alone_does(played, tmp_path,
+                                                                                            monkeypatch, note):
+    db = copy_db(played, tmp_path)
+    (cid, seq), = raw(db, "SELECT originator_id, originator_version FROM stored_events WHERE rowid = ?", [note])
+    raw(db, "UPDATE stored_events SET state = replace(state, '\"actor\":\"', '\"actor\":5,\"was\":\"') "
+            "WHERE rowid = ?", [note])
+    helped, stops = _rebuilt(db, monkeypatch, helped=True)
+    alone, alone_stops = _rebuilt(db, monkeypatch, helped=False)
+    assert stops == alone_stops == [("simulation", seq, "unreadable")]
+    assert helped == alone
