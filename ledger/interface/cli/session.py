@@ -165,9 +165,8 @@ class Session:
             if self._model.repaired:
                 click.echo(note_line(_("the read models did not follow the log ({reason}); rebuilt them from the log")
                                      .format(reason=one_line(self._model.repaired))), err=True)
-            # (a read of the campaign at hand is refused in those words: said once)
-            note_stopped([found for found in self._model.stopped
-                          if recorded is not None or self._cid is None or found.slug != self._slug])
+            # (a read of the campaign at hand is refused in those words, an action recorded says them)
+            note_stopped([found for found in self._model.stopped if self._cid is None or found.slug != self._slug])
         return self._model
 
     def cid(self, whole: bool = True) -> UUID:
@@ -290,9 +289,9 @@ def record(s: Session, command: Command) -> None:
     """Run one command and print what was recorded (``--json``: the action, its
     ``message`` the line printed without ``--json``)."""
     rec = s.run(command)
-    try:
-        s.model(recorded=rec)  # every action leaves the read models caught up
-    except DamagedRecord as damaged:  # the file's own logs (its seats…): recorded all the same, and said so
+    try:  # every action leaves the read models caught up
+        s.model(recorded=rec).refuse_damaged(rec.campaign.slug)
+    except DamagedRecord as damaged:  # its campaign's log, or the file's own (seats…): recorded, and said so
         click.echo(note_line(_("seq {seq} is recorded, but the read models cannot follow the log: {reason}").format(
             seq=rec.seq, reason=damaged)), err=True)
     data = action_data(s, rec)
