@@ -32,7 +32,7 @@ from .catalog import Catalog
 from .checkpoints import Checkpoint, take
 from .commands import Command
 from .commitments import Commitment, commit
-from .errors import BadInput, FileBusy, LedgerError, StoreError, UnknownCampaign, first_line
+from .errors import BadInput, DamagedRecord, FileBusy, LedgerError, StoreError, UnknownCampaign, first_line
 from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
 from .formats import Format, standard_format
 from .i18n import _
@@ -277,8 +277,11 @@ class Ledger(Application):
             self._catalogs[cid] = (Catalog(first.catalog), first.format, first.name, first.slug)
         return self._catalogs[cid]
 
-    def campaign(self, cid: UUID, at: int | None = None) -> Campaign:
-        """The campaign now, or right after action ``at`` (time travel)."""
+    def campaign(self, cid: UUID, at: int | None = None, checked: bool = True) -> Campaign:
+        """The campaign now, or right after action ``at`` (time travel). ``checked=False``
+        (``at`` only): the actions read are not checked against the hash chain (the read
+        models, which follow the file's order and leave the chain to ``verify``: what they
+        make of a campaign must not depend on where a load happens to start)."""
         if at is not None:
             if not isinstance(at, int) or at < 1:
                 raise BadInput(_("{at} is not a seq; seqs count from 1 (init)").format(at=at))
@@ -287,21 +290,26 @@ class Ledger(Application):
             last = self.last_seq(cid) or self._current(cid).version  # none: UnknownCampaign
             if at > last:
                 raise BadInput(_("seq {at} is past the last action (seq {last})").format(at=at, last=last))
-            return self._guard(lambda: self._load(cid, at))
+            try:
+                return self._guard(lambda: self._load(cid, at, checked))
+            except AggregateNotFoundError:  # actions, but not its start
+                raise DamagedRecord(_("the log of this campaign does not begin with its start (seq 1): the file was "
+                                      "changed or damaged; ledger verify names the first bad seq"),
+                                    ValueError(f"{cid} has no seq 1"), 1) from None
         return self._current(cid)
 
-    def _load(self, cid: UUID, at: int | None = None) -> Campaign:
+    def _load(self, cid: UUID, at: int | None = None, checked: bool = True) -> Campaign:
         """The campaign at ``at`` (or now) from the latest snapshot at or before it that
         checks out against the action at its seq (``ledger.snapshots.unfit``), then the
         actions after it; a snapshot that does not is passed over for the one before."""
         found = self._fitting(cid, at)
         if found is None:
-            return self._load_from_start(cid, at)
+            return self._load_from_start(cid, at, checked)
         snapshot, around = found
         try:
             restored = self.project(None, [snapshot])
         except (KeyError, TypeError, AttributeError, ValueError):  # its digests check out, yet it holds no
-            return self._load_from_start(cid, at)  # table: forged at a seq whose action records no digest
+            return self._load_from_start(cid, at, checked)  # table: forged at a seq whose action records no digest
         # Every load checks the chain of what it reads (``integrity.checked_chain``): an action
         # edited in the file is refused, never folded (no cache: a long-lived process, the table
         # server, would otherwise trust rows edited after it first read them). The snapshot's
@@ -309,12 +317,14 @@ class Ledger(Application):
         # snapshot. A tripwire, not ``verify``: actions before the snapshot are not read here.
         base = snapshot.originator_version
         previous = around[0].hash if around[0].originator_version == base - 1 else GENESIS
-        checked = checked_chain((e for e in around if e.originator_version >= base), previous)
-        next(checked)  # the snapshot's own action, already in the snapshot
-        return self.project(restored, checked)
+        read = (e for e in around if e.originator_version >= base)
+        actions = checked_chain(read, previous) if checked else read
+        next(actions)  # the snapshot's own action, already in the snapshot
+        return self.project(restored, actions)
 
-    def _load_from_start(self, cid: UUID, at: int | None) -> Campaign:
-        campaign = self.project(None, checked_chain(self.events.get(cid, gt=0, lte=at), GENESIS))
+    def _load_from_start(self, cid: UUID, at: int | None, checked: bool = True) -> Campaign:
+        read = self.events.get(cid, gt=0, lte=at)
+        campaign = self.project(None, checked_chain(read, GENESIS) if checked else read)
         if campaign is None:
             raise AggregateNotFoundError(cid)
         return campaign

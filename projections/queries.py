@@ -42,7 +42,7 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
     """``ledger card CARD``: its place and states, and the actions that touched it
     (those the viewer saw; with ``limit`` the latest that many). A card the viewer
     cannot identify now shows no place."""
-    model.refuse_damaged(campaign.slug)
+    model.refuse_damaged(campaign.slug, campaign.id)
     data = campaign.card(card)
     seqs = witnessed_seqs(model, campaign.slug, card, campaign.seq, viewer, limit)
     # the name in the language being spoken (the cards table keeps the catalog's ``name``)
@@ -110,7 +110,7 @@ def history_view(
     the latest that many. Card ids the viewer may not identify are null. The summaries are
     in the language being spoken: the referee's English ones are the stored rows, any
     other is said again from the action (as another viewer's always are)."""
-    model.refuse_damaged(slug)
+    model.refuse_damaged(slug, cid)
     # Never a row past the log's end (a tail cut from a campaign of the file that the
     # read models' own checks did not reach yet: verify names it).
     sql, params = history_query(slug, ledger.campaign(cid).seq, start=start, end=end, card=card, actor=actor,

@@ -133,13 +133,6 @@ class Break(NamedTuple):
     cid: str
 
 
-class _Note(NamedTuple):
-    """Where a campaign stopped, as a notification names it (``_Fold._break``)."""
-
-    originator_id: UUID
-    originator_version: int
-
-
 def stopped_at(slug: str, seq: Any, kind: Any) -> DamagedRecord:
     """The refusal to show campaign ``slug`` from read models that stopped following it
     at its action ``seq``."""
@@ -516,9 +509,7 @@ class ReadModel:
         recorder = self.ledger.recorder
         start = self.position()
         from_start = start == 0  # the tables hold only what this follow writes (position 0: none before)
-        for found in self.damaged():  # the campaigns stopped before: not followed further by this fold either
-            with suppress(ValueError):
-                self._fold.broken.setdefault(UUID(found.cid), found)
+        self._fold.stops(self.damaged())  # as kept (another process's rebuild may have cleared some)
         end = recorder.max_notification_id() or 0
         done = 0
         try:
@@ -582,13 +573,18 @@ class ReadModel:
         """Did the tables stop following campaign ``cid`` (``damaged``)?"""
         return any(found.cid == str(cid) for found in self.damaged())
 
-    def refuse_damaged(self, slug: str) -> None:
-        """Refuses (``DamagedRecord``) to read rows of campaign ``slug`` if the tables
-        stopped following it: they would show its record as it stood before the action
-        that cannot be followed, as if nothing came after. One lookup by key."""
-        row = self._one(f"SELECT position, mark FROM [{POSITION}] WHERE name = ?", [DAMAGED + slug])
-        if row is not None:
-            raise stopped_at(slug, *row)
+    def stop_of(self, slug: str, cid: UUID) -> Break | None:
+        """Where the tables stopped following campaign ``slug`` (id ``cid``), if they did:
+        a stop kept under its name or its id."""
+        return next((found for found in self.damaged() if found.slug == slug or found.cid == str(cid)), None)
+
+    def refuse_damaged(self, slug: str, cid: UUID) -> None:
+        """Refuses (``DamagedRecord``) to read rows of campaign ``slug`` (id ``cid``) if the
+        tables stopped following it: they would show its record as it stood before the
+        action that cannot be followed, as if nothing came after. One short range read."""
+        found = self.stop_of(slug, cid)
+        if found is not None:
+            raise stopped_at(slug, found.seq, found.kind)
 
     def safe_catch_up(self, recorded: Recorded | None = None) -> int:
         """``catch_up``, tolerating another process catching up at the same time, then
@@ -689,7 +685,8 @@ class _Fold:
         self.broken: dict[UUID, Break] = {}
         """The campaigns this fold stopped following, each where and why (``_break``)."""
         self.last_seq: dict[UUID, int] = {}  # each campaign's last seq in the batches before, while they follow
-        self._through = 0  # the notification this fold has met every one up to, from the log's first
+        self._through = 0  # the notification this fold has met every one up to
+        self.whole = False  # has it met every notification from the log's first? (then each campaign begins at 1)
 
     def forget(self) -> None:
         """Starts again from the log's start (the tables were reset): what this fold
@@ -700,6 +697,7 @@ class _Fold:
         self.broken.clear()
         self.last_seq.clear()
         self._through = 0
+        self.whole = False
 
     def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
         """The rows of a batch of notifications (the campaign log's own are skipped).
@@ -714,6 +712,9 @@ class _Fold:
         writer = _Batch()
         if notes and notes[0].id != self._through + 1:  # not the batch right after the last: no memory across
             self.last_seq.clear()
+            self.whole = False
+        elif notes and notes[0].id == 1:  # from the log's first notification: every campaign met from its start
+            self.whole = True
         if len(notes) >= LIGHT_FROM:  # msgspec and the light classes: not for a command's one action
             self._rows_light(notes, writer, recorded)
         else:
@@ -738,19 +739,38 @@ class _Fold:
         self._through = notes[-1].id if notes else self._through
         return writer
 
+    def stops(self, kept: list[Break]) -> None:
+        """The campaigns stopped are those the tables keep as stopped (``ReadModel.damaged``):
+        one another process followed again (its ``rebuild``) is followed again here too,
+        from what the tables hold (this fold forgets what it held of it)."""
+        stopped: dict[UUID, Break] = {}
+        for found in kept:
+            with suppress(ValueError, TypeError, AttributeError):  # a row edited into no id
+                stopped[UUID(found.cid)] = found
+        for cid in [cid for cid in self.broken if cid not in stopped]:
+            self.last_seq.pop(cid, None)
+            self.campaigns.pop(cid, None)
+        self.broken = stopped
+
     def _break(self, note: Any, damage: DamagedRecord, writer: _Batch) -> None:
         """Stops following the campaign of ``note`` at its action, which ``damage`` says
         cannot be followed: no row of its later actions is given (``_Batch.breaks`` says
         where and why). Damage to no campaign's log is raised as it is."""
         cid, seq = note.originator_id, note.originator_version
         slug = self.slugs.get(cid) or self._listed_slug(cid) or damage.campaign
-        if slug is None:  # no campaign's: one of the file's own logs (its seats, its list of campaigns)
-            raise damage
+        if slug is None:
+            if not _an_action(note.topic):  # no campaign's: one of the file's own logs (seats, campaigns)
+                raise damage
+            slug = str(cid)  # a stream of actions no campaign begins or lists: stopped under its id
         kind = STREAMS if isinstance(damage.cause, _TwoStreams) else \
             ORDER if isinstance(damage.cause, _Unfollowable) else UNREADABLE
         self.broken[cid] = found = Break(slug, seq, kind, str(cid))
         writer.breaks.append(found)
         self.campaigns.pop(cid, None)
+
+    def _name(self, cid: UUID) -> str:
+        """Campaign ``cid``'s slug as far as this fold knows it without reading its start."""
+        return self.slugs.get(cid) or self._listed_slug(cid) or str(cid)
 
     def _listed_slug(self, cid: UUID) -> str | None:
         """The name the log's list of campaigns gives campaign ``cid`` (its own start
@@ -813,7 +833,10 @@ class _Fold:
                 cid = action.originator_id = note.originator_id
                 seq = action.originator_version = note.originator_version
                 if held is None or held[0] is not cid:
-                    held = (cid, self._slug(cid), writer.entry(cid))
+                    first = writer.entry(cid)
+                    if not first.seq and cid not in last_seq and self.whole and seq != 1:  # it must begin at 1
+                        raise out_of_order(self._name(cid), seq, None)
+                    held = (cid, self._slug(cid), first)
                 _cid, slug, dirty = held
                 before = dirty.seq or last_seq.get(cid)  # the campaign's action before, in this batch or the last
                 if before is not None and seq != before + 1:  # the one comparison
@@ -846,7 +869,7 @@ class _Fold:
             return None
         campaign = self.campaigns.get(cid)
         if campaign is None or campaign.version != event.seq - 1:
-            campaign = self.ledger.campaign(cid, at=event.seq - 1)
+            campaign = self.ledger.campaign(cid, at=event.seq - 1, checked=False)
             self.campaigns[cid] = campaign
         return campaign
 
@@ -856,8 +879,10 @@ class _Fold:
         not come right after the one before of its campaign in this batch is refused
         (``out_of_order``; ``_check_sequence`` checks each batch's first)."""
         before = writer.entry(event.originator_id).seq or self.last_seq.get(event.originator_id)
+        if before is None and self.whole and event.seq != 1:  # met from the log's start: it must begin at 1
+            before = 0
         if before is not None and event.seq != before + 1:
-            raise out_of_order(self.slugs.get(event.originator_id, str(event.originator_id)), event.seq, before)
+            raise out_of_order(self._name(event.originator_id), event.seq, before or None)
         if after is None:
             campaign = self.ledger.project(self._campaign_before(event), [event])  # the one fold
             assert campaign is not None
@@ -894,7 +919,7 @@ class _Fold:
         """The slug of campaign ``cid`` (read from its first action once)."""
         slug = self.slugs.get(cid)
         if slug is None:
-            slug = self.ledger.campaign(cid, at=1).slug
+            slug = self.ledger.campaign(cid, at=1, checked=False).slug
             self._own(cid, slug)
         return slug
 
@@ -920,10 +945,12 @@ class _Fold:
                 held = self.campaigns.get(cid)
                 try:
                     campaign = held if held is not None and held.version == dirty.seq else \
-                        self.ledger.campaign(cid, at=dirty.seq)
-                except DamagedRecord as damage:  # what the light read took, a load does not (the chain, pydantic)
-                    self._break(_Note(cid, dirty.seq), damage, writer)  # stopped after its rows of this batch
+                        self.ledger.campaign(cid, at=dirty.seq, checked=False)
+                except DamagedRecord:  # an action the light read took and a whole read does not (edited
+                    # past what the light classes read): no cards or zones rows from this batch, not a stop,
+                    # whose seq would depend on where the batch ends (verify names the action)
                     writer.forget(cid)
+                    self.campaigns.pop(cid, None)
                     continue
                 self.campaigns[cid] = campaign
                 dirty.campaign = campaign
@@ -947,6 +974,13 @@ def _light_decoder(decoding: Any, topic: str) -> Callable[[bytes], Any] | None:
             is not ActionRecorded.cards_touched:
         return None
     return decode
+
+
+def _an_action(topic: str) -> bool:
+    """Is ``topic`` one of a campaign's actions (not a record of the file's own logs)?"""
+    from .decoding import is_action
+
+    return is_action(topic)
 
 
 def _is(recorded: Recorded | None, note: Any) -> bool:

@@ -207,7 +207,7 @@ def test_a_long_log_out_of_order_is_refused_by_the_light_rebuild(long):
 def test_a_log_out_of_order_across_batches_is_refused_from_the_start(demo, batch):
     """Seqs 28 and 29 swapped, with batches of the log ending before, at and after them."""
     swap_rowids(demo, 28)
-    with opened(demo) as (_ledger, model):
+    with opened(demo) as (ledger, model):
         assert "campaign demo at seq 29" in compare_with_log(model, batch=batch)
         forget_tables(model)
         model.catch_up(batch=batch)
@@ -215,7 +215,7 @@ def test_a_log_out_of_order_across_batches_is_refused_from_the_start(demo, batch
         assert model.stopped == model.damaged()
         assert compare_with_log(model, batch=batch) is None
         with pytest.raises(DamagedRecord, match="campaign demo at seq 29"):
-            model.refuse_damaged("demo")
+            model.refuse_damaged("demo", ledger.resolve("demo"))
 
 
 def actions_without_catch_up(db: Path, heroes: tuple[str, ...]) -> int:

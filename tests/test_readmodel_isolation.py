@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 
@@ -28,6 +29,7 @@ from projections.consistency import compare_with_log
 from projections.readmodel import ReadModel
 
 from .conftest import copy_db, json_of, one_error_line, run_ledger, succeeded
+from .test_readmodel_damage import forget_tables
 from .test_readmodel_trust import opened
 
 SAMPLE = str(sample_catalog_path())
@@ -153,6 +155,103 @@ def test_a_stop_the_tables_claim_and_the_log_does_not_is_found_by_verify_and_reb
     line = one_error_line(run_ledger("--campaign", "beta", "verify", db=two))
     assert "say they stopped following campaign beta at seq 2, but its log can be followed" in line, line
     beta_works(two)
+
+
+def rowid_of(db: Path, slug: str, seq: int) -> int:
+    return raw(db, "SELECT rowid FROM stored_events WHERE originator_id = ? AND originator_version = ?",
+               [campaign_id(db, slug), seq])[0][0]
+
+
+def demo_works(db: Path) -> None:
+    """Campaign demo is recorded, shown and verified (its heroes: ana and bo)."""
+    succeeded(run_ledger("--campaign", "demo", "hero", "add", "zed", db=db))
+    for args in (["--json", "history"], ["verify"]):
+        assert succeeded(run_ledger("--campaign", "demo", *args, db=db)).stderr == "", args
+
+
+def test_a_campaign_whose_start_was_deleted_stops_alone(two):
+    """Found by a QA pass: the fold's load of it failed as no ledger error (AggregateNotFoundError),
+    an "unexpected failure" of every command of the file, after the rebuild had emptied the tables."""
+    raw(two, "DELETE FROM stored_events WHERE rowid = ?", [rowid_of(two, "beta", 1)])
+    rebuilt = succeeded(run_ledger("--json", "rebuild", db=two))
+    assert json_of(rebuilt)["stopped"] == [{"campaign": "beta", "seq": 2, "why": "order"}], rebuilt.stdout
+    demo_works(two)
+    assert "unexpected" not in one_error_line(run_ledger("--campaign", "beta", "history", db=two))
+
+
+def test_a_copy_of_an_action_under_another_id_stops_that_stream_alone(two):
+    """A beta action copied under a new stream id (no start, no entry in the list):
+    stopped under its id; the campaigns go on, and an action recorded meanwhile says so."""
+    raw(two, "INSERT INTO stored_events (originator_id, originator_version, topic, state) SELECT ?, "
+             "originator_version, topic, state FROM stored_events WHERE rowid = ?", ["a" * 32, rowid_of(two, "beta", 4)])
+    drawn = succeeded(run_ledger("--campaign", "demo", "hero", "add", "yu", db=two))  # before: unexpected failure
+    assert drawn.stdout.startswith("seq 37") and "stopped following campaign aaaaaaaa-" in drawn.stderr, drawn.stderr
+    beta_works(two)
+    demo_works(two)
+
+
+def test_the_first_two_actions_of_a_campaign_swapped_stop_it_alone_and_verify_the_others(two):
+    """Found by a QA pass: the fold took seq 2 as the campaign's first, and verify of every
+    other campaign then failed on it."""
+    swap(two, rowid_of(two, "beta", 1), rowid_of(two, "beta", 2))
+    assert json_of(succeeded(run_ledger("--json", "rebuild", db=two)))["stopped"] == [
+        {"campaign": "beta", "seq": 2, "why": "order"}]
+    demo_works(two)
+
+
+def test_an_action_edited_without_its_hash_stops_nothing_and_the_stops_do_not_depend_on_the_batches(two):
+    """The read models leave the hash chain to verify: what they make of a campaign must not
+    depend on where a batch ends (found by a QA pass: a stop found by a load at the end of a
+    batch, at a seq that depended on it, made verify of every campaign fail every time)."""
+    rowid = rowid_of(two, "beta", 4)
+    state = bytes(raw(two, "SELECT state FROM stored_events WHERE rowid = ?", [rowid])[0][0]).decode()
+    at = state.index('"timestamp":"') + len('"timestamp":"2026-')
+    raw(two, "UPDATE stored_events SET state = ? WHERE rowid = ?",
+        [(state[:at] + ("01" if state[at:at + 2] != "01" else "02") + state[at + 2:]).encode(), rowid])
+    for batch in (1, 3, 7, 50):
+        with opened(two) as (_ledger, model):
+            forget_tables(model)
+            model.catch_up(batch=batch)
+            assert model.damaged() == []
+            for other in (2, 5, 1000):
+                assert compare_with_log(model, batch=other) is None, (batch, other)
+    demo_works(two)
+    assert "seq 4 does not match its hash" in one_error_line(run_ledger("--campaign", "beta", "verify", db=two))
+
+
+def test_a_long_lived_process_follows_a_campaign_mended_and_rebuilt_by_another(two):
+    """Found by a QA pass: the table server's read models kept the stop another process's
+    rebuild had cleared, and left the campaign's new actions out of its history, silently."""
+    rowid = rowid_of(two, "beta", 4)
+    kept = raw(two, "SELECT state FROM stored_events WHERE rowid = ?", [rowid])[0][0]
+    unreadable(two, "beta", 4)
+    succeeded(run_ledger("rebuild", db=two))
+    with opened(two) as (ledger, model):
+        model.safe_catch_up()
+        assert [b.slug for b in model.damaged()] == ["beta"]
+        raw(two, "UPDATE stored_events SET state = ? WHERE rowid = ?", [kept, rowid])  # mended
+        assert json_of(succeeded(run_ledger("--json", "rebuild", db=two)))["stopped"] == []
+        succeeded(run_ledger("--campaign", "beta", "hero", "add", "zed", db=two))
+        succeeded(run_ledger("--campaign", "demo", "hero", "add", "zed", db=two))
+        model.safe_catch_up()
+        assert model.damaged() == [] and model.repaired is None
+        assert model.last_history_seq("beta") == ledger.last_seq(ledger.resolve("beta"))
+
+
+@pytest.mark.parametrize("forged", ["no id", "another name"])
+def test_a_forged_stop_never_hides_actions_silently(two, forged):
+    """Found by a QA pass: a stop row with no id made every command an unexpected failure;
+    one naming another campaign but carrying beta's id left beta's new actions out silently.
+    verify finds either (the log is intact: the tables were changed) and rebuilds."""
+    row = ["damaged beta", None] if forged == "no id" else ["damaged zzz", str(UUID(campaign_id(two, "beta")))]
+    raw(two, "INSERT INTO projection_position (name, position, mark, last_action) VALUES (?, 2, 'order', ?)", row)
+    succeeded(run_ledger("--campaign", "demo", "hero", "add", "zed", db=two))
+    line = one_error_line(run_ledger("--campaign", "beta", "history", db=two))
+    assert "stopped following campaign beta at seq 2" in line, line
+    line = one_error_line(run_ledger("--campaign", "beta", "verify", db=two))
+    assert "the log is intact, but the read-model tables did not match it" in line and \
+        "stopped following campaign" in line and "but its log can be followed" in line, line
+    beta_works(two)  # verify rebuilt the tables
 
 
 # -- a rebuild with a helper process ---------------------------------------------------------

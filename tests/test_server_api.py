@@ -1252,7 +1252,7 @@ def test_after_a_cut_and_a_rebuild_the_server_records_right_after_the_log_not_af
     assert cli_json(seated.db, "verify")[0] == 0
 
 
-def test_another_campaigns_damaged_order_is_not_named_to_a_seat(tmp_path):
+def test_another_campaigns_damaged_order_neither_stops_nor_is_named_to_a_seat(tmp_path):
     import sqlite3
 
     seated = table(tmp_path)
@@ -1273,10 +1273,10 @@ def test_another_campaigns_damaged_order_is_not_named_to_a_seat(tmp_path):
         for name in ("history", "card_actions", "cards", "zones"):
             con.execute(f"DELETE FROM {name}")
     con.close()
-    with client_for(seated.db) as client:
+    with client_for(seated.db) as client:  # only that campaign stops: ana's goes on (it used to be a 500)
         reply = client.get(f"{API}/history", headers=seated.headers("ana"))
-        assert one_error(reply, 500)["code"] == "damaged"
-        assert "secret" not in reply.text and "changed or damaged" in reply.text, reply.text
+        assert reply.status_code == 200 and reply.json()[0]["seq"] == 1, reply.text
+        assert "secret" not in reply.text, reply.text
 
 
 def test_a_path_with_a_trailing_slash_is_not_found_rather_than_redirected_to_the_host_the_request_names(tmp_path):

@@ -290,7 +290,7 @@ def record(s: Session, command: Command) -> None:
     ``message`` the line printed without ``--json``)."""
     rec = s.run(command)
     try:  # every action leaves the read models caught up
-        s.model(recorded=rec).refuse_damaged(rec.campaign.slug)
+        s.model(recorded=rec).refuse_damaged(rec.campaign.slug, rec.campaign.id)
     except DamagedRecord as damaged:  # its campaign's log, or the file's own (seats…): recorded, and said so
         click.echo(note_line(_("seq {seq} is recorded, but the read models cannot follow the log: {reason}").format(
             seq=rec.seq, reason=damaged)), err=True)

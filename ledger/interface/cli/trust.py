@@ -81,7 +81,7 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
             raise
         _not_intact(s, report.as_dict() | {"bad_seq": damaged.seq, "head": None},
                     _("the log is not intact: {reason}").format(reason=damaged))
-    stopped = next((found for found in model.damaged() if found.slug == slug), None)
+    stopped = model.stop_of(slug, cid)
     if stopped is not None:  # the file's order of its actions (which the chain does not cover), or its name's
         from projections.readmodel import stopped_at
 
