@@ -32,12 +32,18 @@ command refuses (``CutLog``) until ``rebuild`` accepts the log as it stands.
 
 The log itself is checked as it is folded, for what the hash chain (kept in seq order)
 cannot see: the notification order. Each action of a campaign must be the one after
-the campaign's action before it — in the batch (one integer comparison an action),
-else in the tables (two indexed lookups a campaign and batch) — and a campaign's name
-must be one event stream's. A log that fails is refused as a damaged record (one
-line, ``ledger.errors.DamagedRecord``): folded in notification order, a redo swapped
-before its undo would make rows that lie, and rebuilding would make them again.
-``projections.consistency.compare_with_log`` compares every row, for ``verify``.
+the campaign's action before it — in the batch (one integer comparison an action), in
+the batches this fold met before, else in the tables (two indexed lookups a campaign
+and batch) — a campaign met from the log's start must begin at seq 1, and a campaign's
+name must be one event stream's. Folded in notification order, a redo swapped before
+its undo would make rows that lie, and rebuilding would make them again; so the first
+action of a campaign that fails, or that cannot be read, stops that campaign (``Break``,
+kept as a row of the position table): its rows stay as they were before it, its reads
+are refused (``refuse_damaged``, one line, ``ledger.errors.DamagedRecord``), and the
+file's other campaigns are followed on. Where a campaign stops depends on the log
+alone, never on where a batch ends (the fold reads campaigns without checking the
+hash chain, which is ``verify``'s), so ``projections.consistency.compare_with_log``,
+which compares every row for ``verify``, finds the same stops.
 """
 
 from __future__ import annotations
