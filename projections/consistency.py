@@ -37,8 +37,10 @@ def compare_with_log(model: ReadModel, log: EventLog | None = None, batch: int =
             return problem
         comparison = _Comparison(model)
         fold = _Fold(log)
+        after = 0
         for notes in _notifications(log, model.position(), batch):
-            problem = comparison.batch(fold.rows_of(notes))
+            problem = comparison.batch(fold.rows_of(notes, after=after))
+            after = notes[-1].id
             if problem is not None:
                 return problem
         return comparison.finish(fold)

@@ -157,7 +157,7 @@ def help_rebuild() -> None:
             notes = recorder.select_notifications(start=start + 1, limit=batch, stop=start + batch)
             if not notes:
                 break
-            pickle.dump(fold.rows_of(notes).rows(start, notes), out, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(fold.rows_of(notes, after=start).rows(start, notes), out, protocol=pickle.HIGHEST_PROTOCOL)
             out.flush()
     finally:
         getattr(log, "close", lambda: None)()

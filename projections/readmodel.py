@@ -525,7 +525,7 @@ class ReadModel:
                     notes = recorder.select_notifications(start=start + 1, limit=batch)
                     if not notes:
                         break
-                    rows = self._fold.rows_of(notes, recorded).rows(start, notes)
+                    rows = self._fold.rows_of(notes, recorded, after=start).rows(start, notes)
                 with self._writing() as db:
                     _move(db, rows)
                     stopped = _check_sequence(db, rows.history, start, from_start)
@@ -572,8 +572,8 @@ class ReadModel:
         """The campaigns the tables stopped following (their log cannot be followed from
         an action on), each with where and why, by name."""
         return [Break(name[len(DAMAGED):], seq, kind, cid) for name, seq, kind, cid in self.read(
-            f"SELECT name, position, mark, last_action FROM [{POSITION}] WHERE name > ? AND name < ? ORDER BY name",
-            [DAMAGED, DAMAGED[:-1] + chr(ord(DAMAGED[-1]) + 1)])]
+            f"SELECT name, position, mark, last_action FROM [{POSITION}] WHERE substr(name, 1, {len(DAMAGED)}) = ? "
+            "ORDER BY name", [DAMAGED]) if len(name) > len(DAMAGED)]
 
     def _stopped_id(self, cid: UUID) -> bool:
         """Did the tables stop following campaign ``cid`` (``damaged``)?"""
@@ -693,6 +693,7 @@ class _Fold:
         self.last_seq: dict[UUID, int] = {}  # each campaign's last seq in the batches before, while they follow
         self._through = 0  # the notification this fold has met every one up to
         self.whole = False  # has it met every notification from the log's first? (then each campaign begins at 1)
+        self.stale: set[UUID] = set()  # campaigns whose cards and zones rows a batch could not write
 
     def forget(self) -> None:
         """Starts again from the log's start (the tables were reset): what this fold
@@ -704,8 +705,9 @@ class _Fold:
         self.last_seq.clear()
         self._through = 0
         self.whole = False
+        self.stale.clear()
 
-    def rows_of(self, notes: list[Any], recorded: Recorded | None = None) -> _Batch:
+    def rows_of(self, notes: list[Any], recorded: Recorded | None = None, after: int | None = None) -> _Batch:
         """The rows of a batch of notifications (the campaign log's own are skipped).
         A short batch (a few actions to catch up) is folded onto the campaigns held:
         cheaper than settling each from its latest snapshot and the actions after it.
@@ -714,13 +716,17 @@ class _Fold:
         is not the one after its campaign's action before, here or in the batches this
         fold met before; a second stream under its name) is stopped there (``_break``):
         its rows up to the action before are given, none after, and the other campaigns
-        of the file go on."""
+        of the file go on. ``after``: the notification the batch was read after (0: from
+        the log's start; None: unknown); the fold remembers each campaign's last seq from
+        batch to batch only while each is read right after the one before (notification
+        ids may have gaps: PostgreSQL's, a row deleted)."""
         writer = _Batch()
-        if notes and notes[0].id != self._through + 1:  # not the batch right after the last: no memory across
+        if after == 0:  # from the log's start: every campaign is met from its first action
+            self.last_seq.clear()
+            self.whole = True
+        elif after is None or after != self._through:  # not the batch right after the last: no memory across
             self.last_seq.clear()
             self.whole = False
-        elif notes and notes[0].id == 1:  # from the log's first notification: every campaign met from its start
-            self.whole = True
         if len(notes) >= LIGHT_FROM:  # msgspec and the light classes: not for a command's one action
             self._rows_light(notes, writer, recorded)
         else:
@@ -735,14 +741,13 @@ class _Fold:
                         self.apply(recorded.event, writer, after=recorded.campaign)
                     else:
                         self._fold_note(note, writer)
-                except DamagedRecord as damage:
-                    self._break(note, damage, writer)
-                    writer.skip(note)
+                except DamagedRecord:  # taken as a long batch takes it (its light read), or stopped there:
+                    self._rows_light([note], writer, None)  # where a campaign stops is the batching's choice
         self._settle(writer)
         for cid, dirty in writer.campaigns():
             if dirty.seq and cid not in self.broken:
                 self.last_seq[cid] = dirty.seq
-        self._through = notes[-1].id if notes else self._through
+        self._through = notes[-1].id if notes else self._through if after is None else after
         return writer
 
     def stops(self, kept: list[Break]) -> None:
@@ -756,6 +761,7 @@ class _Fold:
         for cid in [cid for cid in self.broken if cid not in stopped]:
             self.last_seq.pop(cid, None)
             self.campaigns.pop(cid, None)
+            self.whole = False  # met again mid-log: its next action is not its first
         self.broken = stopped
 
     def _break(self, note: Any, damage: DamagedRecord, writer: _Batch) -> None:
@@ -944,7 +950,7 @@ class _Fold:
         there (the fold at hand, else its latest snapshot and the actions after it),
         and the cards and zones rows those actions touched."""
         for cid, dirty in writer.campaigns():
-            if not dirty.pending:
+            if not dirty.pending and (cid not in self.stale or not dirty.seq):
                 continue
             campaign = dirty.campaign
             if campaign is None or campaign.version != dirty.seq:
@@ -954,12 +960,17 @@ class _Fold:
                         self.ledger.campaign(cid, at=dirty.seq, checked=False)
                 except DamagedRecord:  # an action the light read took and a whole read does not (edited
                     # past what the light classes read): no cards or zones rows from this batch, not a stop,
-                    # whose seq would depend on where the batch ends (verify names the action)
-                    writer.forget(cid)
+                    # whose seq would depend on where the batch ends (verify names the action); all of them
+                    # at the next batch that reads the campaign whole
+                    dirty.forget()
                     self.campaigns.pop(cid, None)
+                    self.stale.add(cid)
                     continue
                 self.campaigns[cid] = campaign
                 dirty.campaign = campaign
+            if cid in self.stale:
+                self.stale.discard(cid)
+                dirty.light = _Dirty.MANY + 1  # every card and zone of it
             dirty.zones.update(campaign.format.zones(tuple(dirty.heroes)))
             dirty.follow(campaign, dirty.touched, dirty.containers)
 
@@ -1218,6 +1229,13 @@ class _Dirty:
     def pending(self) -> bool:
         return self.light > 0
 
+    def forget(self) -> None:
+        """No cards or zones rows from this batch (its seq stays: the campaign's last action)."""
+        self.campaign = None
+        self.light = 0
+        self.cards.clear()
+        self.zones.clear()
+
     def follow(self, campaign: Campaign, touched: set[str], containers: set[str]) -> None:
         """Marks the cards whose rows the changes may have changed, in ``campaign`` as it
         stands: those touched, every card of a container touched (positions shift), and
@@ -1255,10 +1273,6 @@ class _Batch:
         """An action of a campaign no longer followed: no row, yet the batch's last action
         (which the position's mark names, ``_marks_disagree``)."""
         self.last = (note.originator_id, note.originator_version)
-
-    def forget(self, cid: UUID) -> None:
-        """No cards or zones rows of campaign ``cid`` from this batch."""
-        self._dirty.pop(cid, None)
 
     @property
     def last_action(self) -> str | None:

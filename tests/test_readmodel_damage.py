@@ -318,4 +318,5 @@ def forget_tables(model: ReadModel) -> None:
     with model.tables.writing() as db:
         for table in ("cards", "zones", "history", "card_actions"):
             db.execute(f"DELETE FROM [{table}]")
+        db.execute("DELETE FROM projection_position WHERE name <> 'tables'")  # the campaigns stopped, too
         db.execute("UPDATE projection_position SET position = 0, mark = NULL, last_action = NULL")

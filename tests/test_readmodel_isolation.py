@@ -225,15 +225,13 @@ def test_a_long_lived_process_follows_a_campaign_mended_and_rebuilt_by_another(t
     rowid = rowid_of(two, "beta", 4)
     kept = raw(two, "SELECT state FROM stored_events WHERE rowid = ?", [rowid])[0][0]
     unreadable(two, "beta", 4)
-    succeeded(run_ledger("rebuild", db=two))
     with opened(two) as (ledger, model):
-        model.safe_catch_up()
+        model.rebuild()  # (its fold then met every action from the log's start; a second QA pass)
         assert [b.slug for b in model.damaged()] == ["beta"]
         raw(two, "UPDATE stored_events SET state = ? WHERE rowid = ?", [kept, rowid])  # mended
         assert json_of(succeeded(run_ledger("--json", "rebuild", db=two)))["stopped"] == []
-        succeeded(run_ledger("--campaign", "beta", "hero", "add", "zed", db=two))
-        succeeded(run_ledger("--campaign", "demo", "hero", "add", "zed", db=two))
-        model.safe_catch_up()
+        recorded = ledger.execute(ledger.resolve("beta"), c.AddHero(hero="zed"))  # right after the rebuild's end
+        model.safe_catch_up(recorded)
         assert model.damaged() == [] and model.repaired is None
         assert model.last_history_seq("beta") == ledger.last_seq(ledger.resolve("beta"))
 
@@ -320,3 +318,41 @@ def test_a_rebuild_with_a_helper_stops_at_an_unreadable_action_where_a_rebuild_a
     alone, alone_stops = _rebuilt(db, monkeypatch, helped=False)
     assert stops == alone_stops == [("simulation", seq, "unreadable")]
     assert helped == alone
+
+
+@pytest.mark.parametrize("rowid", [100, 153])  # the last action of a batch of 100, one in the middle
+def test_an_action_only_the_light_read_takes_is_taken_by_every_batching(played, tmp_path, rowid):
+    """An unknown field in a stored action: the light (msgspec) read of a long batch takes
+    it, pydantic (a short batch, a load) does not. Found by a second QA pass: a long batch
+    could not write the campaign's cards, forgot its last seq and stopped it one batch on
+    ("out of order"), so the stops depended on the batching and verify of every campaign
+    failed each time. A short batch takes it light too; the cards and zones rows wait for
+    a batch that can read the campaign whole."""
+    db = copy_db(played, tmp_path)
+    raw(db, "UPDATE stored_events SET state = CAST('{\"zzz\":1,' || substr(CAST(state AS TEXT), 2) AS BLOB) "
+            "WHERE rowid = ?", [rowid])
+    for batch in (1, 50, 100, 150, 5000):
+        with opened(db) as (_ledger, model):
+            forget_tables(model)
+            model.catch_up(batch=batch)
+            assert model.damaged() == [], batch
+            for other in (33, 100, 1000):
+                assert compare_with_log(model, batch=other) is None, (batch, other)
+
+
+@pytest.mark.parametrize("rowid", [101, 150])  # the first of a batch of 100, one in the middle
+def test_a_gap_in_the_notification_ids_stops_the_campaign_whatever_the_batching(played, tmp_path, rowid):
+    """A deleted action leaves a gap in the notification ids (PostgreSQL's lost races leave
+    gaps too): a batch read right after the last is still the next one. Found by a second
+    QA pass: a gap at a batch's start made the fold forget, and verify of every other
+    campaign failed on this one ("not intact")."""
+    db = copy_db(played, tmp_path)
+    (seq,), = raw(db, "SELECT originator_version FROM stored_events WHERE rowid = ?", [rowid])
+    raw(db, "DELETE FROM stored_events WHERE rowid = ?", [rowid])
+    for batch in (1, 100, 1000):
+        with opened(db) as (_ledger, model):
+            forget_tables(model)
+            model.catch_up(batch=batch)
+            assert [(b.slug, b.seq, b.kind) for b in model.damaged()] == [("simulation", seq + 1, "order")], batch
+            for other in (50, 100, 1000):
+                assert compare_with_log(model, batch=other) is None, (batch, other)
