@@ -14,7 +14,6 @@ alone does, whichever process meets the damage.
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from uuid import UUID
 
@@ -29,19 +28,10 @@ from projections.consistency import compare_with_log
 from projections.readmodel import ReadModel
 
 from .conftest import copy_db, json_of, one_error_line, run_ledger, succeeded
-from .test_readmodel_damage import forget_tables
+from .test_readmodel_damage import forget_tables, raw
 from .test_readmodel_trust import opened
 
 SAMPLE = str(sample_catalog_path())
-
-
-def raw(db: Path, sql: str, params=()) -> list:
-    con = sqlite3.connect(str(db))
-    try:
-        with con:
-            return con.execute(sql, params).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture(scope="module")
