@@ -119,5 +119,12 @@ def is_action(topic: str) -> bool:
     return cls is not None and issubclass(cls, e.ActionRecorded)
 
 
+def is_other_record(topic: str) -> bool:
+    """Is a stored topic one of the ledger's records that are no action (a log entry, a
+    seat)? An unknown topic is neither: a record that cannot be read."""
+    cls = e.event_class(topic)
+    return cls is not None and not issubclass(cls, e.ActionRecorded)
+
+
 # The light classes of the changes the read models tell apart.
 CARD, ORDER, HERO = (light_class(ch.CardChanged), light_class(ch.StackReordered), light_class(ch.HeroChanged))

@@ -839,7 +839,7 @@ class _Fold:
                 except msgspec.DecodeError:  # stricter than pydantic ("1" for 1), whose output the hash covers
                     action = None
                 if action is None or action.seen is None or action.unnamed is None:  # no action, or one to fold
-                    if decode is not None or decoding.is_action(topic):
+                    if decode is not None or not decoding.is_other_record(topic):  # (an unknown topic: unreadable)
                         self._fold_note(note, writer)
                     continue
                 cid = action.originator_id = note.originator_id

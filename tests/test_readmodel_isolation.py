@@ -346,3 +346,18 @@ def test_a_gap_in_the_notification_ids_stops_the_campaign_whatever_the_batching(
             assert [(b.slug, b.seq, b.kind) for b in model.damaged()] == [("simulation", seq + 1, "order")], batch
             for other in (50, 100, 1000):
                 assert compare_with_log(model, batch=other) is None, (batch, other)
+
+
+def test_an_action_whose_topic_names_no_class_stops_its_campaign_there_whatever_the_batching(played, tmp_path):
+    """A long batch took a topic it did not know for a record of no campaign and skipped it,
+    then stopped the campaign at the next action as out of order; a short batch, at this one."""
+    db = copy_db(played, tmp_path)
+    (seq,), = raw(db, "SELECT originator_version FROM stored_events WHERE rowid = 153")
+    raw(db, "UPDATE stored_events SET topic = 'this:s' WHERE rowid = 153")
+    for batch in (1, 100, 5000):
+        with opened(db) as (_ledger, model):
+            forget_tables(model)
+            model.catch_up(batch=batch)
+            assert [(b.slug, b.seq, b.kind) for b in model.damaged()] == [("simulation", seq, "unreadable")], batch
+            for other in (33, 1000):
+                assert compare_with_log(model, batch=other) is None, (batch, other)
