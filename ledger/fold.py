@@ -152,11 +152,16 @@ class Table:
 
     def hanging_from(self, host: str) -> list[str]:
         """Every card attached to ``host``, directly or through another attached card:
-        each attachment followed by its own, depth first."""
+        each attachment followed by its own, depth first. Each card once: a log edited
+        to attach a card to itself (or round a ring) gives no endless walk."""
         found: list[str] = []
+        met = {host}
         todo = list(reversed(self.attached(host)))
         while todo:
             card = todo.pop()
+            if card in met:
+                continue
+            met.add(card)
             found.append(card)
             todo.extend(reversed(self.attached(card)))
         return found

@@ -133,7 +133,9 @@ class _Comparison:
         """The campaigns the tables stopped following, and where, against those the fold
         of the log stops at (``_Fold._break``)."""
         stored = {found.slug: found.seq for found in self.model.damaged()}
-        given = {found.slug: found.seq for found in fold.broken.values()}
+        given: dict[str, int] = {}
+        for found in fold.broken.values():  # in the order found: the tables keep a name's first stop
+            given.setdefault(found.slug, found.seq)
         for slug in sorted(stored.keys() | given.keys()):
             held, logged = stored.get(slug), given.get(slug)
             if held == logged:

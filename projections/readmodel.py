@@ -741,8 +741,12 @@ class _Fold:
                         self.apply(recorded.event, writer, after=recorded.campaign)
                     else:
                         self._fold_note(note, writer)
-                except DamagedRecord:  # taken as a long batch takes it (its light read), or stopped there:
-                    self._rows_light([note], writer, None)  # where a campaign stops is the batching's choice
+                except StoreError as failed:
+                    if not isinstance(failed, DamagedRecord):  # the store's: not the campaign's
+                        raise
+                    self._rows_light([note], writer, None)  # taken as a long batch takes it (its light read),
+                except UNFOLDABLE:                           # or stopped there: never the batching's choice
+                    self._rows_light([note], writer, None)
         self._settle(writer)
         for cid, dirty in writer.campaigns():
             if dirty.seq and cid not in self.broken:
@@ -870,8 +874,14 @@ class _Fold:
                     touched.add(redirect.card)
                 dirty.touched.update(touched)
                 add_action(slug, action, touched, action.seen, action.unnamed, time, summarise(action))
-            except DamagedRecord as damage:
-                self._break(note, damage, writer)
+            except StoreError as failed:
+                if not isinstance(failed, DamagedRecord):  # the store's: not the campaign's
+                    raise
+                self._break(note, failed, writer)
+                writer.skip(note)
+                held = None
+            except UNFOLDABLE as failed:  # an action no fold takes (edited into a move from nowhere…)
+                self._break(note, DamagedRecord(str(failed), failed), writer)
                 writer.skip(note)
                 held = None
 
@@ -948,31 +958,39 @@ class _Fold:
     def _settle(self, writer: _Batch) -> None:
         """Gives each campaign the batch acted on light its state at its last action
         there (the fold at hand, else its latest snapshot and the actions after it),
-        and the cards and zones rows those actions touched."""
+        and makes the cards and zones rows the batch's actions touched. A campaign that
+        cannot be read whole there (an action edited past what the light classes read, or
+        into what no fold takes) gets no cards or zones rows from this batch: not a stop,
+        whose seq would depend on where the batch ends (``verify`` names the action); the
+        next batch that can read it writes all of them."""
         for cid, dirty in writer.campaigns():
-            if not dirty.pending and (cid not in self.stale or not dirty.seq):
-                continue
-            campaign = dirty.campaign
-            if campaign is None or campaign.version != dirty.seq:
-                held = self.campaigns.get(cid)
-                try:
-                    campaign = held if held is not None and held.version == dirty.seq else \
-                        self.ledger.campaign(cid, at=dirty.seq, checked=False)
-                except DamagedRecord:  # an action the light read took and a whole read does not (edited
-                    # past what the light classes read): no cards or zones rows from this batch, not a stop,
-                    # whose seq would depend on where the batch ends (verify names the action); all of them
-                    # at the next batch that reads the campaign whole
-                    dirty.forget()
-                    self.campaigns.pop(cid, None)
-                    self.stale.add(cid)
-                    continue
-                self.campaigns[cid] = campaign
-                dirty.campaign = campaign
-            if cid in self.stale:
-                self.stale.discard(cid)
-                dirty.light = _Dirty.MANY + 1  # every card and zone of it
-            dirty.zones.update(campaign.format.zones(tuple(dirty.heroes)))
-            dirty.follow(campaign, dirty.touched, dirty.containers)
+            try:
+                if dirty.pending or (cid in self.stale and dirty.seq):
+                    campaign = dirty.campaign
+                    if campaign is None or campaign.version != dirty.seq:
+                        held = self.campaigns.get(cid)
+                        campaign = held if held is not None and held.version == dirty.seq else \
+                            self.ledger.campaign(cid, at=dirty.seq, checked=False)
+                        self.campaigns[cid] = campaign
+                        dirty.campaign = campaign
+                    if cid in self.stale:
+                        self.stale.discard(cid)
+                        dirty.light = _Dirty.MANY + 1  # every card and zone of it
+                    dirty.zones.update(campaign.format.zones(tuple(dirty.heroes)))
+                    dirty.follow(campaign, dirty.touched, dirty.containers)
+                if dirty.campaign is not None:
+                    dirty.make_rows()
+            except StoreError as failed:
+                if not isinstance(failed, DamagedRecord):  # the store's: not the campaign's
+                    raise
+                self._unsettled(cid, dirty)
+            except UNFOLDABLE:
+                self._unsettled(cid, dirty)
+
+    def _unsettled(self, cid: UUID, dirty: _Dirty) -> None:
+        dirty.forget()
+        self.campaigns.pop(cid, None)
+        self.stale.add(cid)
 
 
 def _json(value: Any) -> str:
@@ -980,6 +998,9 @@ def _json(value: Any) -> str:
 
 
 _UNSEEN = object()  # a topic not met yet (its light decoder may be None)
+# What folding an action edited into nonsense raises (a card or zone that is not there, a
+# stack missing a card): that campaign's, not a failure of the file's.
+UNFOLDABLE = (LookupError, ValueError, TypeError, AttributeError)
 
 
 def _light_decoder(decoding: Any, topic: str) -> Callable[[bytes], Any] | None:
@@ -1224,6 +1245,7 @@ class _Dirty:
         self.containers: set[str] = set()
         self.heroes: set[str] = set()
         self.light = 0
+        self.made: tuple[list[dict[str, Any]], list[dict[str, Any]], tuple[str, list[str]]] | None = None
 
     @property
     def pending(self) -> bool:
@@ -1235,6 +1257,17 @@ class _Dirty:
         self.light = 0
         self.cards.clear()
         self.zones.clear()
+        self.made = None
+
+    def make_rows(self) -> None:
+        """The cards and zones rows of the campaign as it stands (``made``), and the zones it
+        no longer has."""
+        campaign = self.campaign
+        assert campaign is not None
+        zones = campaign.zones()
+        self.made = ([card_row(campaign, card) for card in self.cards],
+                     [zone_row(campaign, zone) for zone in self.zones if zone in zones],
+                     (campaign.slug, [zone for zone in self.zones if zone not in zones]))
 
     def follow(self, campaign: Campaign, touched: set[str], containers: set[str]) -> None:
         """Marks the cards whose rows the changes may have changed, in ``campaign`` as it
@@ -1313,14 +1346,14 @@ class _Batch:
 
     def rows(self, start: int, notes: list[Any]) -> _Rows:
         """What the batch of ``notes`` (the notifications after position ``start``) writes."""
-        dirty = [d for d in self._dirty.values() if d.campaign is not None]
+        dirty = [d.made for d in self._dirty.values() if d.made is not None]
         last = notes[-1]
         return _Rows(
             start=start, end=last.id, mark=mark_of(last), count=len(notes), last_action=self.last_action,
             history=self.history, card_actions=self.card_actions, undone=self.undone,
-            cards=[card_row(d.campaign, card) for d in dirty for card in d.cards],
-            zones=[zone_row(d.campaign, zone) for d in dirty for zone in d.zones if zone in d.campaign.zones()],
-            gone=[(d.campaign.slug, [zone for zone in d.zones if zone not in d.campaign.zones()]) for d in dirty],
+            cards=[row for cards, _zones, _gone in dirty for row in cards],
+            zones=[row for _cards, zones, _gone in dirty for row in zones],
+            gone=[gone for _cards, _zones, gone in dirty],
             breaks=self.breaks,
         )
 

@@ -152,9 +152,9 @@ def rowid_of(db: Path, slug: str, seq: int) -> int:
                [campaign_id(db, slug), seq])[0][0]
 
 
-def demo_works(db: Path) -> None:
-    """Campaign demo is recorded, shown and verified (its heroes: ana and bo)."""
-    succeeded(run_ledger("--campaign", "demo", "hero", "add", "zed", db=db))
+def demo_works(db: Path, hero: str = "zed") -> None:
+    """Campaign demo is recorded (``hero`` joins), shown and verified."""
+    succeeded(run_ledger("--campaign", "demo", "hero", "add", hero, db=db))
     for args in (["--json", "history"], ["verify"]):
         assert succeeded(run_ledger("--campaign", "demo", *args, db=db)).stderr == "", args
 
@@ -361,3 +361,45 @@ def test_an_action_whose_topic_names_no_class_stops_its_campaign_there_whatever_
             assert [(b.slug, b.seq, b.kind) for b in model.damaged()] == [("simulation", seq, "unreadable")], batch
             for other in (33, 1000):
                 assert compare_with_log(model, batch=other) is None, (batch, other)
+
+
+def _edit_first_change(db: Path, rowid: int, edit: str) -> None:
+    """The first card change of the action at ``rowid`` edited (its hash left as it was)."""
+    state = json.loads(bytes(raw(db, "SELECT state FROM stored_events WHERE rowid = ?", [rowid])[0][0]))
+    change = next(ch for ch in state["changes"] if ch.get("kind") == "card")
+    if edit == "attached to itself":
+        change["now"]["at"] = f"on:{change['card']}"
+    elif edit == "a card not in the catalog":
+        change["card"] = "zzz-nope"
+    else:  # "a zone that is not there"
+        change["now"]["at"] = "nowhere"
+    raw(db, "UPDATE stored_events SET state = ? WHERE rowid = ?", [json.dumps(state).encode(), rowid])
+
+
+@pytest.mark.parametrize("edit", ["attached to itself", "a card not in the catalog", "a zone that is not there"])
+def test_an_action_edited_into_what_no_fold_takes_breaks_no_catch_up(played, tmp_path, edit):
+    """Found by a third QA pass: a card attached to itself made every command of the file
+    loop for ever (``Table.hanging_from``); a card or zone that is not there made every
+    command an unexpected failure (the cards rows of that campaign)."""
+    db = copy_db(played, tmp_path)
+    rowid = next(r for (r,) in raw(db, "SELECT rowid FROM stored_events WHERE rowid > 150 AND CAST(state AS TEXT) "
+                                       "LIKE '%\"kind\":\"card\"%' ORDER BY rowid LIMIT 1"))
+    _edit_first_change(db, rowid, edit)
+    for batch in (1, 100, 5000):
+        with opened(db) as (_ledger, model):
+            forget_tables(model)
+            model.catch_up(batch=batch)  # no loop, no exception: that campaign's rows as far as they go
+            compare_with_log(model, batch=1000)  # a line or None, never an exception
+    assert "seq" in one_error_line(run_ledger("verify", db=db))  # the chain names the edited action
+
+
+def test_two_stops_under_one_name_are_kept_and_compared_as_the_first(two):
+    """A copy of beta's start under another id (a second stream of that name), then beta's
+    seqs 3 and 4 swapped: two stops under the name beta. Found by a third QA pass: the
+    tables kept the first, verify compared the last, and every verify failed."""
+    raw(two, "INSERT INTO stored_events (originator_id, originator_version, topic, state) SELECT ?, "
+             "originator_version, topic, state FROM stored_events WHERE rowid = ?", ["b" * 32, rowid_of(two, "beta", 1)])
+    swap(two, rowid_of(two, "beta", 3), rowid_of(two, "beta", 4))
+    succeeded(run_ledger("rebuild", db=two))
+    demo_works(two)
+    demo_works(two, hero="yan")  # verify twice: the tables' stops are the log's
