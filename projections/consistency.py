@@ -24,18 +24,21 @@ UNDONE = "undone_by"
 CARDS_AT_ONCE = 500  # card ids per lookup (SQLite builds before 3.32 take 999 parameters at most)
 
 
-def compare_with_log(model: ReadModel, log: EventLog | None = None, batch: int = BATCH) -> str | None:
+def compare_with_log(model: ReadModel, log: EventLog | None = None, batch: int = BATCH,
+                     campaign: str | None = None) -> str | None:
     """A line naming the first read-model row that differs from the log (or is missing,
     or is not in the log), e.g. ``history row seq 12 of campaign north differs: summary
     is 'X', the log gives 'Y'``; or what is wrong with the position; None when every
     table matches the log up to the position. ``log``: the event log to fold (default:
-    the model's own)."""
+    the model's own). ``campaign``: the rows of that campaign only (``verify`` of it:
+    another campaign's damaged record is that campaign's verify's finding), and rows of
+    a campaign the log does not hold at all."""
     log = log or model.ledger
     with model.reading():
         problem = model.position_problem()
         if problem is not None:
             return problem
-        comparison = _Comparison(model)
+        comparison = _Comparison(model, campaign)
         fold = _Fold(log)
         after = 0
         for notes in _notifications(log, model.position(), batch):
@@ -62,8 +65,10 @@ class _Comparison:
     of each campaign (its last seq, how many rows) and the ``undone_by`` the log gives
     so far (set by later actions, compared at the end)."""
 
-    def __init__(self, model: ReadModel):
+    def __init__(self, model: ReadModel, campaign: str | None = None):
         self.model = model
+        self.campaign = campaign  # the one campaign compared (None: every one)
+        self.named: set[str] = set()  # every campaign the log gave rows of
         self.last: dict[str, int] = {}  # campaign -> last seq the log gave
         self.undone: dict[tuple[str, int], int | None] = {}  # (campaign, seq) -> undone_by, where an undo/redo set it
         self.cards: dict[str, list[str]] = {}  # campaign -> every card its card_actions rows name
@@ -75,10 +80,13 @@ class _Comparison:
         log's start, so the log is to blame, not the tables."""
         by_campaign: dict[str, list[dict[str, Any]]] = {}
         for row in writer.history:
-            by_campaign.setdefault(row[0], []).append(dict(zip(HISTORY, row)))
+            self.named.add(row[0])
+            if self._compared(row[0]):
+                by_campaign.setdefault(row[0], []).append(dict(zip(HISTORY, row)))
         actions: dict[str, dict[tuple[str, int], str]] = {}
         for slug, card, seq, witnesses in writer.card_actions:
-            actions.setdefault(slug, {})[(card, seq)] = witnesses
+            if self._compared(slug):
+                actions.setdefault(slug, {})[(card, seq)] = witnesses
         for slug, rows in by_campaign.items():
             low, high = rows[0]["seq"], rows[-1]["seq"]
             if low != self.last.get(slug, 0) + 1:  # the fold checked the rest of the batch
@@ -89,8 +97,12 @@ class _Comparison:
                 return problem
             self.last[slug] = high
         for slug, seqs, undone_by in writer.undone:  # in log order: a redo clears what an undo set
-            self.undone.update(((slug, seq), undone_by) for seq in seqs)
+            if self._compared(slug):
+                self.undone.update(((slug, seq), undone_by) for seq in seqs)
         return None
+
+    def _compared(self, slug: str) -> bool:
+        return self.campaign is None or slug == self.campaign
 
     def _history(self, slug: str, rows: list[dict[str, Any]], low: int, high: int) -> str | None:
         stored = {row["seq"]: row for row in self.model.rows(
@@ -132,7 +144,7 @@ class _Comparison:
     def _stopped(self, fold: _Fold) -> str | None:
         """The campaigns the tables stopped following, and where, against those the fold
         of the log stops at (``_Fold._break``)."""
-        stored = {found.slug: found.seq for found in self.model.damaged()}
+        stored = {found.slug: found.seq for found in self.model.damaged()}  # every campaign's (a few rows)
         given: dict[str, int] = {}
         for found in fold.broken.values():  # in the order found: the tables keep a name's first stop
             given.setdefault(found.slug, found.seq)
@@ -154,6 +166,8 @@ class _Comparison:
         """Rows of a campaign the log does not hold, or of seqs outside 1..its last."""
         for table, key in (("history", "seq"), ("card_actions", "seq"), ("cards", "id"), ("zones", "id")):
             for slug, in self.model.read(f"SELECT DISTINCT campaign FROM [{table}] ORDER BY campaign"):
+                if slug in self.named and slug not in self.last:  # a campaign not compared
+                    continue
                 if slug not in self.last:
                     first = self.model.read(f"SELECT min({key}) FROM [{table}] WHERE campaign = ?", [slug])[0]
                     return _not_in_log(table, _named(key, first[0]), slug)
@@ -170,6 +184,8 @@ class _Comparison:
         stored: dict[tuple[str, int], int] = {}
         for slug, seq, undone_by in self.model.read(
                 f"SELECT campaign, seq, {UNDONE} FROM history WHERE {UNDONE} IS NOT NULL ORDER BY campaign, seq"):
+            if not self._compared(slug):
+                continue
             if self.undone.get((slug, seq)) != undone_by:
                 return _undone_line(slug, seq, undone_by, self.undone.get((slug, seq)))
             stored[(slug, seq)] = undone_by
@@ -181,6 +197,8 @@ class _Comparison:
     def _folds(self, fold: _Fold) -> str | None:
         for campaign in sorted(fold.campaigns.values(), key=lambda c: c.slug):
             slug = campaign.slug
+            if not self._compared(slug):
+                continue
             cards = {row["id"]: row for row in self.model.rows("SELECT * FROM cards WHERE campaign = ?", [slug])}
             zones = {row["id"]: row for row in self.model.rows("SELECT * FROM zones WHERE campaign = ?", [slug])}
             problem = fold_difference(campaign, cards, zones)

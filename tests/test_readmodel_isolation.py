@@ -403,3 +403,18 @@ def test_two_stops_under_one_name_are_kept_and_compared_as_the_first(two):
     succeeded(run_ledger("rebuild", db=two))
     demo_works(two)
     demo_works(two, hero="yan")  # verify twice: the tables' stops are the log's
+
+
+def test_verify_compares_the_rows_of_its_own_campaign(two):
+    """Another campaign's rows are its own verify's finding (a value edited in another
+    campaign's log that every reader takes can make its rows differ by where a load
+    starts, found by a third QA pass: verify of every campaign failed, every time);
+    rows of a campaign the log does not hold at all are still every verify's."""
+    raw(two, "UPDATE cards SET exhausted = 1 WHERE campaign = 'demo' AND id = 'item-sword'")
+    succeeded(run_ledger("--campaign", "beta", "verify", db=two))
+    line = one_error_line(run_ledger("--campaign", "demo", "verify", db=two))
+    assert "cards row item-sword of campaign demo differs" in line, line
+    raw(two, "INSERT INTO history (campaign, seq, action, actor, time, summary, cards, seen, unnamed) "
+             "VALUES ('ghost', 1, 'init', 'master', '2026-01-01T00:00:00+00:00', 'x', '[]', '{}', '{}')")
+    line = one_error_line(run_ledger("--campaign", "beta", "verify", db=two))
+    assert "recorded campaign ghost up to seq 1, but the log's list of campaigns no longer names it" in line, line

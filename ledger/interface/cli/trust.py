@@ -75,7 +75,7 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
     if not report.ok:
         _not_intact(s, report.as_dict(), _("the log is not intact: {reason}").format(reason=report.reason))
     try:
-        problem = _read_models_problem(s)
+        problem = _read_models_problem(s, slug)
     except DamagedRecord as damaged:  # the file's order of the actions, which the chain does not cover
         if damaged.seq is None:  # a damaged record of another kind: said as it is
             raise
@@ -104,13 +104,15 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
     s.emit(with_message(report.as_dict(), line), human=line)
 
 
-def _read_models_problem(s: Session) -> str | None:
+def _read_models_problem(s: Session, slug: str) -> str | None:
     """Catches the read models up (a repair on the way is reported on stderr) and
-    compares every row with the log; a difference is named, and the tables rebuilt."""
+    compares every row of campaign ``slug`` with the log (and looks for rows of no
+    campaign of it); a difference is named, and the tables rebuilt."""
     from projections.consistency import compare_with_log
 
     model = s.model()
-    problem = compare_with_log(model, s.ledger())
+    model.refuse_any_cut()  # any campaign's: the tables are the one trace of it (O(campaigns))
+    problem = compare_with_log(model, s.ledger(), campaign=slug)
     if problem:
         model.refuse_any_cut()  # rows past some campaign's log are the one trace of its cut: kept, and said
         model.rebuild()
