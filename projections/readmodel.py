@@ -130,8 +130,9 @@ UNREADABLE, ORDER, STREAMS = "unreadable", "order", "streams"  # why: an action 
 
 class Break(NamedTuple):
     """A campaign the read models stopped following: its slug, the seq of its first
-    action they cannot follow, why (``UNREADABLE``, ``ORDER``) and its id. Its rows stay
-    as they were before that action, and its reads are refused (``refuse_damaged``)."""
+    action they cannot follow, why (``UNREADABLE``, ``ORDER``, ``STREAMS``) and its id.
+    Its rows stay as they were before that action, and its reads are refused
+    (``refuse_damaged``)."""
 
     slug: str
     seq: int

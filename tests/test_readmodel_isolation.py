@@ -173,7 +173,8 @@ def test_a_copy_of_an_action_under_another_id_stops_that_stream_alone(two):
     """A beta action copied under a new stream id (no start, no entry in the list):
     stopped under its id; the campaigns go on, and an action recorded meanwhile says so."""
     raw(two, "INSERT INTO stored_events (originator_id, originator_version, topic, state) SELECT ?, "
-             "originator_version, topic, state FROM stored_events WHERE rowid = ?", ["a" * 32, rowid_of(two, "beta", 4)])
+             "originator_version, topic, state FROM stored_events WHERE rowid = ?",
+        ["a" * 32, rowid_of(two, "beta", 4)])
     drawn = succeeded(run_ledger("--campaign", "demo", "hero", "add", "yu", db=two))  # before: unexpected failure
     assert drawn.stdout.startswith("seq 37") and "stopped following campaign aaaaaaaa-" in drawn.stderr, drawn.stderr
     beta_works(two)
@@ -398,7 +399,8 @@ def test_two_stops_under_one_name_are_kept_and_compared_as_the_first(two):
     seqs 3 and 4 swapped: two stops under the name beta. Found by a third QA pass: the
     tables kept the first, verify compared the last, and every verify failed."""
     raw(two, "INSERT INTO stored_events (originator_id, originator_version, topic, state) SELECT ?, "
-             "originator_version, topic, state FROM stored_events WHERE rowid = ?", ["b" * 32, rowid_of(two, "beta", 1)])
+             "originator_version, topic, state FROM stored_events WHERE rowid = ?",
+        ["b" * 32, rowid_of(two, "beta", 1)])
     swap(two, rowid_of(two, "beta", 3), rowid_of(two, "beta", 4))
     succeeded(run_ledger("rebuild", db=two))
     demo_works(two)
