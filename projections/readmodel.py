@@ -425,7 +425,7 @@ class ReadModel:
         campaign's latest action (if another process has moved on, the next command checks).
         ``recorded``: the action this process just recorded, whose campaign it holds."""
         last = self._last_action()
-        if last is None or self._stopped_id(last[0]):  # not followed: its rows are left as they were
+        if last is None or last[0] in self._fold.broken:  # not followed (as kept: the catch-up just read them)
             return None
         campaign = self._campaign_at(*last, recorded)
         if campaign is None:
@@ -575,10 +575,6 @@ class ReadModel:
         return [Break(name[len(DAMAGED):], seq, kind, cid) for name, seq, kind, cid in self.read(
             f"SELECT name, position, mark, last_action FROM [{POSITION}] WHERE substr(name, 1, {len(DAMAGED)}) = ? "
             "ORDER BY name", [DAMAGED]) if len(name) > len(DAMAGED)]
-
-    def _stopped_id(self, cid: UUID) -> bool:
-        """Did the tables stop following campaign ``cid`` (``damaged``)?"""
-        return any(found.cid == str(cid) for found in self.damaged())
 
     def stop_of(self, slug: str, cid: UUID) -> Break | None:
         """Where the tables stopped following campaign ``slug`` (id ``cid``), if they did:
@@ -742,12 +738,10 @@ class _Fold:
                         self.apply(recorded.event, writer, after=recorded.campaign)
                     else:
                         self._fold_note(note, writer)
-                except StoreError as failed:
-                    if not isinstance(failed, DamagedRecord):  # the store's: not the campaign's
-                        raise
+                except UNFOLDABLE as failed:
+                    _campaigns_damage(failed)
                     self._rows_light([note], writer, None)  # taken as a long batch takes it (its light read),
-                except UNFOLDABLE:                           # or stopped there: never the batching's choice
-                    self._rows_light([note], writer, None)
+                    # or stopped there: never the batching's choice
         self._settle(writer)
         for cid, dirty in writer.campaigns():
             if dirty.seq and cid not in self.broken:
@@ -875,14 +869,8 @@ class _Fold:
                     touched.add(redirect.card)
                 dirty.touched.update(touched)
                 add_action(slug, action, touched, action.seen, action.unnamed, time, summarise(action))
-            except StoreError as failed:
-                if not isinstance(failed, DamagedRecord):  # the store's: not the campaign's
-                    raise
-                self._break(note, failed, writer)
-                writer.skip(note)
-                held = None
-            except UNFOLDABLE as failed:  # an action no fold takes (edited into a move from nowhere…)
-                self._break(note, DamagedRecord(str(failed), failed), writer)
+            except UNFOLDABLE as failed:  # unreadable, out of order, or no fold takes it (a move from nowhere…)
+                self._break(note, _campaigns_damage(failed), writer)
                 writer.skip(note)
                 held = None
 
@@ -981,11 +969,8 @@ class _Fold:
                     dirty.follow(campaign, dirty.touched, dirty.containers)
                 if dirty.campaign is not None:
                     dirty.make_rows()
-            except StoreError as failed:
-                if not isinstance(failed, DamagedRecord):  # the store's: not the campaign's
-                    raise
-                self._unsettled(cid, dirty)
-            except UNFOLDABLE:
+            except UNFOLDABLE as failed:
+                _campaigns_damage(failed)
                 self._unsettled(cid, dirty)
 
     def _unsettled(self, cid: UUID, dirty: _Dirty) -> None:
@@ -1002,6 +987,17 @@ _UNSEEN = object()  # a topic not met yet (its light decoder may be None)
 # What folding an action edited into nonsense raises (a card or zone that is not there, a
 # stack missing a card): that campaign's, not a failure of the file's.
 UNFOLDABLE = (LookupError, ValueError, TypeError, AttributeError)
+
+
+def _campaigns_damage(failed: Exception) -> DamagedRecord:
+    """What reading or folding a campaign's action raised (``UNFOLDABLE``), as the damage
+    of that campaign's record; the store's own errors (a busy or full file, which are
+    ValueErrors too) are raised as they are: not the campaign's."""
+    if isinstance(failed, DamagedRecord):
+        return failed
+    if isinstance(failed, StoreError):
+        raise failed
+    return DamagedRecord(str(failed), failed)
 
 
 def _light_decoder(decoding: Any, topic: str) -> Callable[[bytes], Any] | None:
