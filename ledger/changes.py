@@ -59,6 +59,23 @@ class CardChanged(Primitive):
     def inverse(self) -> CardChanged:
         return CardChanged(card=self.card, was=self.now, now=self.was)
 
+    def onto(self, spot: Spot) -> CardChanged:
+        """This change made again to the card where it lies now (``spot``): what it changed
+        (place, face, exhausted, whom it was shown to) it changes from there; what it left
+        alone stays as it is now. An undo or redo applies a change recorded earlier on a
+        table that a shuffle may have changed since (an undone action's undo shuffles a
+        deck again: new places, nobody shown a card of it), so its ``was`` is where the
+        card lies then, never the old record's (RULES.md §9: read back, a stale ``was``
+        would show a card to a hero who no longer knows where it is)."""
+        was, now = self.was, self.now
+        moved = (was.at, was.index) != (now.at, now.index)
+        face = now.face if was.face != now.face else spot.face
+        kept_shown = not moved and was.shown == now.shown and face == "down"
+        return CardChanged(card=self.card, was=spot, now=Spot(
+            at=now.at if moved else spot.at, index=now.index if moved else spot.index, face=face,
+            exhausted=now.exhausted if was.exhausted != now.exhausted else spot.exhausted,
+            shown=spot.shown if kept_shown else now.shown))
+
     def cards(self) -> tuple[str, ...]:
         return (self.card,)
 
@@ -73,6 +90,10 @@ class StackReordered(Primitive):
 
     def inverse(self) -> StackReordered:
         return StackReordered(stack=self.stack, was=self.now, now=self.was)
+
+    def onto(self, order: tuple[str, ...]) -> StackReordered:
+        """This change made again to the stack as it is ordered now (``CardChanged.onto``)."""
+        return StackReordered(stack=self.stack, was=order, now=self.now)
 
     def cards(self) -> tuple[str, ...]:
         return self.was

@@ -52,6 +52,20 @@ class Play:
         self.table.apply(change)
         self.changes.append(change)
 
+    def apply_again(self, change: Change) -> None:
+        """Applies a change recorded earlier (its inverse for an undo, itself for a redo)
+        to the table as it stands. From ruleset 12 its ``was`` is the card's spot or the
+        stack's order now (``CardChanged.onto``): a shuffle since (an undone action's
+        undo) may have moved the card and made it unknown to a hero it had been shown to,
+        and every change's ``was`` is what the table held (reading an action back steps
+        through its changes from the table after it: ``ledger.witness``)."""
+        if ruleset() >= 12:
+            if isinstance(change, CardChanged):
+                change = change.onto(self.table.spot(change.card))
+            elif isinstance(change, StackReordered):
+                change = change.onto(tuple(self.table.cards_in(change.stack)))
+        self.apply(change)
+
     def rollback(self) -> None:
         for change in reversed(self.changes):
             self.table.apply(change.inverse())

@@ -54,8 +54,11 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # (shuffling until the order suits: fair play); 11 = a face-down deck holding a face-up card
 # (turned so in it by an effect; a shuffle leaves it face-up) is one whose order a hero can see:
 # they do not shuffle it, search it taking nothing, nor take back such a shuffle (shuffling until
-# that card lands on top would be picking the next draw: fair play).
-RULESET = 11
+# that card lands on top would be picking the next draw: fair play); 12 = an undo or a redo
+# records each change as made to the table as it stands (``Play.apply_again``): a deck shuffled
+# since by an undone action's undo no longer gets a card shown back to a hero, and the record no
+# longer says a card was shown to a hero who could not tell it apart then (RULES.md §9).
+RULESET = 12
 
 
 class Rule(NamedTuple):

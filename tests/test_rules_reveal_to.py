@@ -128,3 +128,55 @@ def test_after_a_shuffle_a_shown_card_is_unknown_whatever_order_came_out(game, s
     game.do(c.Shuffle(stack="deck:item", seed=seed))
     assert game.campaign.table.shown == {}
     assert ids(zones_view(game.campaign, "ana"), "deck:item") == [None, None]
+
+
+def _deck_shuffled_again_then_the_reveal_undone(game: Game) -> tuple[int, str]:
+    """The master shows ana a card of the item deck; ana draws another and the master
+    takes the draw back (the deck is shuffled again: ana no longer knows where the shown
+    card lies); then the master takes the showing back. Returns the undo's seq and the card."""
+    game.add("item-torch", "item-bow", "item-rope", "item-sword", to="deck:item")
+    game.do(c.Reveal(cards=("item-bow",), to=("ana",)))
+    game.do(c.Draw(actor="ana", stack="deck:item"))
+    assert game.do(c.Undo()).event.reshuffled_stacks == ("deck:item",)
+    assert not can_identify(game.campaign, "ana", "item-bow")
+    return game.do(c.Undo()).seq, "item-bow"
+
+
+def test_an_undo_records_each_change_from_the_table_as_it_stands_and_names_no_card_shown_before_a_shuffle(game):
+    """Rule undo-from-the-table-as-it-stands (§9; ruleset 12). Found by the model-based
+    test: an undo applied the inverses of the recorded changes, whose ``was`` still said
+    the card was shown to ana although an undone draw's undo had shuffled the deck since;
+    read back, the undo named the card to her. Now every change of an undo starts from
+    the table as it stood (the fold, stepped, meets each ``was``), and no viewer but the
+    master is named the card."""
+    from ledger.changes import CardChanged, StackReordered
+
+    seq, card = _deck_shuffled_again_then_the_reveal_undone(game)
+    undo = game.app.event(game.cid, seq)
+    table = game.app.campaign(game.cid, at=seq - 1).table
+    for change in undo.changes:
+        if isinstance(change, CardChanged):
+            assert change.was == table.spot(change.card), change
+        elif isinstance(change, StackReordered):
+            assert change.was == tuple(table.cards_in(change.stack)), change
+        table.apply(change)
+    assert table.to_dict() == game.campaign.table.to_dict()
+    for viewer in ("public", "ana", "bo"):
+        assert card not in json.dumps(action_view(undo, game.campaign, viewer)), viewer
+    assert verify(game.app, game.cid).bad_seq is None
+
+
+def test_an_undo_recorded_under_older_rules_is_decided_again_as_it_was(app, sample_catalog):
+    """verify decides an older undo under its own rules (ruleset 11: the recorded
+    inverses applied as they were), so a campaign recorded then still checks out."""
+    from ledger.rulesets import decided_under
+
+    with decided_under(11):
+        rec = app.start(sample_catalog, name="Old")
+        old = Game(app, rec.campaign.id)
+        old.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        seq, card = _deck_shuffled_again_then_the_reveal_undone(old)
+    undo = app.event(old.cid, seq)
+    assert undo.ruleset == 11
+    assert any(change.was.shown == ("ana",) for change in undo.changes if getattr(change, "card", None) == card)
+    assert verify(app, old.cid).bad_seq is None
