@@ -496,6 +496,7 @@ BAD_BODIES: list[tuple[str, bytes | Any]] = [
     ("an empty object", {}),
     ("an unknown action", {"action": "teleport", "cards": ["item-sword"]}),
     ("an action that is not a string", {"action": ["draw"], "stack": "deck:item"}),
+    ("an action null", {"action": None, "stack": "deck:item"}),
     ("an action of another case", {"action": "DRAW", "stack": "deck:item"}),
     ("the CLI's class name", {"action": "Draw", "stack": "deck:item"}),
     ("a missing parameter", {"action": "send", "cards": ["item-sword"]}),
@@ -909,10 +910,22 @@ def test_http_replies_say_what_http_asks_them_to(tmp_path):
         assert one_error(wrong, 405) and "GET" in wrong.headers.get("allow", ""), wrong.headers
         nobody = client.get(f"{API}/zones")
         assert one_error(nobody, 401) and nobody.headers.get("www-authenticate", "").startswith("Bearer")
+        # HEAD answers as GET would, headers only (curl -I, a health check); not for a stream
+        for path, who in ((f"{API}/zones", "master"), (f"{API}/history?limit=3", "ana"), (f"{API}/zones", None),
+                          (f"{API}/nothing", "master"), ("/", None)):
+            head = client.head(path, headers=seated.headers(who) if who else {})
+            get = client.get(path, headers=seated.headers(who) if who else {})
+            assert (head.status_code, head.content) == (get.status_code, b""), (path, head.status_code)
+            assert head.headers.get("content-length") == get.headers.get("content-length"), path
+        endless = client.head(f"{API}/stream", headers=seated.headers("master"))
+        assert endless.status_code == 405 and "GET" in endless.headers.get("allow", "")
         with nothing_appended(seated.db):
             form = client.post(f"{API}/actions", content=b'{"action":"draw","stack":"deck:item"}',
                                headers={**seated.headers("master"), "Content-Type": "application/x-www-form-urlencoded"})
             assert "Content-Type: application/json" in one_error(form, 422)["message"]
+            for name in (None, 7, ["draw"]):  # not "unknown action 'None'": it names no action at all
+                said = one_error(post(client, seated, "master", {"action": name, "stack": "deck:item"}), 422)["message"]
+                assert "as text" in said and "unknown" not in said, said
 
 
 # -- the stream, against the real server -------------------------------------------------------
@@ -1042,6 +1055,12 @@ def test_odd_methods_and_paths_get_the_one_line_error_never_a_500(tmp_path):
                 one_error(client.request(method, path, headers=seated.headers("ana")), status)
         reply = client.get(f"{API}/cards/%00", headers=seated.headers("ana"))
         assert one_error(reply, 404)["code"] == "unknown-card"
+        # a number is written in digits, never read as Python's int() would (1_0 is no seq 10)
+        for path in ("/zones?at=1_0", "/zones?at=+3", "/zones?at=%203", "/zones?at=3.0", "/cards/item-sword?at=0x3",
+                     "/history?limit=1_0", "/history?from=+1", "/history?to=2%20", "/explain/1_0"):
+            error = one_error(client.get(API + path, headers=seated.headers("ana")), 422)
+            assert "in digits" in error["message"], (path, error)
+        assert client.get(f"{API}/zones?at=10", headers=seated.headers("ana")).json()["seq"] == 10
         assert one_error(client.get("/api/campaigns/%00/zones", headers=seated.headers("ana")), 403)
 
 

@@ -22,6 +22,7 @@ from uuid import UUID
 
 from fastapi import Body, Depends, FastAPI, Path, Query, Request
 from fastapi.responses import StreamingResponse
+from pydantic import BeforeValidator
 from starlette.exceptions import HTTPException
 
 from ...i18n import N_, _
@@ -39,7 +40,19 @@ from .speech import Speaking
 
 log = logging.getLogger("ledger.server")
 _JOIN = re.compile(r"/join/[^\s?\"]+")
-SEQ = Query(default=None, ge=1, le=2**53, description="A seq: right after that action.")
+
+
+def _in_digits(value: Any) -> Any:
+    """A number in a query or a path is written in ASCII digits only: ``1_0``, ``+3``, `` 3``
+    and ``3.0``, which Python's int() would read, are refused, as a body's ``"2"`` is
+    (SERVER.md "Errors": a value of the wrong type is refused, never converted)."""
+    if isinstance(value, str) and not (value.isascii() and value.isdigit()):
+        raise ValueError(_("a whole number written in digits (e.g. 12)"))
+    return value
+
+
+DIGITS = BeforeValidator(_in_digits)
+SEQ = Query(ge=1, le=2**53, description="A seq: right after that action.")
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": text} for status, text in (
         (401, "no seat: no token, or one not in force"), (403, "a seat of another campaign, or not allowed"),
@@ -87,6 +100,7 @@ def create_app(db: str) -> FastAPI:
     errors.install(app, db)
     app.add_middleware(BodyLimit)
     app.add_middleware(PerSeat)
+    app.add_middleware(HeadAsGet)
     app.add_middleware(Speaking)  # the outermost: every reply, a refused body's too, in the request's language
     app.include_router(api_routes())
     app.include_router(pages.routes())
@@ -114,6 +128,29 @@ class PerSeat:
             await send(message)
 
         await self.app(scope, receive, private)
+
+
+class HeadAsGet:
+    """``HEAD`` of any page or endpoint answers as its ``GET`` would (same status and
+    headers, a seat's refusal too), without the body: ``curl -I`` and health checks. Not
+    for a stream, whose body never ends: 405 there, as for any other method it does not take."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD" or scope["path"].endswith("/stream"):
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Any) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 class BodyLimit:
@@ -151,7 +188,7 @@ def api_routes() -> Any:
     api = APIRouter(prefix="/api/campaigns/{campaign}", responses=ERRORS)
 
     @api.get("/zones", summary="Every zone as the seat sees it, now or right after seq `at`")
-    async def zones(request: Request, seated: SEATED, at: int | None = SEQ) -> dict[str, Any]:
+    async def zones(request: Request, seated: SEATED, at: Annotated[int | None, DIGITS, SEQ] = None) -> dict[str, Any]:
         seat, cid = seated
         clerk: Clerk = request.app.state.clerk
 
@@ -171,7 +208,7 @@ def api_routes() -> Any:
     @api.get("/cards/{card}", summary="One card as the seat may see it, now or right after seq `at`",
              responses={404: UNSEEN})
     async def card(request: Request, seated: SEATED, card: Annotated[str, Path(max_length=100)],
-                   at: int | None = SEQ) -> dict[str, Any]:
+                   at: Annotated[int | None, DIGITS, SEQ] = None) -> dict[str, Any]:
         seat, cid = seated
         clerk: Clerk = request.app.state.clerk
 
@@ -195,11 +232,11 @@ def api_routes() -> Any:
              f"(at most {HISTORY_MAX:,}; page back with `to`)", responses={404: UNSEEN})
     async def history(
         request: Request, seated: SEATED,
-        start: Annotated[int | None, Query(alias="from", ge=1, le=2**53)] = None,
-        to: Annotated[int | None, Query(ge=1, le=2**53)] = None,
+        start: Annotated[int | None, DIGITS, Query(alias="from", ge=1, le=2**53)] = None,
+        to: Annotated[int | None, DIGITS, Query(ge=1, le=2**53)] = None,
         card: Annotated[str | None, Query(max_length=100)] = None,
         actor: Annotated[str | None, Query(max_length=100)] = None,
-        limit: Annotated[int | None, Query(ge=1, le=2**53)] = None,
+        limit: Annotated[int | None, DIGITS, Query(ge=1, le=2**53)] = None,
     ) -> list[dict[str, Any]]:
         seat, cid = seated
         clerk: Clerk = request.app.state.clerk
@@ -217,7 +254,7 @@ def api_routes() -> Any:
         return await clerk(view)
 
     @api.get("/explain/{seq}", summary="Which rules an action was checked against, as the seat may see it")
-    async def explain(request: Request, seated: SEATED, seq: Annotated[int, Path(ge=1, le=2**53)]
+    async def explain(request: Request, seated: SEATED, seq: Annotated[int, DIGITS, Path(ge=1, le=2**53)]
                       ) -> dict[str, Any]:
         seat, cid = seated
         clerk: Clerk = request.app.state.clerk

@@ -69,6 +69,10 @@ def first_problem(errors: Any) -> str:
         from .bodies import ACTIONS
 
         given = (err.get("ctx") or {}).get("tag", "?")
+        body = err.get("input")
+        if isinstance(body, dict) and not isinstance(body.get("action"), str):  # null, a number, a list
+            return _("\"action\" is the action's name, as text; actions are: {actions}").format(
+                actions=", ".join(ACTIONS))
         return _("unknown action {given!r}; actions are: {actions}").format(given=given, actions=", ".join(ACTIONS))
     if err.get("type") == "union_tag_not_found":
         return _("say which action with \"action\": NAME (e.g. {example})").format(example=EXAMPLE)
