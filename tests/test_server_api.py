@@ -1142,6 +1142,16 @@ def test_leave_forgets_the_browsers_seat_only_when_asked_from_the_tables_own_pag
         assert 'action="/leave"' in browser.get("/").text
         assert browser.post("/leave").status_code == 200  # no browser headers: not another site's page
         one_error(browser.get(f"{API}/zones"), 401)
+    with TestClient(create_app(str(seated.db))) as browser:  # a token an older server kept as ledger_seat
+        patient(browser)
+        browser.cookies.set("ledger_seat", seated.tokens["ana"], domain="testserver.local")
+        joined = browser.get(f"/join/{seated.tokens['bo']}")
+        assert any(c.lower().startswith('ledger_seat="";') for c in joined.headers.get_list("set-cookie"))
+        assert "ledger_seat" not in browser.cookies
+        browser.cookies.set("ledger_seat", seated.tokens["ana"], domain="testserver.local")
+        left = browser.post("/leave")
+        assert sorted(c.split("=")[0] for c in left.headers.get_list("set-cookie")) == ["ledger_seat", "ledger_seat_80"]
+        assert not browser.cookies
 
 
 def test_a_damaged_record_is_a_500_naming_its_seq_that_no_cache_keeps(tmp_path):

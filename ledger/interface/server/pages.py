@@ -31,7 +31,7 @@ from ...terms import ACTIONS, action_name, pgettext_noop, suit_name, suit_word
 from ...vocabulary import Role, Suit
 from .clerk import Clerk
 from .errors import Refused, retry_after, status_of
-from .seating import cookie_name, seat_of
+from .seating import COOKIE, cookie_name, seat_of
 from .speech import QUERY, tag
 
 HERE = Path(__file__).parent
@@ -129,8 +129,9 @@ def routes() -> APIRouter:
         response = _page(request, "message.html", {
             "title": _("You left the table"),
             "message": _("This browser no longer holds your seat; your join link seats you again.")})
-        response.delete_cookie(cookie_name(request), path="/", secure=request.url.scheme == "https", httponly=True,
-                               samesite="strict")
+        for name in (cookie_name(request), *_older_cookie(request)):
+            response.delete_cookie(name, path="/", secure=request.url.scheme == "https", httponly=True,
+                                   samesite="strict")
         return response
 
     return router
@@ -153,7 +154,16 @@ async def _seat_to_join(request: Request, token: str) -> tuple[Any, str] | Respo
 def _seated(request: Request, response: Response, token: str) -> Response:
     response.set_cookie(cookie_name(request), token, max_age=SESSION_DAYS * 86400, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https", path="/")
+    for name in _older_cookie(request):
+        response.delete_cookie(name, path="/", secure=request.url.scheme == "https", httponly=True, samesite="strict")
     return response
+
+
+def _older_cookie(request: Request) -> tuple[str, ...]:
+    """The seat cookie an older server set without its port (``ledger_seat``), if this
+    browser still holds one: a token no server reads any more, dropped when the browser
+    joins or leaves, rather than kept in it for months."""
+    return (COOKIE,) if COOKIE in request.cookies else ()
 
 
 def _opened_here(request: Request, token: str) -> bool:
