@@ -289,8 +289,12 @@ def load_catalog(path: str | Path) -> Catalog:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise BadCatalog(_("{path}: no such catalog file").format(path=path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
+        raise BadCatalog(_("{path}: no such catalog file; a sample ships with the ledger: {sample}").format(
+            path=path, sample=sample_catalog_path())) from None
+    except UnicodeDecodeError:
+        raise BadCatalog(_("{path}: not UTF-8 text; a catalog is a TOML or CSV file in UTF-8").format(
+            path=path)) from None
+    except OSError as exc:
         raise BadCatalog(
             _("{path}: cannot read it ({reason})").format(path=path, reason=exc.__class__.__name__)) from None
     if path.suffix.lower() == ".csv":

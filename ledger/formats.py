@@ -209,7 +209,10 @@ def load_format(path: str | Path) -> Format:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BadCatalog(_("{file}: no such format file").format(file=path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise BadCatalog(_("{file}: not UTF-8 text; a format is a TOML file in UTF-8").format(
+            file=path)) from None
+    except OSError as exc:
         reason = exc.__class__.__name__
         raise BadCatalog(_("{file}: cannot read it ({problem})").format(file=path, problem=reason)) from None
     try:

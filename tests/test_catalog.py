@@ -351,7 +351,7 @@ def test_catalog_file_that_is_not_utf8_is_refused(tmp_path, name):
             b'[[cards]]\nid = "item-a"\nsuit = "item"\nname = "Ma\xe7\xe3"\nlevel = 1\nvalue = 2\nknowledge = 0\n'
         )
     message = refusal(path)
-    assert "cannot read" in message
+    assert "not UTF-8 text" in message and "Error" not in message
 
 
 # -- pieces used directly -----------------------------------------------------------

@@ -307,7 +307,6 @@ def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
         ["draw"],                                  # missing argument
         ["send", "item-rope"],                     # missing required --to
         ["frobnicate"],                            # unknown command
-        ["send", "item-rope", "--to", "discard", "--face", "sideways"],
         ["discard"],                               # neither cards nor --from
         ["access", "village", "item"],             # neither a LEVEL nor --clear
         ["explain", "--bogus"],                    # an unknown option, though -1 there is a seq refused
@@ -315,6 +314,22 @@ def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
     ):
         one_error_line(run_ledger(*args, db=db), exit_codes=(2,))
     assert stored(db) == before
+
+
+def test_a_global_option_after_the_command_is_told_where_it_goes(campaign_copy):
+    """Found by a newcomer's read of the README: ``ledger draw deck:item --actor ana`` was
+    offered ``Did you mean '--to'?``; the line now says the option goes before the command."""
+    before = stored(campaign_copy)
+    for args, option, example in (
+            (["draw", "deck:item", "--actor", "ana"], "--actor", "ledger --actor … draw …"),
+            (["zones", "--as", "ana"], "--as", "ledger --as … zones …"),
+            (["zones", "--json"], "--json", "ledger --json zones …"),
+            (["hero", "add", "cy", "--db=x.db"], "--db", "ledger --db … hero add …")):
+        line = one_error_line(run_ledger(*args, db=campaign_copy), exit_codes=(2,))
+        assert f"{option} is a global option" in line and example in line and "Did you mean" not in line, line
+    assert stored(campaign_copy) == before
+    json_mode = run_ledger("--json", "--actor", "ana", "obtain", "ana", "class-mage", "--by", "luck", db=campaign_copy)
+    assert json.loads(json_mode.stdout)["error"]["code"] == "bad-input" and json_mode.returncode == 1
 
 
 @pytest.mark.parametrize("args", [[], ["hero"]], ids=["ledger", "ledger-hero"])
@@ -359,6 +374,11 @@ def test_bad_numbers_are_refused_as_bad_input_naming_the_option_and_append_nothi
         ["activate", "item-rope", "--effect", "0"],
         ["explain", "-1"],  # a seq, not an unknown option
         ["history", "--limit", "0"],
+        # a value click's own types refuse (a choice, a range): refused as well, not a usage error
+        ["send", "item-rope", "--to", "discard", "--face", "sideways"],
+        ["obtain", "ana", "class-mage", "--by", "luck"],
+        ["--lang", "fr"],
+        ["seat", "add", "ana", "--port", "99999"],
     ):
         line = one_error_line(run_ledger(*args, db=db), exit_codes=(1,))
         assert stored(db) == before, f"{args} appended events"
@@ -382,7 +402,11 @@ def test_a_missing_database_is_refused_pointing_at_init_and_not_created(tmp_path
 def test_init_with_a_missing_catalog_is_refused_and_creates_no_file(tmp_path):
     db = tmp_path / "campaign.db"
     line = one_error_line(run_ledger("init", "--catalog", str(tmp_path / "cards.toml"), db=db))
-    assert "cards.toml" in line
+    assert "cards.toml" in line and str(sample_catalog_path()) in line, line  # where a newcomer finds one
+    assert not db.exists()
+    (tmp_path / "other.db").write_bytes(b"SQLite format 3\x00\xff\xfe" + bytes(range(256)))
+    line = one_error_line(run_ledger("init", "--catalog", str(tmp_path / "other.db"), db=db))
+    assert "not UTF-8 text" in line and "TOML or CSV" in line and "Error" not in line, line
     assert not db.exists()
 
 

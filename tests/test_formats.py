@@ -308,7 +308,7 @@ def test_missing_format_file_is_refused_naming_the_file(tmp_path):
 def test_format_file_that_is_not_utf8_is_refused(tmp_path):
     path = tmp_path / "latin1.toml"
     path.write_bytes(b'name = "Forma\xe7\xe3o"\n')
-    with pytest.raises(BadCatalog, match="cannot read") as info:
+    with pytest.raises(BadCatalog, match="not UTF-8 text") as info:
         load_format(path)
     assert str(path) in str(info.value)
 

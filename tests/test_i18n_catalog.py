@@ -358,7 +358,8 @@ def test_a_format_files_problems_are_in_the_language_spoken(tmp_path, case):
 
 def test_unreadable_catalog_files_are_refused_in_portuguese(tmp_path):
     with speaking("pt"):
-        assert refusal(tmp_path / "nowhere.toml").endswith("nowhere.toml: o arquivo de catálogo não existe")
+        assert "nowhere.toml: o arquivo de catálogo não existe; um exemplo vem com o ledger: " in refusal(
+            tmp_path / "nowhere.toml")
         (tmp_path / "folder.toml").mkdir()
         assert "não foi possível ler o arquivo (" in refusal(tmp_path / "folder.toml")
 

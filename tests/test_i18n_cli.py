@@ -213,9 +213,9 @@ def test_the_help_shows_lang_as_its_two_codes():
     assert "--lang [en|pt]" in succeeded(run_ledger("--help")).stdout
 
 
-def test_lang_fr_is_a_usage_error_exit_2():
+def test_lang_fr_is_a_bad_value_refused_exit_1():
     result = run_ledger("--lang", "fr", "zones")
-    line = one_error_line(result, exit_codes=(2,))
+    line = one_error_line(result, exit_codes=(1,))
     assert "--lang" in line and "'fr'" in line and "'en', 'pt'" in line
 
 

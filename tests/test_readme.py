@@ -31,8 +31,11 @@ def test_quickstart_is_two_commands_and_ci_runs_them():
 
 
 def test_everyday_commands_run_as_written(tmp_path: Path):
+    lines = _block_after("## Everyday use")
+    assert lines[0] == "cp ledger/data/sample_catalog.toml cards.toml", lines[0]  # from the checkout, as written
+    assert (ROOT / "ledger/data/sample_catalog.toml").resolve() == sample_catalog_path().resolve()
     shutil.copy(sample_catalog_path(), tmp_path / "cards.toml")
-    for line in _block_after("## Everyday use"):
+    for line in lines[1:]:
         for part in line.split("#", 1)[0].split(" ; "):
             argv = shlex.split(part)
             assert argv[0] == "ledger"

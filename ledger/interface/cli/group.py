@@ -152,6 +152,10 @@ class LedgerGroup(TranslatedGroup):
         except click.Abort:
             click.echo(error_line(_("aborted")), err=True)
             sys.exit(1)
+        except click.BadParameter as exc:
+            if isinstance(exc, click.MissingParameter):
+                usage_error(exc)
+            fail(bad_value(exc), "bad-input", as_json)  # a value refused (1), as the ledger's own types do
         except click.UsageError as exc:
             usage_error(exc)
         except (KeyboardInterrupt, Interrupted):
@@ -171,13 +175,38 @@ class Interrupted(Exception):
 
 
 def usage_error(exc: click.UsageError) -> NoReturn:
-    """A usage error: one line, with the help to read, and exit 2."""
+    """A usage error: one line, with the help to read, and exit 2. A global option typed
+    after the command (``ledger draw deck:item --actor ana``) is told where it goes, rather
+    than offered a look-alike of the command's own (``Did you mean '--to'?``)."""
     hint = ""
+    command = ""
     if exc.ctx:
         command = f"ledger {exc.ctx.command_path.removeprefix('ledger').strip()}".strip()
         hint = " " + _("(see {command} --help)").format(command=command)
+    if isinstance(exc, click.NoSuchOption) and exc.ctx is not None and exc.ctx.parent is not None:
+        option = exc.option_name.partition("=")[0]
+        given = next((param for param in cli.params if option in param.opts), None)
+        if isinstance(given, click.Option):
+            value = "" if given.is_flag else " …"
+            message = _("{option} is a global option: it goes before the command ({example})").format(
+                option=option, example=f"ledger {option}{value} {command.removeprefix('ledger ')} …")
+            click.echo(error_line(message), err=True)
+            sys.exit(2)
     click.echo(error_line(f"{exc.format_message()}{hint}"), err=True)
     sys.exit(2)
+
+
+def bad_value(exc: click.BadParameter) -> str:
+    """The line for a value click's own types refused (a choice, a range): the option as
+    named, then what was wrong (``--by: 'luck' is not one of …``)."""
+    param = exc.param
+    if isinstance(param, click.Option) and param.opts:
+        name = max(param.opts, key=len)
+    elif param is not None:
+        name = param.human_readable_name
+    else:
+        return exc.format_message()
+    return f"{name}: {exc.message}"
 
 
 def refusal(exc: Exception) -> tuple[str, str]:
