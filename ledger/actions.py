@@ -529,7 +529,7 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
         play.rng.seed(cmd.seed)
     for event in targets:  # newest first
         for change in reversed(event.changes):
-            play.apply_again(change.inverse())
+            play.apply_again(change.inverse(), event.seq)
     # Fair play: a deck a seen card returns to gets a new order nobody has seen.
     reshuffled = () if cmd.keep_order else tuple(rules.decks_to_reshuffle(play.campaign, targets))
     for stack in reshuffled:
@@ -549,5 +549,5 @@ def redo(play: Play, cmd: c.Redo) -> Decided:
     rules.may_take_back(play.actor, targets, "redo")
     for event in reversed(targets):  # oldest first
         for change in event.changes:
-            play.apply_again(change)
+            play.apply_again(change, event.seq)
     return e.ActionRedone, {"undo": undone.seq, "targets": undone.targets}

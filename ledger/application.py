@@ -16,6 +16,7 @@ import re
 import sqlite3
 import time
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -390,6 +391,12 @@ class Ledger(Application):
     def actions(self, cid: UUID, gt: int | None = None, lte: int | None = None) -> list[ActionRecorded]:
         return self._guard(lambda: list(self.events.get(cid, gt=gt, lte=lte)))
 
+    def actions_between(self, cid: UUID, gt: int, lte: int, page: int = 500) -> Iterator[ActionRecorded]:
+        """The actions after seq ``gt`` up to ``lte``, read a page at a time."""
+        while gt < lte:
+            yield from self.actions(cid, gt=gt, lte=min(gt + page, lte))
+            gt += page
+
     # -- recording ------------------------------------------------------------
     def execute(self, cid: UUID, command: Command) -> Recorded:
         """Load → decide → save. A refusal raises and appends nothing; a save that
@@ -411,7 +418,8 @@ class Ledger(Application):
                 held = False  # another writer since, or a log cut short: a copy ahead of it would record past a gap
                 self._live.pop(cid)
             campaign = self._current(cid, fresh=not held)
-            play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq))
+            play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq),
+                        scan=lambda gt, lte: self.actions_between(cid, gt, lte))
             try:
                 event = decide_event(play, command)
             except LedgerError:

@@ -8,6 +8,7 @@ checked: the rules decided before it existed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -59,22 +60,36 @@ class CardChanged(Primitive):
     def inverse(self) -> CardChanged:
         return CardChanged(card=self.card, was=self.now, now=self.was)
 
-    def onto(self, spot: Spot) -> CardChanged:
+    def onto(self, spot: Spot, may_show: Callable[[str], bool]) -> CardChanged:
         """This change made again to the card where it lies now (``spot``): what it changed
         (place, face, exhausted, whom it was shown to) it changes from there; what it left
         alone stays as it is now. An undo or redo applies a change recorded earlier on a
         table that a shuffle may have changed since (an undone action's undo shuffles a
         deck again: new places, nobody shown a card of it), so its ``was`` is where the
         card lies then, never the old record's (RULES.md §9: read back, a stale ``was``
-        would show a card to a hero who no longer knows where it is)."""
+        would show a card to a hero who no longer knows where it is). Whom it is shown to
+        changes by the heroes the change took off or put on (``reveal --to`` each hero
+        apart); a hero it would show the card to again — back where it lay, or shown
+        anew — is shown it only if ``may_show(container)``: not in a deck shuffled again
+        since the change was recorded, whose order that hero never saw."""
         was, now = self.was, self.now
         moved = (was.at, was.index) != (now.at, now.index)
+        at, index = (now.at, now.index) if moved else (spot.at, spot.index)
         face = now.face if was.face != now.face else spot.face
-        kept_shown = not moved and was.shown == now.shown and face == "down"
+        if face == "up":
+            shown: tuple[str, ...] = ()
+        elif moved:  # back where it lay, shown to whom it was shown there
+            shown = now.shown
+        elif spot.shown == was.shown:
+            shown = now.shown
+        else:
+            shown = tuple(sorted((set(spot.shown) - (set(was.shown) - set(now.shown)))
+                                 | (set(now.shown) - set(was.shown))))
+        if set(shown) - set(() if moved else spot.shown) and not may_show(at):
+            shown = tuple(hero for hero in shown if hero in spot.shown and not moved)
         return CardChanged(card=self.card, was=spot, now=Spot(
-            at=now.at if moved else spot.at, index=now.index if moved else spot.index, face=face,
-            exhausted=now.exhausted if was.exhausted != now.exhausted else spot.exhausted,
-            shown=spot.shown if kept_shown else now.shown))
+            at=at, index=index, face=face, shown=shown,
+            exhausted=now.exhausted if was.exhausted != now.exhausted else spot.exhausted))
 
     def cards(self) -> tuple[str, ...]:
         return (self.card,)

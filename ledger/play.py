@@ -9,25 +9,31 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from .campaign import Campaign
 from .changes import CardChanged, Change, Spot, StackReordered
-from .events import ActionRecorded, Redirect, Refill
+from .events import ActionRecorded, ActionUndone, Redirect, Refill
 from .rulebook import REFILL_LIMIT
 from .rules import discard_pile_for, entry_face, placement, refill_candidates
 from .rulesets import ruleset
 from .vocabulary import Face, Zone, attached_container
 
 Lookup = Callable[[int], ActionRecorded]
+Scan = Callable[[int, int], Iterable[ActionRecorded]]
 
 
 def _no_lookup(seq: int) -> ActionRecorded:
     raise LookupError(seq)
 
 
+def _no_scan(gt: int, lte: int) -> Iterable[ActionRecorded]:
+    raise LookupError(gt, lte)
+
+
 class Play:
-    def __init__(self, campaign: Campaign, actor: str, seed: int | None = None, lookup: Lookup = _no_lookup):
+    def __init__(self, campaign: Campaign, actor: str, seed: int | None = None, lookup: Lookup = _no_lookup,
+                 scan: Scan = _no_scan):
         self.campaign = campaign
         self.table = campaign.table
         self.actor = actor
@@ -40,6 +46,9 @@ class Play:
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.rng = random.Random(self.seed)
         self.lookup = lookup  # earlier recorded actions, by seq (undo and redo need them)
+        self.scan = scan  # the recorded actions after one seq up to another (gt, lte)
+        # the undos that shuffled stacks again, read back from the state decided on down to a seq
+        self._reshuffles: tuple[int, list[tuple[int, frozenset[str]]]] = (campaign.version, [])
         # The zone each card of a block being moved was in before this action moved any
         # of them: moving a host first must not hide that its named attachments left too.
         self._origins: dict[str, str] = {}
@@ -52,19 +61,33 @@ class Play:
         self.table.apply(change)
         self.changes.append(change)
 
-    def apply_again(self, change: Change) -> None:
-        """Applies a change recorded earlier (its inverse for an undo, itself for a redo)
-        to the table as it stands. From ruleset 12 its ``was`` is the card's spot or the
-        stack's order now (``CardChanged.onto``): a shuffle since (an undone action's
-        undo) may have moved the card and made it unknown to a hero it had been shown to,
-        and every change's ``was`` is what the table held (reading an action back steps
-        through its changes from the table after it: ``ledger.witness``)."""
+    def apply_again(self, change: Change, recorded_at: int) -> None:
+        """Applies a change recorded at seq ``recorded_at`` (its inverse for an undo, itself
+        for a redo) to the table as it stands. From ruleset 12 its ``was`` is the card's
+        spot or the stack's order now (``CardChanged.onto``): a shuffle since (an undone
+        action's undo) may have moved the card and made it unknown to a hero it had been
+        shown to, and every change's ``was`` is what the table held (reading an action
+        back steps through its changes from the table after it: ``ledger.witness``); nor
+        is a card shown again to a hero in a deck an undo shuffled again since then."""
         if ruleset() >= 12:
             if isinstance(change, CardChanged):
-                change = change.onto(self.table.spot(change.card))
+                change = change.onto(self.table.spot(change.card),
+                                     lambda container: not self._shuffled_again_since(recorded_at, container))
             elif isinstance(change, StackReordered):
                 change = change.onto(tuple(self.table.cards_in(change.stack)))
         self.apply(change)
+
+    def _shuffled_again_since(self, seq: int, stack: str) -> bool:
+        """Did an undo recorded after ``seq`` (up to the state decided on) shuffle ``stack``
+        again? Only undos give a deck an order nobody chose again: an undone action's own
+        shuffle or refill is taken back exactly. Read only when a change would show a card
+        again, rarely: the actions since ``seq``, once an action."""
+        read_from, found = self._reshuffles
+        if seq < read_from:  # undo takes its actions back newest first: read only what is older
+            found.extend((event.seq, frozenset(event.reshuffled_stacks)) for event in self.scan(seq, read_from)
+                         if isinstance(event, ActionUndone) and event.reshuffled_stacks)
+            self._reshuffles = (seq, found)
+        return any(at > seq and stack in stacks for at, stacks in found)
 
     def rollback(self) -> None:
         for change in reversed(self.changes):

@@ -55,9 +55,10 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # (turned so in it by an effect; a shuffle leaves it face-up) is one whose order a hero can see:
 # they do not shuffle it, search it taking nothing, nor take back such a shuffle (shuffling until
 # that card lands on top would be picking the next draw: fair play); 12 = an undo or a redo
-# records each change as made to the table as it stands (``Play.apply_again``): a deck shuffled
-# since by an undone action's undo no longer gets a card shown back to a hero, and the record no
-# longer says a card was shown to a hero who could not tell it apart then (RULES.md §9).
+# records each change as made to the table as it stands (``Play.apply_again``): it changes only
+# what the recorded change changed (whom a card is shown to, hero by hero), the record no longer
+# says a card was shown to a hero who could not tell it apart then, and no card is shown again to
+# a hero in a deck an undo shuffled again since the change was recorded (RULES.md §9).
 RULESET = 12
 
 

@@ -149,21 +149,83 @@ def test_an_undo_records_each_change_from_the_table_as_it_stands_and_names_no_ca
     read back, the undo named the card to her. Now every change of an undo starts from
     the table as it stood (the fold, stepped, meets each ``was``), and no viewer but the
     master is named the card."""
-    from ledger.changes import CardChanged, StackReordered
-
     seq, card = _deck_shuffled_again_then_the_reveal_undone(game)
     undo = game.app.event(game.cid, seq)
+    _changes_start_from_the_table(game, seq)
+    for viewer in ("public", "ana", "bo"):
+        assert card not in json.dumps(action_view(undo, game.campaign, viewer)), viewer
+    assert verify(game.app, game.cid).bad_seq is None
+
+
+def _changes_start_from_the_table(game: Game, seq: int) -> None:
+    """Each change of the action at ``seq`` starts from the table as it stood and reaches its ``now``."""
+    from ledger.changes import CardChanged, StackReordered
+
+    event = game.app.event(game.cid, seq)
     table = game.app.campaign(game.cid, at=seq - 1).table
-    for change in undo.changes:
+    for change in event.changes:
         if isinstance(change, CardChanged):
             assert change.was == table.spot(change.card), change
         elif isinstance(change, StackReordered):
             assert change.was == tuple(table.cards_in(change.stack)), change
         table.apply(change)
-    assert table.to_dict() == game.campaign.table.to_dict()
+        if isinstance(change, CardChanged):
+            assert change.now == table.spot(change.card), change
+
+
+def _shuffled_again(game: Game) -> None:
+    """ana draws the top card of the item deck and the master takes it back: the deck is
+    shuffled again, and a card shown to ana in it is unknown to her."""
+    game.do(c.Draw(actor="ana", stack="deck:item"))
+    assert game.do(c.Undo(seed=7)).event.reshuffled_stacks == ("deck:item",)
+    assert not can_identify(game.campaign, "ana", "item-bow")
+
+
+@pytest.mark.parametrize("case", ["undo of a move in the deck", "keep-order undo of a second showing",
+                                  "redo of a showing"])
+def test_an_undo_or_redo_shows_no_card_again_in_a_deck_shuffled_again_since(game, case):
+    """Rule undo-from-the-table-as-it-stands (§9; ruleset 12). Found by a QA pass: an
+    undo or redo put back whom a card had been shown to as the record said, though an
+    undone action's undo had shuffled its deck again since: ana was told where the bow
+    lies in an order she never saw (after the undo of a move that had taken the showing
+    away, after a kept-order undo of a later showing to bo, after the redo of the showing).
+    Now a change shows a card again only where no undo shuffled its deck since the change
+    was recorded; what it takes away it still takes away (bo's showing ends)."""
+    game.add("item-torch", "item-bow", "item-rope", "item-sword", to="deck:item")
+    game.do(c.Reveal(cards=("item-bow",), to=("ana",)))
+    if case == "undo of a move in the deck":
+        game.do(c.Send(cards=("item-bow",), to="deck:item", position="bottom"))
+        _shuffled_again(game)
+        last = game.do(c.Undo(seed=3))
+    elif case == "keep-order undo of a second showing":
+        game.do(c.Reveal(cards=("item-bow",), to=("bo",)))
+        _shuffled_again(game)
+        last = game.do(c.Undo(keep_order=True))
+        assert not can_identify(game.campaign, "bo", "item-bow")
+    else:
+        _shuffled_again(game)
+        game.do(c.Undo(keep_order=True))
+        last = game.do(c.Redo())
+    assert not can_identify(game.campaign, "ana", "item-bow")
+    assert game.campaign.table.shown == {}
+    _changes_start_from_the_table(game, last.seq)
     for viewer in ("public", "ana", "bo"):
-        assert card not in json.dumps(action_view(undo, game.campaign, viewer)), viewer
+        assert "item-bow" not in json.dumps(action_view(last.event, game.campaign, viewer)), viewer
     assert verify(game.app, game.cid).bad_seq is None
+
+
+def test_an_undo_or_redo_with_no_shuffle_since_shows_the_card_again_exactly(game):
+    """Without a shuffle between, a kept-order undo and its redo give back exactly the
+    tables they took back: the showing ends, and the redo shows the card again."""
+    game.add("item-torch", "item-bow", "item-rope", "item-sword", to="deck:item")
+    shown = game.do(c.Reveal(cards=("item-bow",), to=("ana",)))
+    after = game.campaign.table.to_dict()
+    undo = game.do(c.Undo(keep_order=True))
+    assert not can_identify(game.campaign, "ana", "item-bow")
+    redo = game.do(c.Redo())
+    assert game.campaign.table.to_dict() == after and can_identify(game.campaign, "ana", "item-bow")
+    assert redo.event.changes == shown.event.changes
+    assert undo.event.changes == tuple(change.inverse() for change in reversed(shown.event.changes))
 
 
 def test_an_undo_recorded_under_older_rules_is_decided_again_as_it_was(app, sample_catalog):
