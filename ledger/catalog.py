@@ -171,10 +171,20 @@ class Catalog:
         try:
             return self.cards[card_id]
         except (KeyError, TypeError):
-            raise UnknownCard(
-                _("no card {card!r} in this campaign's catalog; card ids look like {example}").format(
-                    card=card_id, example=next(iter(self.cards)))
-            ) from None
+            raise UnknownCard(self.unknown(card_id)) from None
+
+    def unknown(self, card_id: object) -> str:
+        """Why ``card_id`` names no card: with the catalog's id most like it, if one is
+        (a misspelling: ``item-swrd``), else an example of what ids look like. The
+        catalog is no secret: any viewer may be told its ids."""
+        import difflib
+
+        near = difflib.get_close_matches(card_id, list(self.cards), n=1, cutoff=0.75) if isinstance(card_id, str) else []
+        if near:
+            return _("no card {card!r} in this campaign's catalog; did you mean {near}?").format(
+                card=card_id, near=near[0])
+        return _("no card {card!r} in this campaign's catalog; card ids look like {example}").format(
+            card=card_id, example=next(iter(self.cards)))
 
     def __contains__(self, card_id: object) -> bool:
         return card_id in self.cards

@@ -12,6 +12,7 @@ import json
 import os
 import random
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -570,6 +571,19 @@ def test_demo_writes_demo_db_shows_its_refusals_and_can_run_again(tmp_path):
     assert again["seq"] == view["seq"], "the second demo did not replace the first"
     listed = json_of(succeeded(run_ledger("--json", "campaigns", db=db)))
     assert [entry["id"] for entry in listed] == ["demo"]
+
+
+def test_every_command_the_demo_suggests_works_as_printed_one_after_another(tmp_path):
+    """Found by a newcomer's read: the demo's "Try next" offered a send the demo's table
+    refuses (the sword already lies there). Each suggested command, run in the order
+    printed on the demo's file, succeeds."""
+    shown = succeeded(run_ledger("demo", cwd=tmp_path)).stdout
+    tries = shown.split("Try next", 1)[1].split("Play at the table", 1)[0]
+    commands = [line.strip() for line in tries.splitlines() if line.strip().startswith("ledger --db demo.db ")]
+    assert len(commands) >= 10, tries
+    for command in commands:
+        what = re.split(r"\s{2,}", command)[0]  # the command, without its note
+        succeeded(run_ledger(*shlex.split(what)[1:], cwd=tmp_path))
 
 
 def test_demo_refuses_to_overwrite_a_campaign_that_is_not_a_demo(tmp_path):

@@ -367,9 +367,21 @@ def test_unreadable_catalog_files_are_refused_in_portuguese(tmp_path):
 def test_an_unknown_card_is_refused_in_portuguese():
     catalog = load_catalog(sample_catalog_path())
     with speaking("pt"), pytest.raises(UnknownCard) as info:
-        catalog["item-nope"]
-    assert str(info.value) == ("não há carta 'item-nope' no catálogo desta campanha; "
+        catalog["zz-nope"]
+    assert str(info.value) == ("não há carta 'zz-nope' no catálogo desta campanha; "
                                "os ids de carta são como house-north")
+
+
+def test_a_misspelt_card_id_is_told_the_id_most_like_it():
+    """Found by a newcomer's read: ``discard item-swrd`` was told ids look like house-north."""
+    catalog = load_catalog(sample_catalog_path())
+    for typed, meant in (("item-swrd", "item-sword"), ("Item-Sword", "item-sword"), ("skill-dodg", "skill-dodge")):
+        with pytest.raises(UnknownCard) as info:
+            catalog[typed]
+        assert str(info.value).endswith(f"did you mean {meant}?"), str(info.value)
+    with speaking("pt"), pytest.raises(UnknownCard) as info:
+        catalog["item-swrd"]
+    assert str(info.value).endswith("você quis dizer item-sword?")
 
 
 # -- the sample catalog -----------------------------------------------------------------------

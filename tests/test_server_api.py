@@ -798,7 +798,8 @@ def test_too_many_failed_attempts_from_one_address_are_429_even_with_a_valid_tok
             error = one_error(reply, 429)
             assert error["code"] == "too-many-attempts"
             assert 1 <= int(reply.headers["Retry-After"]) <= 60
-        assert here.get(f"/join/{seated.tokens['ana']}").status_code == 429
+        held = here.get(f"/join/{seated.tokens['ana']}")  # a good link, made to wait: not told it is no seat
+        assert held.status_code == 429 and "Wait a moment" in held.text and "Not a seat" not in held.text
         # another address is not held up by this one
         for who in WHO:
             assert elsewhere.get(f"{API}/zones", headers=seated.headers(who)).status_code == 200

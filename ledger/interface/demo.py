@@ -262,8 +262,8 @@ def play_demo(db: str | Path, out: Console) -> tuple[Ledger, dict[str, Any]]:
         ("verify", _("check the whole record")),
         ("--as ana export", _("what Ana may know of the whole campaign, as JSON Lines")),
         ("card item-sword", _("one card: where it is, its states, the actions that touched it")),
-        ("--actor ana draw deck:skill", ""),
-        ("send item-sword --to table:ana", ""),
+        ("--actor ana draw deck:skill", _("Ana draws a card")),
+        ("--actor ana send item-shield --to table:ana", _("and plays her shield onto her table")),
     ]
     at_the_table = [
         ("seat add master ana", _("a join link for the master and one for Ana")),
@@ -274,7 +274,8 @@ def play_demo(db: str | Path, out: Console) -> tuple[Ledger, dict[str, Any]]:
         # TRANSLATORS: shown only in a language other than English; {code} is its code (pt).
         keep = _("(to keep this language in the commands below, first: export LEDGER_LANG={code})")
         lines.append("  " + escape(keep.format(code=language())))
-    lines += [f"  ledger --db {quoted} {what:<23}{escape(why)}".rstrip() for what, why in tries]
+    lines += [f"  ledger --db {quoted} {what}{' ' * max(2, 23 - len(what))}{escape(why)}".rstrip()
+              for what, why in tries]
     lines += ["", "[bold]" + _("Play at the table") + "[/bold] " + escape(_("(each player on their own device)"))]
     lines += [f"  ledger --db {quoted} {what:<22}{escape(why)}".rstrip() for what, why in at_the_table]
     out.print("\n".join(lines) + "\n", highlight=False)

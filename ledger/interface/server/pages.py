@@ -142,6 +142,10 @@ async def _seat_to_join(request: Request, token: str) -> tuple[Any, str] | Respo
     try:
         seat = await seat_of(request, token)
     except Refused as refused:
+        if refused.status == 429:  # the link may be good: this address is made to wait, not told it is wrong
+            return _page(request, "message.html", {
+                "title": _("Wait a moment"), "message": refused.message,
+                "hint": _("Then open your join link again.")}, status=429)
         return _page(request, "message.html", {"title": _("Not a seat"), "message": refused.message},
                      status=refused.status)
     clerk: Clerk = request.app.state.clerk
