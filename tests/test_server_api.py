@@ -924,6 +924,13 @@ def test_http_replies_say_what_http_asks_them_to(tmp_path):
             form = client.post(f"{API}/actions", content=b'{"action":"draw","stack":"deck:item"}',
                                headers={**seated.headers("master"), "Content-Type": "application/x-www-form-urlencoded"})
             assert "Content-Type: application/json" in one_error(form, 422)["message"]
+            for body, said in (({"action": "discard", "card": "item-sword"}, "did you mean cards?"),
+                               ({"action": "send", "card": "item-sword", "to": "discard"}, "did you mean cards?"),
+                               ({"action": "draw", "stack": "deck:item", "please": True}, "it takes: stack, count"),
+                               ({"action": "battle start", "x": 1}, 'takes no field but "action"'),
+                               ({"action": "draw", "stack": "deck:item", "p" * 10_000: 1}, "p" * 40 + "…: draw")):
+                message = one_error(post(client, seated, "master", body), 422)["message"]  # the field it meant
+                assert said in message and len(message) < 200, message
             for name in (None, 7, ["draw"]):  # not "unknown action 'None'": it names no action at all
                 said = one_error(post(client, seated, "master", {"action": name, "stack": "deck:item"}), 422)["message"]
                 assert "as text" in said and "unknown" not in said, said

@@ -64,6 +64,8 @@ def retry_after(status: int) -> dict[str, str] | None:
 
 def first_problem(errors: Any) -> str:
     """One line for the first thing wrong with a request: where, and what."""
+    # a key the action does not take says more than the field it then lacks ("card" for "cards")
+    errors = sorted(errors or (), key=lambda e: e.get("type") != "extra_forbidden")
     err = errors[0] if errors else {"loc": (), "msg": "not understood"}
     if err.get("type") == "union_tag_invalid":
         from .bodies import ACTIONS
@@ -85,10 +87,34 @@ def first_problem(errors: Any) -> str:
     # a tagged union puts the action's name first: "draw.count" reads as "count"
     from .bodies import ACTIONS
 
-    if where and where[0] in ACTIONS:
+    action = where[0] if where and where[0] in ACTIONS else None
+    if action is not None:
         where = where[1:]
+    if err.get("type") == "extra_forbidden" and action is not None and len(where) == 1:
+        return no_such_field(action, where[0])
     msg = problem(err)  # pydantic's words, in the request's language (ledger.errors.PROBLEMS)
     return _("{field}: {problem}").format(field=".".join(where), problem=msg) if where else msg
+
+
+def no_such_field(action: str, field: str) -> str:
+    """A key the action does not take: the fields it does take, the likeliest first
+    (``"card"`` for discard's ``"cards"``)."""
+    import difflib
+
+    from .bodies import BODIES
+
+    field = field if len(field) <= 40 else field[:40] + "…"  # a key of 10,000 letters is not said whole
+    body = next(body for body in BODIES if body.model_fields["action"].annotation.__args__[0] == action)
+    fields = [info.alias or name for name, info in body.model_fields.items() if name != "action"]
+    near = difflib.get_close_matches(field, fields, n=1, cutoff=0.6)
+    takes = ", ".join(sorted(fields, key=lambda name: name not in near))
+    if near:
+        return _("{field}: {action} takes no such field; did you mean {near}? It takes: {fields}").format(
+            field=field, action=action, near=near[0], fields=takes)
+    if not fields:
+        return _("{field}: {action} takes no field but \"action\"").format(field=field, action=action)
+    return _("{field}: {action} takes no such field; it takes: {fields}").format(
+        field=field, action=action, fields=takes)
 
 
 async def _seat_first(request: Request) -> JSONResponse | None:
