@@ -303,6 +303,10 @@ class LedgerMachine(RuleBasedStateMachine):
         # cards, not their old order (that order was seen)
         self.loose: set[str] = set()
         self.undone_by: dict[int, int | None] = {}
+        # fair play's "shown in this order": (card, hero) -> how many times an undo had shuffled
+        # the card's deck again when the hero was shown it, for the table after each seq
+        self.shown_epochs: dict[int, dict[tuple[str, str], int]] = {1: {}}
+        self.deck_epochs: Counter[str] = Counter()
         try:
             rec = self.app.start(CATALOG, name="Model", slug="model")
             self.cid = rec.campaign.id
@@ -424,6 +428,7 @@ class LedgerMachine(RuleBasedStateMachine):
 
     def advance_model(self, event, after: Campaign) -> None:
         seq = event.seq
+        self.check_shown_in_this_order(event, after)
         self.states[seq] = after.table.to_dict()
         self.actors[seq] = event.actor
         self.identified[seq] = dict(event.identified)
@@ -444,6 +449,42 @@ class LedgerMachine(RuleBasedStateMachine):
             self.prev_live[seq] = self.live_head
             self.live_head = seq
             self.redo.clear()
+
+    def check_shown_in_this_order(self, event, after: Campaign) -> None:
+        """Fair play: a card stays shown to a hero (``reveal --to``) only in the order of its
+        deck the hero was shown it in. Each (card, hero) shown carries the number of times an
+        undo had shuffled the card's deck again when it was shown; one that an undo or redo
+        brings back from an earlier table must bring back that same number, the deck's own
+        now: an undo's reshuffle since means the hero never saw this order."""
+        before = self.shown_epochs.get(seq_before := event.seq - 1, {})
+        if isinstance(event, ActionUndone):
+            earlier = self.shown_epochs.get(min(event.targets) - 1, {})
+        elif isinstance(event, ActionRedone):
+            earlier = self.shown_epochs.get(event.undo - 1, {})
+        else:
+            earlier = {}
+        table = after.table
+        now: dict[tuple[str, str], int] = {}
+        for card, heroes in table.shown.items():
+            deck = table.zone_of(card)
+            for hero in heroes:
+                pair = (card, hero)
+                if pair in before:  # shown still, where it was (a shuffle would have ended it)
+                    assert before[pair] == self.deck_epochs[deck], (card, hero, deck)
+                    now[pair] = before[pair]
+                elif event.action == "reveal" and pair not in before:
+                    now[pair] = self.deck_epochs[deck]  # shown by this action
+                else:
+                    assert pair in earlier, f"seq {seq_before + 1} ({event.action}) shows {card} to {hero} from nowhere"
+                    assert earlier[pair] == self.deck_epochs[deck], (
+                        f"seq {seq_before + 1} ({event.action}) shows {card} to {hero} again in {deck}, which an undo "
+                        f"has shuffled again since {hero} was shown it there")
+                    now[pair] = earlier[pair]
+                    STATS["shown again by undo or redo"] += 1
+        for deck in getattr(event, "reshuffled_stacks", ()):
+            self.deck_epochs[deck] += 1
+        assert not any(table.zone_of(card) in getattr(event, "reshuffled_stacks", ()) for card, _hero in now)
+        self.shown_epochs[event.seq] = now
 
     def check_action_views(self, event, after: Campaign, before: dict[str, Any]) -> None:
         """A viewer's rendering of an action names only cards the viewer could identify
@@ -673,6 +714,18 @@ class LedgerMachine(RuleBasedStateMachine):
         cards = self.cards(data, pool or self.in_campaign())
         model = c.Reveal if kind == "reveal" else c.Hide
         self.attempt(model(actor=self.actor_for(data, cards), cards=cards))
+
+    @rule(data=st.data())
+    def show_to_one_hero(self, data):
+        """The master shows a face-down card (of a deck, mostly) to one hero (``reveal --to``)."""
+        table = self.campaign.table
+        heroes = [h for h in HEROES if h in table.heroes]
+        down = [x for x in self.in_campaign() if table.face(x) == "down"]
+        if not heroes or not down:
+            return
+        decks = [x for x in down if self.campaign.zone_of(x).ordered]
+        card = data.draw(st.sampled_from(decks if decks and data.draw(st.booleans()) else down))
+        self.attempt(c.Reveal(cards=(card,), to=(data.draw(st.sampled_from(heroes)),)))
 
     @rule(data=st.data(), kind=st.sampled_from(["exhaust", "restore"]))
     def tilt(self, data, kind):
@@ -1301,3 +1354,23 @@ def test_a_heros_undo_of_their_own_shuffle_gives_back_only_what_they_knew(game):
     assert can_identify(after, "ana", card)
     assert not can_identify(after, "bo", card) and not can_identify(after, "public", card)
     assert set(undo.event.identified) <= {"ana"}, undo.event.identified
+
+
+def test_the_machine_notices_a_card_shown_again_in_a_deck_shuffled_again_since():
+    """The "shown in this order" check can fail: under ruleset 11 an undo of a move in the
+    deck showed the card to ana again after an undone draw's undo had shuffled the deck."""
+    from ledger.rulesets import decided_under
+
+    machine = LedgerMachine()
+    try:
+        machine.attempt(c.AddHero(hero="ana"), refuse=False)
+        machine.attempt(c.Add(cards=("item-torch", "item-bow", "item-rope", "item-sword"), to="deck:item"),
+                        refuse=False)
+        machine.attempt(c.Reveal(cards=("item-bow",), to=("ana",)), refuse=False)
+        machine.attempt(c.Send(cards=("item-bow",), to="deck:item", position="bottom"), refuse=False)
+        machine.attempt(c.Draw(actor="ana", stack="deck:item"), refuse=False)
+        machine.attempt(c.Undo(seed=7), refuse=False)
+        with decided_under(11), pytest.raises(AssertionError, match="shuffled again since"):
+            machine.attempt(c.Undo(seed=3), refuse=False)
+    finally:
+        machine.teardown()
