@@ -106,9 +106,12 @@ class StackReordered(Primitive):
     def inverse(self) -> StackReordered:
         return StackReordered(stack=self.stack, was=self.now, now=self.was)
 
-    def onto(self, order: tuple[str, ...]) -> StackReordered:
-        """This change made again to the stack as it is ordered now (``CardChanged.onto``)."""
-        return StackReordered(stack=self.stack, was=order, now=self.now)
+    def onto(self, order: tuple[str, ...], keep: bool = False) -> StackReordered:
+        """This change made again to the stack as it is ordered now (``CardChanged.onto``);
+        ``keep``: the stack keeps that order (an undo shuffled it again since the change was
+        recorded: the old order, which someone saw, does not come back over the new one).
+        Kept or not, the change is recorded, so that the record does not tell which."""
+        return StackReordered(stack=self.stack, was=order, now=order if keep else self.now)
 
     def cards(self) -> tuple[str, ...]:
         return self.was

@@ -68,20 +68,24 @@ class Play:
         action's undo) may have moved the card and made it unknown to a hero it had been
         shown to, and every change's ``was`` is what the table held (reading an action
         back steps through its changes from the table after it: ``ledger.witness``); nor
-        is a card shown again to a hero in a deck an undo shuffled again since then."""
+        is a card shown again to a hero in a deck an undo shuffled again since then, nor an
+        older order put back over the one that undo gave the deck (undoing and redoing her own
+        shuffle would give a hero back the order she drew from before the master's undo)."""
         if ruleset() >= 12:
             if isinstance(change, CardChanged):
                 change = change.onto(self.table.spot(change.card),
                                      lambda container: not self._shuffled_again_since(recorded_at, container))
             elif isinstance(change, StackReordered):
-                change = change.onto(tuple(self.table.cards_in(change.stack)))
+                change = change.onto(tuple(self.table.cards_in(change.stack)),
+                                     keep=self._shuffled_again_since(recorded_at, change.stack))
         self.apply(change)
 
     def _shuffled_again_since(self, seq: int, stack: str) -> bool:
         """Did an undo recorded after ``seq`` (up to the state decided on) shuffle ``stack``
         again? Only undos give a deck an order nobody chose again: an undone action's own
         shuffle or refill is taken back exactly. Read only when a change would show a card
-        again, rarely: the actions since ``seq``, once an action."""
+        again or order a stack: the actions since ``seq``, once an action (for the undo of
+        the latest action, those recorded after it: few)."""
         read_from, found = self._reshuffles
         if seq < read_from:  # undo takes its actions back newest first: read only what is older
             found.extend((event.seq, frozenset(event.reshuffled_stacks)) for event in self.scan(seq, read_from)

@@ -58,7 +58,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # records each change as made to the table as it stands (``Play.apply_again``): it changes only
 # what the recorded change changed (whom a card is shown to, hero by hero), the record no longer
 # says a card was shown to a hero who could not tell it apart then, and no card is shown again to
-# a hero in a deck an undo shuffled again since the change was recorded (RULES.md §9).
+# a hero, nor an older order put back, in a deck an undo shuffled again since the change was
+# recorded (RULES.md §9; fair play: undoing and redoing her own shuffle gave a hero back the order
+# she had drawn from before the master's undo shuffled the deck again).
 RULESET = 12
 
 

@@ -607,3 +607,40 @@ def test_shuffles_unseen_order_under_ruleset_10_a_deck_holding_a_face_up_card_wa
         game.do(c.Shuffle(actor="ana", stack="deck:item"))
         game.do(c.Undo(actor="ana"))
     assert verify(game.app, game.cid).ok
+
+
+def test_undo_from_the_table_as_it_stands_a_hero_gets_no_old_order_back_by_undoing_and_redoing_her_shuffle(table):
+    """Rule undo-from-the-table-as-it-stands (§9; ruleset 12). Found by a QA pass: ana
+    shuffles the item deck and draws its top card; the master takes the draw back, which
+    shuffles the deck again (she saw the card); ana then undoes her own shuffle (it showed
+    no one anything) and redoes it: the redo put back the order she had drawn from, so she
+    knew her next draw. A deck an undo shuffled again since keeps its new order, whatever
+    is undone or redone before it."""
+    table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    drawn_from = table.cards("deck:item")
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    assert table.do(c.Undo()).event.reshuffled_stacks == ("deck:item",)
+    reshuffled = table.cards("deck:item")
+    undo = table.do(c.Undo(actor="ana"))
+    assert table.cards("deck:item") == reshuffled
+    redo = table.do(c.Redo(actor="ana"))
+    assert table.cards("deck:item") == reshuffled != drawn_from
+    for rec in (undo, redo):  # the order is recorded all the same: the record does not tell it was kept
+        assert [change.stack for change in rec.event.changes if isinstance(change, StackReordered)] == ["deck:item"]
+    assert verify(table.app, table.cid).bad_seq is None
+
+
+def test_undo_from_the_table_as_it_stands_the_masters_undo_of_a_shuffle_keeps_a_newer_order(table):
+    """The master shows ana the bow, shuffles, ana draws and the master takes the draw back
+    (the deck is shuffled again); the master's undo of his shuffle no longer puts back the
+    order ana was shown the bow in: the deck keeps the order the undo gave it."""
+    table.do(c.Reveal(cards=("item-bow",), to=("ana",)))
+    shown_in = table.cards("deck:item")
+    table.do(c.Shuffle(stack="deck:item"))
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    table.do(c.Undo())
+    reshuffled = table.cards("deck:item")
+    table.do(c.Undo())
+    assert table.cards("deck:item") == reshuffled and (reshuffled != shown_in or len(reshuffled) < 2)
+    assert table.campaign.table.shown == {}
+    assert verify(table.app, table.cid).bad_seq is None
