@@ -547,6 +547,7 @@ def redo(play: Play, cmd: c.Redo) -> Decided:
     rules.undo_kept_the_order(undone)
     targets = [play.lookup(seq) for seq in undone.targets]
     rules.may_take_back(play.actor, targets, "redo")
+    rules.decks_not_shuffled_since(targets, play.shuffled_again_by)
     for event in reversed(targets):  # oldest first
         for change in event.changes:
             play.apply_again(change, event.seq)

@@ -81,8 +81,11 @@ class Play:
         self.apply(change)
 
     def _shuffled_again_since(self, seq: int, stack: str) -> bool:
-        """Did an undo recorded after ``seq`` (up to the state decided on) shuffle ``stack``
-        again? Only undos give a deck an order nobody chose again: an undone action's own
+        return self.shuffled_again_by(seq, stack) is not None
+
+    def shuffled_again_by(self, seq: int, stack: str) -> int | None:
+        """The first undo recorded after ``seq`` (up to the state decided on) that shuffled
+        ``stack`` again, if one did. Only undos give a deck an order nobody chose again: an undone action's own
         shuffle or refill is taken back exactly. Read only when a change would show a card
         again or order a stack: the actions since ``seq``, once an action (for the undo of
         the latest action, those recorded after it: few)."""
@@ -91,7 +94,7 @@ class Play:
             found.extend((event.seq, frozenset(event.reshuffled_stacks)) for event in self.scan(seq, read_from)
                          if isinstance(event, ActionUndone) and event.reshuffled_stacks)
             self._reshuffles = (seq, found)
-        return any(at > seq and stack in stacks for at, stacks in found)
+        return min((at for at, stacks in found if at > seq and stack in stacks), default=None)
 
     def rollback(self) -> None:
         for change in reversed(self.changes):

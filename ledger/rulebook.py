@@ -60,7 +60,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # says a card was shown to a hero who could not tell it apart then, and no card is shown again to
 # a hero, nor an older order put back, in a deck an undo shuffled again since the change was
 # recorded (RULES.md §9; fair play: undoing and redoing her own shuffle gave a hero back the order
-# she had drawn from before the master's undo shuffled the deck again).
+# she had drawn from before the master's undo shuffled the deck again), and a redo is refused when
+# an undo has shuffled again a deck its actions order or put cards in, since they were recorded
+# (applied again, their cards' old places would rebuild an order someone saw).
 RULESET = 12
 
 
@@ -171,6 +173,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("something-to-redo", "CLI.md undo", N_("redo applies again what the latest undo took back, "
          "if nothing came since")),
     Rule("undo-kept-the-order", "§9", N_("a redo applies again only an undo that shuffled no deck again")),
+    Rule("decks-not-shuffled-since", "§9", N_("a redo applies again only actions whose decks no undo has "
+         "shuffled again since")),
     Rule("may-take-back", "CLI.md undo", N_("the master may take back any action; a hero only their own")),
     # -- fair play: what a hero may do through the ledger (§1, §4, §8, §9) -----------
     Rule("knows-card", "§9", N_("a hero names only cards they can see; a hidden card and a missing one read the same")),

@@ -615,18 +615,55 @@ def test_undo_from_the_table_as_it_stands_a_hero_gets_no_old_order_back_by_undoi
     shuffles the deck again (she saw the card); ana then undoes her own shuffle (it showed
     no one anything) and redoes it: the redo put back the order she had drawn from, so she
     knew her next draw. A deck an undo shuffled again since keeps its new order, whatever
-    is undone or redone before it."""
+    is undone before it, and the redo is refused (rule decks-not-shuffled-since)."""
     table.do(c.Shuffle(actor="ana", stack="deck:item"))
     drawn_from = table.cards("deck:item")
     table.do(c.Draw(actor="ana", stack="deck:item"))
     assert table.do(c.Undo()).event.reshuffled_stacks == ("deck:item",)
     reshuffled = table.cards("deck:item")
     undo = table.do(c.Undo(actor="ana"))
-    assert table.cards("deck:item") == reshuffled
-    redo = table.do(c.Redo(actor="ana"))
     assert table.cards("deck:item") == reshuffled != drawn_from
-    for rec in (undo, redo):  # the order is recorded all the same: the record does not tell it was kept
-        assert [change.stack for change in rec.event.changes if isinstance(change, StackReordered)] == ["deck:item"]
+    # the order is recorded all the same: the record does not tell it was kept
+    assert [change.stack for change in undo.event.changes if isinstance(change, StackReordered)] == ["deck:item"]
+    assert "shuffled deck:item again" in refused(table, c.Redo(actor="ana"))
+    assert "shuffled deck:item again" in refused(table, c.Redo())  # the master neither
+    assert table.cards("deck:item") == reshuffled
+    assert verify(table.app, table.cid).bad_seq is None
+
+
+@pytest.mark.parametrize("case", ["refill", "bury", "add"])
+def test_decks_not_shuffled_since_no_redo_rebuilds_an_order_an_undo_shuffled_away(table, case):
+    """Rule decks-not-shuffled-since (§9; ruleset 12). Found by a QA pass: a redo applies
+    again card moves at their recorded places; over a deck an undo had shuffled again since,
+    that rebuilt an order a hero had seen: the refill she drew from (she knew the next card),
+    the bottom she had buried a card at, the order cards were added in (known to all). Such
+    a redo is refused, by hero and master alike, and nothing is appended."""
+    if case == "refill":  # the item deck empty, six items in the depot
+        table.do(c.Send(cards=ITEMS[:6], to="depot"))
+        table.do(c.Exile(cards=ITEMS[6:]))
+        first = table.do(c.Draw(actor="ana", stack="deck:item"))  # refilled from the depot
+        assert first.event.refills
+        table.do(c.Draw(actor="ana", stack="deck:item"))  # she learns the next card of the refill
+        table.do(c.Undo())  # shuffled again: she saw that card
+        table.do(c.Undo())  # the refill goes back to the depot (showed nobody anything new)
+    elif case == "bury":
+        mark = table.do(c.Draw(actor="ana", stack="deck:item", count=2))
+        table.do(c.Bury(actor="ana", cards=(mark.event.cards[0],)))
+        table.do(c.Shuffle(actor="ana", stack="deck:item"))
+        table.do(c.Draw(actor="ana", stack="deck:item"))
+        table.do(c.Undo())  # shuffled again
+        table.do(c.Undo(actor="ana", to=mark.seq))  # her shuffle and her bury
+    else:
+        skills = ("skill-dodge", "skill-stealth", "skill-tracking", "skill-fireball", "skill-first-aid")
+        added = table.do(c.Add(cards=skills, to="deck:skill"))
+        table.do(c.Shuffle(stack="deck:skill"))
+        table.do(c.Draw(actor="ana", stack="deck:skill"))
+        table.do(c.Undo())  # shuffled again
+        table.do(c.Undo(to=added.seq - 1))  # the shuffle and the add
+    before = table.campaign.table.to_dict()
+    message = refused(table, c.Redo())
+    assert "again after seq" in message and "record the actions again" in message, message
+    assert table.campaign.table.to_dict() == before
     assert verify(table.app, table.cid).bad_seq is None
 
 

@@ -190,7 +190,8 @@ def test_an_undo_or_redo_shows_no_card_again_in_a_deck_shuffled_again_since(game
     lies in an order she never saw (after the undo of a move that had taken the showing
     away, after a kept-order undo of a later showing to bo, after the redo of the showing).
     Now a change shows a card again only where no undo shuffled its deck since the change
-    was recorded; what it takes away it still takes away (bo's showing ends)."""
+    was recorded, what it takes away it still takes away (bo's showing ends), and a redo
+    of actions whose deck an undo shuffled since is refused."""
     game.add("item-torch", "item-bow", "item-rope", "item-sword", to="deck:item")
     game.do(c.Reveal(cards=("item-bow",), to=("ana",)))
     if case == "undo of a move in the deck":
@@ -202,10 +203,11 @@ def test_an_undo_or_redo_shows_no_card_again_in_a_deck_shuffled_again_since(game
         _shuffled_again(game)
         last = game.do(c.Undo(keep_order=True))
         assert not can_identify(game.campaign, "bo", "item-bow")
-    else:
+    else:  # the redo is refused (rule decks-not-shuffled-since), so the showing stays undone
         _shuffled_again(game)
-        game.do(c.Undo(keep_order=True))
-        last = game.do(c.Redo())
+        last = game.do(c.Undo(keep_order=True))
+        refused = str(game.refuse(c.Redo(), RuleBroken))
+        assert "shuffled deck:item again after seq" in refused and "record the actions again" in refused
     assert not can_identify(game.campaign, "ana", "item-bow")
     assert game.campaign.table.shown == {}
     _changes_start_from_the_table(game, last.seq)

@@ -393,8 +393,10 @@ def _undo(t: _Turn) -> c.Command | None:
 
 
 def _redo(t: _Turn) -> c.Command | None:
+    """A redo, unless an undo on the redo stack shuffled a deck again (every undo there came
+    after what the latest took back: the rules refuse such a redo, ``decks_not_shuffled_since``)."""
     stack = t.campaign.redo_stack
-    if not stack or (t.lookup is not None and t.lookup(stack[-1]).reshuffled_stacks):
+    if not stack or (t.lookup is not None and any(t.lookup(seq).reshuffled_stacks for seq in stack)):
         return None
     return c.Redo(actor=MASTER)
 

@@ -123,7 +123,13 @@ from .trading import (
     trades_assets_only,
     trading_location,
 )
-from .undo import may_take_back, something_to_redo, something_to_undo, undo_kept_the_order
+from .undo import (
+    decks_not_shuffled_since,
+    may_take_back,
+    something_to_redo,
+    something_to_undo,
+    undo_kept_the_order,
+)
 
 __all__ = [
     # data and the rulebook's API
@@ -153,7 +159,7 @@ __all__ = [
     # §8, seed 000: obtaining sheet cards by progression or incorporation
     "obtains_sheet_only", "obtained_from", "obtained_to",
     # undo and redo
-    "something_to_undo", "something_to_redo", "undo_kept_the_order", "may_take_back",
+    "something_to_undo", "something_to_redo", "undo_kept_the_order", "decks_not_shuffled_since", "may_take_back",
     # fair play: what a hero may do
     "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "buries_where_allowed",
     "seed_is_the_masters", "search_allowed", "searches_decks",

@@ -3,9 +3,10 @@ Nothing is deleted: an undo is an action that applies its targets' inverses."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..campaign import Campaign
+from ..changes import CardChanged, StackReordered
 from ..errors import NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..i18n import _
@@ -47,6 +48,32 @@ def undo_kept_the_order(undo: ActionUndone) -> None:
                            "the cards back as they were (nor show anyone where they now lie); record the actions "
                            "again instead (an undo with --keep-order, the master's decision, can be redone)").format(
             seq=undo.seq, stacks=", ".join(undo.reshuffled_stacks)))
+
+
+def decks_not_shuffled_since(targets: Sequence[ActionRecorded], shuffled_by: Callable[[int, str], int | None]
+                             ) -> None:
+    """Fair play (ruleset 12): a redo applies again only actions none of whose stacks (one
+    they order, or put a card in or take one from) an undo has shuffled again since they
+    were recorded (``shuffled_by(seq, stack)``: that undo's seq, if any). Applied again over
+    the new order, their cards' old places would rebuild, in part or whole, an order a hero
+    saw (a refill's, a shuffle's she drew from, the bottom she buried a card at)."""
+    if ruleset() < 12 or not targets:
+        return
+    since = min(event.seq for event in targets)
+    stacks: set[str] = set()
+    for event in targets:
+        for change in event.changes:
+            if isinstance(change, StackReordered):
+                stacks.add(change.stack)
+            elif isinstance(change, CardChanged):
+                stacks.update((change.was.at, change.now.at))
+    for stack in sorted(stacks):
+        undo = shuffled_by(since, stack)
+        if undo is not None:
+            raise RuleBroken(_("seq {undo} shuffled {stack} again after seq {seq}, which this redo would apply "
+                               "again: its cards cannot be put back as they were (nor an order anyone saw be "
+                               "rebuilt); record the actions again instead").format(undo=undo, stack=stack,
+                                                                                     seq=since))
 
 
 def may_take_back(actor: str, events: Sequence[ActionRecorded], verb: str) -> None:
