@@ -85,10 +85,10 @@ class Play:
 
     def shuffled_again_by(self, seq: int, stack: str) -> int | None:
         """The first undo recorded after ``seq`` (up to the state decided on) that shuffled
-        ``stack`` again, if one did. Only undos give a deck an order nobody chose again: an undone action's own
-        shuffle or refill is taken back exactly. Read only when a change would show a card
-        again or order a stack: the actions since ``seq``, once an action (for the undo of
-        the latest action, those recorded after it: few)."""
+        ``stack`` again, if one did. Only undos give a deck an order nobody chose again: an
+        undone action's own shuffle or refill is taken back exactly. Read only when a change
+        would show a card again or order a stack, or for a redo: the actions since ``seq``,
+        once an action (for the undo of the latest action, those recorded after it: few)."""
         read_from, found = self._reshuffles
         if seq < read_from:  # undo takes its actions back newest first: read only what is older
             found.extend((event.seq, frozenset(event.reshuffled_stacks)) for event in self.scan(seq, read_from)

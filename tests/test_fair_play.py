@@ -681,3 +681,42 @@ def test_undo_from_the_table_as_it_stands_the_masters_undo_of_a_shuffle_keeps_a_
     assert table.cards("deck:item") == reshuffled and (reshuffled != shown_in or len(reshuffled) < 2)
     assert table.campaign.table.shown == {}
     assert verify(table.app, table.cid).bad_seq is None
+
+
+def test_decks_not_shuffled_since_a_reshuffle_before_the_only_action_on_that_deck_does_not_refuse(table):
+    """Found by a QA pass: the rule measured "since" from the oldest action redone, so an
+    ``undo --to`` over an action touching no deck and an add to deck:item recorded after an
+    undo had shuffled it again was refused, naming the wrong action. Each action is measured
+    from its own seq: the add was recorded over the new order, and is redone."""
+    a1 = table.do(c.AddLocation(location="city", access={"item": 3}))
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    assert table.do(c.Undo()).event.reshuffled_stacks == ("deck:item",)
+    table.do(c.Add(cards=("item-spear",), to="deck:item"))  # recorded over the new order
+    after = table.cards("deck:item")
+    assert table.do(c.Undo(to=a1.seq - 1)).event.reshuffled_stacks == ()
+    table.do(c.Redo())
+    assert table.cards("deck:item") == after
+    assert verify(table.app, table.cid).bad_seq is None
+
+
+def test_decks_not_shuffled_since_simulate_offers_no_redo_the_rules_refuse(table):
+    """Found by a QA pass: ``simulate`` looked only at the undos on the redo stack; an undo
+    that shuffled the deck again before another action emptied that stack escaped it."""
+    import random
+
+    from ledger.interface import simulate
+
+    table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    table.do(c.Undo())  # shuffles deck:item again
+    table.do(c.AddLocation(location="city", access={"item": 3}))  # empties the redo stack
+    table.do(c.Undo())
+    table.do(c.Undo())  # ana's shuffle
+    turn = simulate._Turn(table.campaign, random.Random(0), "ana", lambda seq: table.app.event(table.cid, seq),
+                          lambda gt, lte: table.app.actions_between(table.cid, gt, lte))
+    assert simulate._redo(turn) is None
+    refused(table, c.Redo())  # as the rules say
+    table.do(c.Undo(keep_order=True))  # bo's travel (no deck): the latest undo, its redo allowed
+    assert simulate._redo(turn := simulate._Turn(table.campaign, random.Random(0), "ana",
+                                                 turn.lookup, turn.scan)) == c.Redo(actor="master")
+    table.do(c.Redo())

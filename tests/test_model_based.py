@@ -615,7 +615,8 @@ class LedgerMachine(RuleBasedStateMachine):
         """A few of ``ledger simulate``'s random legal choices (for more legal play)."""
         rng = random.Random(seed)
         for _ in range(3):
-            kind, command = choose_simulated_action(self.campaign, rng)
+            kind, command = choose_simulated_action(self.campaign, rng, lambda seq: self.app.event(self.cid, seq),
+                                                    lambda gt, lte: self.app.actions_between(self.cid, gt, lte))
             if isinstance(command, c.Undo):
                 self.undo(command)
             elif isinstance(command, c.Redo):

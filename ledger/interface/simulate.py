@@ -119,7 +119,8 @@ def simulate(ledger: Ledger, cid: UUID, actions: int, seed: int = 0,
                 "at seq {seq})",
                 "the simulation found no legal action to take after recording {recorded} (they stand: the campaign "
                 "is at seq {seq})", stats.recorded).format(recorded=stats.recorded, seq=campaign.seq))
-        kind, command = _choose(campaign, rng, lambda seq: ledger.event(cid, seq))
+        kind, command = _choose(campaign, rng, lambda seq: ledger.event(cid, seq),
+                                lambda gt, lte: ledger.actions_between(cid, gt, lte))
         if command is None:
             continue
         try:
@@ -159,8 +160,8 @@ class _Turn:
     """One step's view of the campaign: the hero chosen and the cards at hand."""
 
     def __init__(self, campaign: Campaign, rng: random.Random, hero: str,
-                 lookup: Callable[[int], Any] | None = None):
-        self.campaign, self.rng, self.hero, self.lookup = campaign, rng, hero, lookup
+                 lookup: Callable[[int], Any] | None = None, scan: Callable[[int, int], Any] | None = None):
+        self.campaign, self.rng, self.hero, self.lookup, self.scan = campaign, rng, hero, lookup, scan
         table = self.table = campaign.table
         self.hand = table.cards_in(Zone.inventory(hero))
         self.mat = table.cards_in(Zone.table(hero))
@@ -193,17 +194,17 @@ class _Turn:
         return [x for x in self.mat if self.suit(x).is_asset]
 
 
-def _choose(campaign: Campaign, rng: random.Random,
-            lookup: Callable[[int], Any] | None = None) -> tuple[str, c.Command | None]:
+def _choose(campaign: Campaign, rng: random.Random, lookup: Callable[[int], Any] | None = None,
+            scan: Callable[[int, int], Any] | None = None) -> tuple[str, c.Command | None]:
     """One random action: its kind and the command (None when this kind of action has
     nothing to act on right now; the caller then simply chooses again). ``lookup``: the
-    recorded action at a seq (a redo is chosen only for an undo that shuffled no deck
-    again, which one can be: rule undo-kept-the-order)."""
+    recorded action at a seq, ``scan``: those between two seqs (a redo is chosen only where
+    the rules allow one: undo-kept-the-order, decks-not-shuffled-since)."""
     kind = rng.choices(KINDS, KIND_WEIGHTS)[0]
     heroes = list(campaign.table.heroes)
     if not heroes:
         return kind, None
-    turn = _Turn(campaign, rng, rng.choice(heroes), lookup)
+    turn = _Turn(campaign, rng, rng.choice(heroes), lookup, scan)
     if kind == "draw":
         command = _draw(turn)
         if command is not None:
@@ -393,10 +394,22 @@ def _undo(t: _Turn) -> c.Command | None:
 
 
 def _redo(t: _Turn) -> c.Command | None:
-    """A redo, unless an undo on the redo stack shuffled a deck again (every undo there came
-    after what the latest took back: the rules refuse such a redo, ``decks_not_shuffled_since``)."""
+    """A redo the rules allow: the latest undo shuffled no deck again (undo-kept-the-order),
+    nor did any undo since its actions were recorded shuffle a deck they touch
+    (decks-not-shuffled-since). Without the log to read (``lookup``, ``scan``): none."""
+    from .. import rules
+    from ..errors import RuleBroken
+    from ..play import Play
+
     stack = t.campaign.redo_stack
-    if not stack or (t.lookup is not None and any(t.lookup(seq).reshuffled_stacks for seq in stack)):
+    if not stack or t.lookup is None or t.scan is None:
+        return None
+    undone = t.lookup(stack[-1])
+    try:
+        rules.undo_kept_the_order(undone)
+        rules.decks_not_shuffled_since([t.lookup(seq) for seq in undone.targets],
+                                       Play(t.campaign, MASTER, lookup=t.lookup, scan=t.scan).shuffled_again_by)
+    except RuleBroken:
         return None
     return c.Redo(actor=MASTER)
 

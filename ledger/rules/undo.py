@@ -57,23 +57,22 @@ def decks_not_shuffled_since(targets: Sequence[ActionRecorded], shuffled_by: Cal
     were recorded (``shuffled_by(seq, stack)``: that undo's seq, if any). Applied again over
     the new order, their cards' old places would rebuild, in part or whole, an order a hero
     saw (a refill's, a shuffle's she drew from, the bottom she buried a card at)."""
-    if ruleset() < 12 or not targets:
+    if ruleset() < 12:
         return
-    since = min(event.seq for event in targets)
-    stacks: set[str] = set()
-    for event in targets:
+    for event in sorted(targets, key=lambda event: event.seq):
+        stacks: set[str] = set()
         for change in event.changes:
             if isinstance(change, StackReordered):
                 stacks.add(change.stack)
             elif isinstance(change, CardChanged):
                 stacks.update((change.was.at, change.now.at))
-    for stack in sorted(stacks):
-        undo = shuffled_by(since, stack)
-        if undo is not None:
-            raise RuleBroken(_("seq {undo} shuffled {stack} again after seq {seq}, which this redo would apply "
-                               "again: its cards cannot be put back as they were (nor an order anyone saw be "
-                               "rebuilt); record the actions again instead").format(undo=undo, stack=stack,
-                                                                                     seq=since))
+        for stack in sorted(stacks):
+            undo = shuffled_by(event.seq, stack)
+            if undo is not None:
+                raise RuleBroken(_("seq {undo} shuffled {stack} again after seq {seq}, which this redo would apply "
+                                   "again: its cards cannot be put back as they were (nor an order anyone saw be "
+                                   "rebuilt); record the actions again instead").format(undo=undo, stack=stack,
+                                                                                         seq=event.seq))
 
 
 def may_take_back(actor: str, events: Sequence[ActionRecorded], verb: str) -> None:
