@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from uuid import NAMESPACE_URL, UUID, uuid5
 
+import msgspec
 from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog, ProcessingEvent
 from eventsourcing.persistence import IntegrityError, PersistenceError
 from eventsourcing.utils import get_topic
@@ -34,7 +35,7 @@ from .checkpoints import Checkpoint, take
 from .commands import Command
 from .commitments import Commitment, commit
 from .errors import BadInput, DamagedRecord, FileBusy, LedgerError, StoreError, UnknownCampaign, first_line
-from .events import ActionRecorded, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
+from .events import ActionRecorded, ActionUndone, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
 from .formats import Format, standard_format
 from .i18n import _
 from .integrity import GENESIS, check_link, checked_chain, sealed
@@ -391,10 +392,19 @@ class Ledger(Application):
     def actions(self, cid: UUID, gt: int | None = None, lte: int | None = None) -> list[ActionRecorded]:
         return self._guard(lambda: list(self.events.get(cid, gt=gt, lte=lte)))
 
-    def actions_between(self, cid: UUID, gt: int, lte: int, page: int = 500) -> Iterator[ActionRecorded]:
-        """The actions after seq ``gt`` up to ``lte``, read a page at a time."""
+    def reshuffles_between(self, cid: UUID, gt: int, lte: int,
+                           page: int = 1000) -> Iterator[tuple[int, tuple[str, ...]]]:
+        """The undos recorded after seq ``gt`` up to ``lte`` that shuffled decks again: their
+        seqs and those decks (fair play's look back: ``Play.shuffled_again_by``). Read a page
+        of stored rows at a time; of an undo only its ``reshuffled_stacks`` is decoded."""
+        topic = get_topic(ActionUndone)
         while gt < lte:
-            yield from self.actions(cid, gt=gt, lte=min(gt + page, lte))
+            rows = self._guard(lambda: self.recorder.select_events(cid, gt=gt, lte=min(gt + page, lte)))
+            for row in rows:
+                if row.topic == topic:
+                    stacks = _RESHUFFLED.decode(row.state).reshuffled_stacks
+                    if stacks:
+                        yield row.originator_version, stacks
             gt += page
 
     # -- recording ------------------------------------------------------------
@@ -419,7 +429,7 @@ class Ledger(Application):
                 self._live.pop(cid)
             campaign = self._current(cid, fresh=not held)
             play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq),
-                        scan=lambda gt, lte: self.actions_between(cid, gt, lte))
+                        scan=lambda gt, lte: self.reshuffles_between(cid, gt, lte))
             try:
                 event = decide_event(play, command)
             except LedgerError:
@@ -593,6 +603,15 @@ class Ledger(Application):
             if found is not None:
                 raise found from None
             raise StoreError(_("the campaign database cannot be used ({reason})").format(reason=_reason(exc))) from None
+
+
+class _Reshuffled(msgspec.Struct):
+    """Of a stored undo, only the decks it shuffled again (``Ledger.reshuffles_between``)."""
+
+    reshuffled_stacks: tuple[str, ...] = ()
+
+
+_RESHUFFLED = msgspec.json.Decoder(_Reshuffled)
 
 
 def _back_off(attempt: int) -> None:

@@ -13,21 +13,21 @@ from collections.abc import Callable, Iterable
 
 from .campaign import Campaign
 from .changes import CardChanged, Change, Spot, StackReordered
-from .events import ActionRecorded, ActionUndone, Redirect, Refill
+from .events import ActionRecorded, Redirect, Refill
 from .rulebook import REFILL_LIMIT
 from .rules import discard_pile_for, entry_face, placement, refill_candidates
 from .rulesets import ruleset
 from .vocabulary import Face, Zone, attached_container
 
 Lookup = Callable[[int], ActionRecorded]
-Scan = Callable[[int, int], Iterable[ActionRecorded]]
+Scan = Callable[[int, int], Iterable[tuple[int, tuple[str, ...]]]]  # undos that shuffled decks again
 
 
 def _no_lookup(seq: int) -> ActionRecorded:
     raise LookupError(seq)
 
 
-def _no_scan(gt: int, lte: int) -> Iterable[ActionRecorded]:
+def _no_scan(gt: int, lte: int) -> Iterable[tuple[int, tuple[str, ...]]]:
     raise LookupError(gt, lte)
 
 
@@ -46,7 +46,7 @@ class Play:
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.rng = random.Random(self.seed)
         self.lookup = lookup  # earlier recorded actions, by seq (undo and redo need them)
-        self.scan = scan  # the recorded actions after one seq up to another (gt, lte)
+        self.scan = scan  # the undos after one seq up to another (gt, lte) that shuffled decks again: (seq, decks)
         # the undos that shuffled stacks again, read back from the state decided on down to a seq
         self._reshuffles: tuple[int, list[tuple[int, frozenset[str]]]] = (campaign.version, [])
         # The zone each card of a block being moved was in before this action moved any
@@ -91,8 +91,7 @@ class Play:
         once an action (for the undo of the latest action, those recorded after it: few)."""
         read_from, found = self._reshuffles
         if seq < read_from:  # undo takes its actions back newest first: read only what is older
-            found.extend((event.seq, frozenset(event.reshuffled_stacks)) for event in self.scan(seq, read_from)
-                         if isinstance(event, ActionUndone) and event.reshuffled_stacks)
+            found.extend((at, frozenset(stacks)) for at, stacks in self.scan(seq, read_from))
             self._reshuffles = (seq, found)
         return min((at for at, stacks in found if at > seq and stack in stacks), default=None)
 

@@ -713,7 +713,7 @@ def test_decks_not_shuffled_since_simulate_offers_no_redo_the_rules_refuse(table
     table.do(c.Undo())
     table.do(c.Undo())  # ana's shuffle
     turn = simulate._Turn(table.campaign, random.Random(0), "ana", lambda seq: table.app.event(table.cid, seq),
-                          lambda gt, lte: table.app.actions_between(table.cid, gt, lte))
+                          lambda gt, lte: table.app.reshuffles_between(table.cid, gt, lte))
     assert simulate._redo(turn) is None
     refused(table, c.Redo())  # as the rules say
     table.do(c.Undo(keep_order=True))  # bo's travel (no deck): the latest undo, its redo allowed

@@ -616,7 +616,7 @@ class LedgerMachine(RuleBasedStateMachine):
         rng = random.Random(seed)
         for _ in range(3):
             kind, command = choose_simulated_action(self.campaign, rng, lambda seq: self.app.event(self.cid, seq),
-                                                    lambda gt, lte: self.app.actions_between(self.cid, gt, lte))
+                                                    lambda gt, lte: self.app.reshuffles_between(self.cid, gt, lte))
             if isinstance(command, c.Undo):
                 self.undo(command)
             elif isinstance(command, c.Redo):

@@ -843,3 +843,19 @@ def test_undo_kept_the_order_holds_from_ruleset_4_on(app, sample_catalog):
         redo = game.do(c.Redo())
     assert redo.event.ruleset == 3
     assert verify(game.app, game.cid).ok
+
+
+def test_reshuffles_between_reads_only_the_undos_that_shuffled_a_deck_again(game):
+    """Fair play's look back (``Play.shuffled_again_by``) reads stored rows and decodes, of
+    each undo, only the decks it shuffled again: the seqs and decks it gives are the log's."""
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    first = game.app.last_seq(game.cid)
+    game.do(c.Draw(actor="ana", stack="deck:item"))
+    seen = game.do(c.Undo())  # shuffles deck:item again: ana saw the card
+    game.do(c.Shuffle(stack="deck:item", seed=1))
+    game.do(c.Undo(keep_order=True))  # shuffles nothing again
+    last = game.app.last_seq(game.cid)
+    assert seen.event.reshuffled_stacks == ("deck:item",)
+    assert list(game.app.reshuffles_between(game.cid, first, last)) == [(seen.seq, ("deck:item",))]
+    assert list(game.app.reshuffles_between(game.cid, first, last, page=1)) == [(seen.seq, ("deck:item",))]
+    assert list(game.app.reshuffles_between(game.cid, seen.seq, last)) == []

@@ -120,7 +120,7 @@ def simulate(ledger: Ledger, cid: UUID, actions: int, seed: int = 0,
                 "the simulation found no legal action to take after recording {recorded} (they stand: the campaign "
                 "is at seq {seq})", stats.recorded).format(recorded=stats.recorded, seq=campaign.seq))
         kind, command = _choose(campaign, rng, lambda seq: ledger.event(cid, seq),
-                                lambda gt, lte: ledger.actions_between(cid, gt, lte))
+                                lambda gt, lte: ledger.reshuffles_between(cid, gt, lte))
         if command is None:
             continue
         try:
