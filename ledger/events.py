@@ -15,7 +15,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from .catalog import Card
-from .changes import Change
+from .changes import CardChanged, Change, StackReordered
 from .commitments import Commitment
 from .formats import Format
 from .vocabulary import Face
@@ -132,6 +132,17 @@ class ActionRecorded(DomainEvent):
             cards.update(change.cards())
         cards.update(r.card for r in self.redirects)
         return cards
+
+    def containers_touched(self) -> set[str]:
+        """Every container (a zone, a stack, ``on:<host>``) the action's changes take a card
+        from, put one in, or reorder."""
+        containers: set[str] = set()
+        for change in self.changes:
+            if isinstance(change, CardChanged):
+                containers.update((change.was.at, change.now.at))
+            elif isinstance(change, StackReordered):
+                containers.add(change.stack)
+        return containers
 
     def cards_mentioned(self) -> set[str]:
         """Every card the record of the action names: those it touched, and any other its

@@ -61,7 +61,7 @@ from uuid import UUID
 import msgspec
 
 from ledger.campaign import Campaign
-from ledger.changes import CardChanged, HeroChanged, StackReordered
+from ledger.changes import HeroChanged
 from ledger.errors import DamagedRecord, FileBusy, StoreError
 from ledger.events import ActionRecorded, ActionRedone, ActionUndone, CampaignStarted, event_class
 from ledger.i18n import ENGLISH, _, language, speaking
@@ -918,13 +918,7 @@ class _Fold:
         if isinstance(event, CampaignStarted):
             dirty.cards.update(campaign.catalog.ids())
             return
-        containers: set[str] = set()
-        for change in event.changes:
-            if isinstance(change, CardChanged):
-                containers.update((change.was.at, change.now.at))
-            elif isinstance(change, StackReordered):
-                containers.add(change.stack)
-        dirty.follow(campaign, touched, containers)
+        dirty.follow(campaign, touched, event.containers_touched())
 
     def _slug(self, cid: UUID) -> str:
         """The slug of campaign ``cid`` (read from its first action once)."""

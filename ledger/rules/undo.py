@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..campaign import Campaign
-from ..changes import CardChanged, StackReordered
 from ..errors import NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..i18n import _
@@ -60,13 +59,7 @@ def decks_not_shuffled_since(targets: Sequence[ActionRecorded], shuffled_by: Cal
     if ruleset() < 12:
         return
     for event in sorted(targets, key=lambda event: event.seq):
-        stacks: set[str] = set()
-        for change in event.changes:
-            if isinstance(change, StackReordered):
-                stacks.add(change.stack)
-            elif isinstance(change, CardChanged):
-                stacks.update((change.was.at, change.now.at))
-        for stack in sorted(stacks):
+        for stack in sorted(event.containers_touched()):
             undo = shuffled_by(event.seq, stack)
             if undo is not None:
                 raise RuleBroken(_("seq {undo} shuffled {stack} again after seq {seq}, which this redo would apply "

@@ -111,10 +111,11 @@ def _read_models_problem(s: Session, slug: str) -> str | None:
     from projections.consistency import compare_with_log
 
     model = s.model()
-    model.refuse_any_cut()  # any campaign's: the tables are the one trace of it (O(campaigns))
+    # any campaign's cut first: rows past its log are the one trace of it, which the rebuild
+    # below would lose (O(campaigns)); the comparison only reads, so it cannot make one
+    model.refuse_any_cut()
     problem = compare_with_log(model, s.ledger(), campaign=slug)
     if problem:
-        model.refuse_any_cut()  # rows past some campaign's log are the one trace of its cut: kept, and said
         model.rebuild()
     return problem
 
