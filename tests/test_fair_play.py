@@ -610,7 +610,8 @@ def test_shuffles_unseen_order_under_ruleset_10_a_deck_holding_a_face_up_card_wa
 
 
 def test_undo_from_the_table_as_it_stands_a_hero_gets_no_old_order_back_by_undoing_and_redoing_her_shuffle(table):
-    """Rule undo-from-the-table-as-it-stands (§9; ruleset 12). Found by a QA pass: ana
+    """Fair play (§9; ruleset 12; no rulebook rule):
+    undo and redo work from the table as it stands (``Play.apply_again``). Found by a QA pass: ana
     shuffles the item deck and draws its top card; the master takes the draw back, which
     shuffles the deck again (she saw the card); ana then undoes her own shuffle (it showed
     no one anything) and redoes it: the redo put back the order she had drawn from, so she

@@ -143,7 +143,8 @@ def _deck_shuffled_again_then_the_reveal_undone(game: Game) -> tuple[int, str]:
 
 
 def test_an_undo_records_each_change_from_the_table_as_it_stands_and_names_no_card_shown_before_a_shuffle(game):
-    """Rule undo-from-the-table-as-it-stands (§9; ruleset 12). Found by the model-based
+    """Fair play (§9; ruleset 12; no rulebook rule):
+    undo and redo work from the table as it stands (``Play.apply_again``). Found by the model-based
     test: an undo applied the inverses of the recorded changes, whose ``was`` still said
     the card was shown to ana although an undone draw's undo had shuffled the deck since;
     read back, the undo named the card to her. Now every change of an undo starts from
@@ -184,7 +185,8 @@ def _shuffled_again(game: Game) -> None:
 @pytest.mark.parametrize("case", ["undo of a move in the deck", "keep-order undo of a second showing",
                                   "redo of a showing"])
 def test_an_undo_or_redo_shows_no_card_again_in_a_deck_shuffled_again_since(game, case):
-    """Rule undo-from-the-table-as-it-stands (§9; ruleset 12). Found by a QA pass: an
+    """Fair play (§9; ruleset 12; no rulebook rule):
+    undo and redo work from the table as it stands (``Play.apply_again``). Found by a QA pass: an
     undo or redo put back whom a card had been shown to as the record said, though an
     undone action's undo had shuffled its deck again since: ana was told where the bow
     lies in an order she never saw (after the undo of a move that had taken the showing
