@@ -148,6 +148,11 @@ def action_view(
         data["commitments"] = [public_commitment(c) for c in data.get("commitments", [])]
         # Who was shown which hidden card: each viewer learns only their own share.
         data["identified"] = {k: v for k, v in data.get("identified", {}).items() if k == viewer}
+        # Where in a face-down deck the master put cards (send, add): a deck position, the
+        # referee's (else a card all had seen, sent from the discard pile to a deck's third
+        # place, would be known to lie there).
+        if data.get("position") is not None and _secret_order(campaign, data.get("to")):
+            data["position"] = None
     data["type"] = type(event).__name__
     data["seq"] = event.seq
     data["action"] = event.action
@@ -191,14 +196,19 @@ def _no_secret_order(campaign: Campaign, moves: list[dict[str, Any]]) -> list[di
     order they were made in can be the order a shuffle gave (a refill from the depot puts
     the cards in the deck in their new order), which would tell the viewer the deck's
     order, and so which of the cards was then drawn."""
-    zones = campaign.zones()
     listed: list[dict[str, Any]] = []
     for (kind, source, target), run in groupby(moves, key=lambda m: (m["kind"], m.get("from"), m.get("to"))):
         block = list(run)
-        if kind == "card" and any(z in zones and zones[z].secret_order for z in (source, target)):
+        if kind == "card" and (_secret_order(campaign, source) or _secret_order(campaign, target)):
             block.sort(key=lambda m: (m["card"] is not None, m["card"] or ""))
         listed.extend(block)
     return listed
+
+
+def _secret_order(campaign: Campaign, zone: Any) -> bool:
+    """Is ``zone`` a zone of the campaign whose order is secret (a face-down deck)?"""
+    spec = campaign.zones().get(zone) if isinstance(zone, str) else None
+    return spec is not None and spec.secret_order
 
 
 def _zone_name(campaign: Campaign, container: str) -> str:

@@ -647,6 +647,34 @@ def test_a_redirect_of_a_hidden_card_names_no_placement_rule_to_those_who_may_no
         ledger.close()
 
 
+def test_where_the_master_put_a_card_in_a_face_down_deck_is_the_referees_alone(game):
+    """Found by a QA pass: the master sends the torch, which everyone saw on the discard
+    pile, to the third place of the face-down item deck; every hero's export, live stream
+    and action reply carried the send's ``position``, so each knew the third card drawn
+    would be the torch (history, card and explain said only "→ deck:item"). Deck positions
+    are the referee's (only the master may put a card into a deck at a place); a face-up
+    pile's order is everyone's."""
+    from projections.viewer_export import viewer_export
+    from projections.views import action_view
+
+    game.add("item-sword", "item-bow", "item-rope", "item-shield", to="deck:item")
+    game.add("item-torch", "item-lantern", "item-potion", to="depot")
+    game.do(c.Discard(cards=("item-torch", "item-lantern", "item-potion")))
+    sent = game.do(c.Send(cards=("item-torch",), to="deck:item", position=3))
+    assert game.table.cards_in("deck:item")[2] == "item-torch"
+    for viewer in ("public", "ana", "bo"):
+        view = action_view(sent.event, sent.campaign, viewer)
+        assert view["cards"] == ["item-torch"] and view["to"] == "deck:item", viewer  # seen going in: not hidden
+        assert view["position"] is None, (viewer, view)
+        lines = [line for line in viewer_export(game.app, game.cid, viewer) if line.get("seq") == sent.event.seq]
+        assert [line["position"] for line in lines] == [None], viewer
+    assert action_view(sent.event, sent.campaign, "referee")["position"] == "3"
+    added = game.add("item-axe", to="deck:item", position=2)
+    assert action_view(added.event, added.campaign, "ana")["position"] is None
+    pile = game.do(c.Send(cards=("item-lantern",), to="discard", position=2))  # a face-up pile: its order is public
+    assert action_view(pile.event, pile.campaign, "bo")["position"] == "2"
+
+
 def test_a_detach_names_to_its_actor_the_card_she_typed_never_a_host_she_cannot_see(tmp_path):
     """Found by a review: a hero's own view of an action names the cards she named, and a
     detach recorded its host among them, though she types only the card (the table says
