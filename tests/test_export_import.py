@@ -135,10 +135,14 @@ def test_an_export_is_readable_card_ids_in_plain_text(exported):
     assert "Casa das Marés" in text, "names are written as they are, not escaped"
 
 
-def test_export_without_file_writes_the_same_lines_to_stdout(source, exported):
-    result = run_ledger("export", db=source)
+@pytest.mark.parametrize("args", [(), ("-",)], ids=["no file", "-"])
+def test_export_without_file_or_to_dash_writes_the_same_lines_to_stdout(source, exported, args, tmp_path):
+    """``-`` is stdout, as for most commands that write a file (found by a QA pass: it
+    wrote a file named ``-``)."""
+    result = run_ledger("export", *args, db=source, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == exported.read_text(encoding="utf-8")
+    assert not (tmp_path / "-").exists()
 
 
 # -- round trip ---------------------------------------------------------------------------

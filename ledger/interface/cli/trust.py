@@ -208,8 +208,8 @@ def keys_show(s: Session) -> None:
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @pass_session
 def export(s: Session, file: str | None) -> None:
-    """Write the campaign's log as JSON Lines (stdout without FILE), ending with a
-    trailer (the count and head hash, signed when there is a key).
+    """Write the campaign's log as JSON Lines (stdout without FILE, or with -), ending
+    with a trailer (the count and head hash, signed when there is a key).
 
     As the referee (the default) it is the whole log, importable. With --as public or
     --as HERO it is only what that viewer may know: hidden cards as null, no seeds, no
@@ -218,6 +218,8 @@ def export(s: Session, file: str | None) -> None:
     \b
     Example: ledger export campaign.jsonl    |    ledger --as ana export ana.jsonl
     """
+    if file == "-":  # stdout, as the convention goes (a file named so: ./-)
+        file = None
     if file is not None:  # before the database is opened: a refusal touches nothing
         _refuse_overwriting(s, Path(file), _partial(Path(file)))
     ledger = s.ledger()
