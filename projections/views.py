@@ -110,21 +110,20 @@ def recorded_view(event: ActionRecorded, campaign: Campaign, viewer: str,
     """A recorded action as a viewer receives it (CLI.md ``--json``; the table server's
     responses and stream): seq, action, the event as the viewer may see it, and the
     checkpoint right after it. The actor's own view identifies the cards they named."""
-    known = frozenset(event.named_by_actor()) if event.actor == viewer else frozenset()
-    view = action_view(event, campaign, viewer, known=known)
+    view = action_view(event, campaign, viewer)
     return {"seq": event.seq, "action": event.action, "events": [view], "checkpoint": checkpoint}
 
 
-def action_view(
-    event: ActionRecorded, campaign: Campaign, viewer: str, known: frozenset[str] = frozenset()
-) -> dict[str, Any]:
+def action_view(event: ActionRecorded, campaign: Campaign, viewer: str) -> dict[str, Any]:
     """One recorded action as a viewer may see it, right after it (``campaign``).
 
     The referee gets the stored event whole. Anyone else gets its parameters with
     every card id they may not identify replaced by null, and, instead of the raw
     changes (whose deck positions would give hidden cards away), the moves they
-    witnessed: card (or null), from zone, to zone. ``known``: ids the viewer named
-    themselves."""
+    witnessed: card (or null), from zone, to zone. The actor's own view identifies the
+    cards they named (``named_by_actor``: a search's missed cards too), as their history
+    and ``explain`` do."""
+    known = frozenset(event.named_by_actor()) if event.actor == viewer else frozenset()
     cards = event.cards_mentioned()
     data = event.model_dump(mode="json", exclude={"originator_id", "originator_version", "catalog", "format"})
     if sees_everything(viewer):

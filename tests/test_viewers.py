@@ -448,8 +448,9 @@ def test_a_search_for_a_card_elsewhere_through_the_real_command_is_recorded_miss
     """Ruleset 9 (searched-cards): bo's search of deck:skill for the card in ana's hand is
     no refusal (which told a hero, free, what a deck holds) but a search that missed it;
     nothing bo or the public reads says where it is, and the public not which card bo
-    looked for. Bo's own history and explain name it as the reply to his command did
-    (they said "a hidden card not found" of the card he had typed: found by a QA pass)."""
+    looked for. Bo's own history, explain and export name it as the reply to his command
+    did (they said "a hidden card not found" of the card he had typed, and his export
+    ``"missed": [null]``: found by QA passes)."""
     db = copy_db(played.db, tmp_path)
     result = run_ledger("--actor", "bo", "search", "deck:skill", "--take", "skill-first-aid", "--by", "class-hunter",
                         db=db)
@@ -461,6 +462,9 @@ def test_a_search_for_a_card_elsewhere_through_the_real_command_is_recorded_miss
                      ok(db, "--as", viewer, "--json", "explain", str(seq))):
             assert "not found" in text or "did not hold" in text, (viewer, text)
             assert ("skill-first-aid" in text) is named and "inventory:ana" not in text, (viewer, text)
+        line = json.loads(ok(db, "--as", viewer, "export").splitlines()[seq])  # after the header
+        assert line["seq"] == seq and line["missed"] == ["skill-first-aid" if named else None], (viewer, line)
+        assert ("skill-first-aid not found" in line["summary"]) is named, (viewer, line)
 
 
 # -- the witness rule ----------------------------------------------------------------------------------
