@@ -25,7 +25,7 @@ from ledger.events import ActionRecorded
 from ledger.i18n import ENGLISH, language
 from ledger.states import affected_by, card_states
 from ledger.visibility import can_identify, sees_everything
-from ledger.vocabulary import REFEREE
+from ledger.vocabulary import PUBLIC, REFEREE
 
 from .readmodel import DamagedRow, ReadModel
 from .source import EventLog
@@ -34,7 +34,18 @@ from .views import position_for
 
 
 def _sees(row_seen: dict[str, list[str]], viewer: str, card: str) -> bool:
-    return sees_everything(viewer) or viewer in row_seen.get(card, ())
+    """Did ``viewer`` see ``card`` take part in the action whose ``seen`` this is? A hero
+    sees at least what everyone sees: one who joined the table later, and so is in no
+    ``seen`` of the actions before, reads them as the public does."""
+    who = row_seen.get(card, ())
+    return sees_everything(viewer) or viewer in who or PUBLIC in who
+
+
+def _unnamed(row_seen: dict[str, list[str]], row_unnamed: dict[str, list[str]], viewer: str) -> set[str]:
+    """The cards of an action ``viewer`` saw take part but may not be told what became of
+    (its ``unnamed``); a hero in no ``seen`` of the action (one who joined later) as the public."""
+    return {card for card, who in row_unnamed.items()
+            if viewer in who or (PUBLIC in who and viewer not in row_seen.get(card, ()))}
 
 
 def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: str, card: str,
@@ -88,7 +99,7 @@ def witnessed_seqs(model: ReadModel, slug: str, card: str, last: int, viewer: st
                     continue
             elif not isinstance(witnesses, str):
                 raise DamagedRow(record, slug, "witnesses", TypeError(type(witnesses).__name__), "card_actions")
-            elif viewer not in witnesses.split(","):  # exactly: LIKE ignores case
+            elif viewer not in (named := witnesses.split(",")) and PUBLIC not in named:  # exactly: LIKE ignores case
                 continue
         seqs.append(seq)
         if limit and len(seqs) >= limit:
@@ -132,7 +143,7 @@ def history_view(
         hidden = {c for c in cards if not _sees(seen, viewer, c)}
         if record["actor"] == viewer and hidden and record["seq"] in events:  # what they named themselves
             hidden -= set(events[record["seq"]].named_by_actor())              # (a search that missed it)
-        unnamed = {c for c, who in _who(record, slug, "unnamed").items() if viewer in who}
+        unnamed = _unnamed(seen, _who(record, slug, "unnamed"), viewer)
         text = record["summary"] if stored else summary(events[record["seq"]], hidden | unnamed)
         shown = sorted(c for c in cards if c not in hidden)
         out.append({
@@ -207,11 +218,12 @@ def card_actions_query(slug: str, card: str, last: int, viewer: str = REFEREE,
     sql = ("SELECT a.seq, a.witnesses, h.seen FROM card_actions a CROSS JOIN history h ON h.campaign = a.campaign "
            f"AND h.seq = a.seq WHERE a.campaign = ? AND a.card = ? AND a.seq <= ? AND {_WITNESSED} "
            "ORDER BY a.seq DESC")
-    return sql, [slug, card, last, witness_pattern(viewer)]
+    return sql, [slug, card, last, witness_pattern(viewer), witness_pattern(PUBLIC)]
 
 
-# A card_actions row the viewer witnessed, or one that does not say (``witnesses_text``).
-_WITNESSED = "(a.witnesses IS NULL OR a.witnesses LIKE ? ESCAPE '\\')"
+# A card_actions row the viewer witnessed, or the public did (``_sees``), or one that does
+# not say (``witnesses_text``).
+_WITNESSED = "(a.witnesses IS NULL OR a.witnesses LIKE ? ESCAPE '\\' OR a.witnesses LIKE ? ESCAPE '\\')"
 
 
 def witness_pattern(viewer: str) -> str:
@@ -236,7 +248,7 @@ def history_query(
         params.append(card)
         if not sees_everything(viewer) and witnessed:
             where.append(_WITNESSED)
-            params.append(witness_pattern(viewer))
+            params += [witness_pattern(viewer), witness_pattern(PUBLIC)]
     if actor is not None:
         where.append("h.actor = ?")
         params.append(actor)

@@ -467,6 +467,28 @@ def test_a_search_for_a_card_elsewhere_through_the_real_command_is_recorded_miss
         assert ("skill-first-aid not found" in line["summary"]) is named, (viewer, line)
 
 
+def test_a_hero_who_joins_later_reads_the_actions_before_as_the_public_does(played, tmp_path):
+    """Found by a QA pass: each action records who saw it (``seen``, ``unnamed``) among the
+    viewers of its day, so a hero added later was in none, and her history and card views
+    read "a hidden card" where the public's named a card everyone had seen discarded. A
+    hero sees at least what everyone sees: of the actions before she joined, exactly the
+    public's view (a card the public may not be told of, such as which refilled card was
+    drawn, stays untold to her too)."""
+    db = copy_db(played.db, tmp_path)
+    joined = json.loads(ok(db, "--json", "hero", "add", "cy"))["seq"]
+    before = [r for r in json.loads(ok(db, "--as", "public", "--json", "history")) if r["seq"] < joined]
+    assert before and any(card is not None for row in before for card in row["cards"])
+    assert [r for r in json.loads(ok(db, "--as", "cy", "--json", "history")) if r["seq"] < joined] == before
+    refilled = {ch.card for ch in played.events[REFILL_DRAW].changes if getattr(ch, "card", None)}
+    for card in sorted({c for row in before for c in row["cards"] if c is not None} | refilled):
+        views = {viewer: json.loads(ok(db, "--as", viewer, "--json", "card", card))["history"]
+                 for viewer in ("public", "cy")}
+        assert views["cy"] == views["public"], card
+        rows = {viewer: json.loads(ok(db, "--as", viewer, "--json", "history", "--card", card))
+                for viewer in ("public", "cy")}
+        assert rows["cy"] == rows["public"], card
+
+
 # -- the witness rule ----------------------------------------------------------------------------------
 def test_the_public_summary_of_a_draw_that_refilled_the_deck_names_no_drawn_card(played):
     drawn = set(played.events[REFILL_DRAW].cards)
