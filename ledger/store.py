@@ -178,7 +178,14 @@ class LedgerApplicationRecorder(SQLiteApplicationRecorder):
     def convert_originator_id(self, originator_id: str) -> Any:
         found = self._ids.get(originator_id)
         if found is None:
-            found = super().convert_originator_id(originator_id)
+            try:
+                found = super().convert_originator_id(originator_id)
+            except ValueError as exc:  # a row no ledger wrote (every log's id is a UUID): the file was edited
+                from .errors import DamagedRecord, one_line
+
+                raise DamagedRecord(_("a record of the file belongs to no log of the ledger's (its id {id} is no "
+                                      "UUID): the file was changed or damaged; restore it from a copy").format(
+                    id=one_line(repr(originator_id[:40]))), exc) from None
             if len(self._ids) < 100_000:
                 self._ids[originator_id] = found
         return found

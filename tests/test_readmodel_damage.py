@@ -277,6 +277,27 @@ def test_a_second_stream_under_a_campaigns_name_stops_that_campaign(demo, stream
     assert stopped_note("demo", 1) in rebuilt.stderr and why in rebuilt.stderr, rebuilt.stderr
 
 
+def test_a_row_of_no_ledger_log_is_named_and_an_action_recorded_beside_it_says_it_was(demo):
+    """Found by a QA pass: a row whose stream id is no UUID (another program's, or an edit)
+    made the catch-up after an action fail with "unexpected failure (ValueError…)" although
+    the action was recorded: a player trying again recorded it twice. The action is said to
+    be recorded, with a note naming the row's damage; every read of the log, verify and
+    rebuild refuse with the same one line, and nothing else is recorded by them."""
+    raw(demo, "INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, 1, ?, ?)",
+        ["abc", "myapp.domain:Created", b'{"x": 1}'])
+    damage = "its id 'abc' is no UUID"
+    result = run_ledger("hero", "add", "cy", db=demo)
+    assert result.returncode == 0 and result.stdout.startswith("seq 37 "), result.stderr
+    assert result.stderr.startswith("note: seq 37 is recorded, but the read models cannot follow") \
+        and damage in result.stderr, result.stderr
+    count = raw(demo, "SELECT count(*) FROM stored_events")
+    for args in (["history"], ["verify"], ["rebuild"], ["--json", "verify"]):
+        result = run_ledger(*args, db=demo)
+        assert result.returncode == 1 and damage in one_error_line(result), (args, result.stderr)
+    assert json.loads(result.stdout)["error"]["code"] == "damaged"
+    assert raw(demo, "SELECT count(*) FROM stored_events") == count
+
+
 # -- history rows that cannot be read -----------------------------------------------------------
 @pytest.mark.parametrize("edit", ["cards = '{'", "unnamed = '[]'", "time = NULL", "summary = NULL",
                                   "seen = '{\"x\": 1}'", "undone_by = 'soon'", "actor = NULL"])
