@@ -403,6 +403,8 @@ def set_access(play: Play, cmd: c.SetAccess) -> Decided:
     effects = dict(place.effects)
     if cmd.level is None:
         rules.has_access_effect(place, cmd.location, suit)
+        if cmd.by:
+            play.campaign.card(cmd.by)  # a card of the catalog (its effects' reach is recorded)
         del effects[suit]
     else:
         if not cmd.by:

@@ -18,7 +18,7 @@ import json
 import pytest
 
 from ledger import commands as c
-from ledger.errors import BadInput, CardNotThere, NotAllowed, RuleBroken, UnknownZone
+from ledger.errors import BadInput, CardNotThere, NotAllowed, RuleBroken, UnknownCard, UnknownZone
 from ledger.events import AccessUsed, Settlement, TradeCompleted
 
 pytestmark = pytest.mark.both_stores
@@ -219,6 +219,14 @@ def test_an_access_effect_changes_the_locations_level_outside_battle_too(festiva
 
 def test_clearing_an_access_effect_that_does_not_exist_is_refused(festival):
     festival.refuse(c.SetAccess(location="village", suit="item", level=None), RuleBroken)
+
+
+def test_clearing_an_access_effect_by_a_card_the_catalog_lacks_is_refused_naming_it(festival):
+    """Found by a QA pass: ``access village item --clear --by x`` failed with "unexpected
+    failure (KeyError)" (a 500 on the table server)."""
+    festival.do(c.SetAccess(location="village", suit="item", level=2, by="event-festival"))
+    err = festival.refuse(c.SetAccess(location="village", suit="item", level=None, by="event-festivl"), UnknownCard)
+    assert "event-festivl" in str(err) and "event-festival" in str(err)  # did you mean
 
 
 def test_an_access_effect_names_the_card_that_causes_it(festival):
