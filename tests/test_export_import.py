@@ -145,6 +145,15 @@ def test_export_without_file_or_to_dash_writes_the_same_lines_to_stdout(source, 
     assert not (tmp_path / "-").exists()
 
 
+@pytest.mark.parametrize("name", ["", " ", "sub/"])
+def test_export_to_a_name_that_names_no_file_is_refused_in_one_line(source, tmp_path, name):
+    """Found by a QA pass: ``export ""`` failed with "unexpected failure (ValueError)", and
+    ``export sub/`` wrote a file named ``sub``."""
+    result = run_ledger("export", name, db=source, cwd=tmp_path)
+    assert "names no file to write" in one_error_line(result), result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 # -- round trip ---------------------------------------------------------------------------
 def test_an_imported_export_verifies_and_shows_the_same_zones_and_history(source, exported, tmp_path):
     other = tmp_path / "other.db"
