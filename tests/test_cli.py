@@ -380,11 +380,21 @@ def test_bad_numbers_are_refused_as_bad_input_naming_the_option_and_append_nothi
         ["obtain", "ana", "class-mage", "--by", "luck"],
         ["--lang", "fr"],
         ["seat", "add", "ana", "--port", "99999"],
+        # found by a QA pass: read by int() (port 1, port 8080, access 1, 10 ice)
+        ["seat", "add", "ana", "--port", "\u0661"],
+        ["seat", "add", "ana", "--port", "8_080"],
+        ["serve", "--workers", "\u0661"],
+        ["daemon", "start", "--idle", "1_0"],
+        ["location", "add", "v8", "--access", "item=\u0661"],
+        ["--actor", "ana", "activate", "item-rope", "--energy", "ice=1_0"],
+        ["hero", "knowledge", "ana", "\u0663"],
     ):
         line = one_error_line(run_ledger(*args, db=db), exit_codes=(1,))
         assert stored(db) == before, f"{args} appended events"
         if args[-2].startswith("--") and args[-1] not in ("9", str(LAST + 1)):  # those two: the campaign refuses
-            assert line.startswith(f"error: {args[-2]}: "), line
+            assert line.startswith(f"error: {args[-2]}"), line
+        if args[:2] == ["hero", "knowledge"] and not args[-1].startswith("-"):  # an argument, named as in the usage
+            assert line.startswith("error: LEVEL: "), line
         assert "action_points" not in line
 
 

@@ -14,7 +14,7 @@ from ...errors import BadInput
 from ...i18n import _, ngettext
 from .client import IDLE, private_dir, socket_path, status, turned_off
 from .group import cli
-from .session import Session, note_line, pass_session
+from .session import Session, WholeRange, note_line, pass_session
 
 START_PATIENCE = 60.0
 """Seconds ``start`` waits for the server to answer (it warms up first: ~1–3 s)."""
@@ -39,7 +39,7 @@ def daemon() -> None:
 
 
 @daemon.command("start")
-@click.option("--idle", default=IDLE, show_default=True, type=click.IntRange(1),
+@click.option("--idle", default=IDLE, show_default=True, type=WholeRange(1),
               help="Stop after this many seconds without a command.")
 @pass_session
 def daemon_start(s: Session, idle: int) -> None:

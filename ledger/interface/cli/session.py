@@ -332,10 +332,12 @@ def whole_number(text: Any) -> int:
 
 
 def option_name(param: click.Parameter | None) -> str | None:
-    """An option as a person types it (``--ap``, not its value's name ``action_points``);
-    None for an argument."""
+    """An option as a person types it (``--ap``, not its value's name ``action_points``),
+    or an argument as the usage line names it (``KNOWLEDGE``); None for neither."""
     if isinstance(param, click.Option):
         return next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
+    if isinstance(param, click.Argument):
+        return param.human_readable_name
     return None
 
 
@@ -363,6 +365,15 @@ class WholeNumber(click.ParamType):
 
 
 INTEGER = WholeNumber()
+
+
+class WholeRange(click.IntRange):
+    """click's ``IntRange`` (a port, a count of processes) with its numbers read as a
+    person types them (``whole_number``): ``١``, ``8_080`` and ``abc`` are refused as bad
+    input (they were port 1, port 8080, and "not a valid integer range")."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        return super().convert(INTEGER.convert(value, param, ctx), param, ctx)
 
 
 class Position(click.ParamType):
@@ -427,7 +438,7 @@ def pairs(values: tuple[str, ...], option: str, number: bool = True, example: st
             raise BadInput(_("{option} names {key} twice; give each once").format(option=option, key=key))
         if number:
             try:
-                out[key] = int(raw)
+                out[key] = whole_number(raw)
             except ValueError:
                 raise BadInput(_("{option} {value!r}: {raw!r} is not a whole number").format(
                     option=option, value=value, raw=raw)) from None

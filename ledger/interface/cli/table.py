@@ -10,7 +10,7 @@ import click
 from ...errors import BadInput
 from ...i18n import N_, _, ngettext
 from .group import cli
-from .session import Session, note_line, pass_session
+from .session import Session, WholeRange, note_line, pass_session
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -34,7 +34,7 @@ def seat() -> None:
 @click.argument("who", nargs=-1, required=True)
 @click.option("--campaign", "campaign", default=None, help="Which campaign (default: the global --campaign).")
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="The host players reach the server at.")
-@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535),
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=WholeRange(1, 65535),
               help="The server's port.")
 @pass_session
 def seat_add(s: Session, who: tuple[str, ...], campaign: str | None, host: str, port: int) -> None:
@@ -151,8 +151,8 @@ def seat_revoke(s: Session, who: str, campaign: str | None) -> None:
 @cli.command()
 @click.option("--host", default=DEFAULT_HOST, show_default=True,
               help="The address to listen on (0.0.0.0 lets other devices on the network in).")
-@click.option("--port", default=DEFAULT_PORT, show_default=True, type=click.IntRange(1, 65535), help="The port.")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Server processes.")
+@click.option("--port", default=DEFAULT_PORT, show_default=True, type=WholeRange(1, 65535), help="The port.")
+@click.option("--workers", default=1, show_default=True, type=WholeRange(1, 64), help="Server processes.")
 @click.option("--proxy", default=None, metavar="ADDRESS",
               help="The address of the HTTPS proxy in front of the server: the client address it forwards "
                    "(X-Forwarded-For) is the one failed tokens are counted by, not the proxy's.")
