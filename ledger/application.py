@@ -227,11 +227,23 @@ class Ledger(Application):
             raise UnknownCampaign(_("no campaign {campaign} in this database (campaigns: {campaigns})").format(
                 campaign=repr(slug), campaigns=names))
         if not known:
+            self.refuse_unlisted_log()
             raise UnknownCampaign(_("this database holds no campaign yet; start one with ledger init --catalog FILE"))
         if len(known) > 1:
             raise UnknownCampaign(_("this database holds {n} campaigns ({campaigns}); choose one with --campaign "
                                     "ID").format(n=len(known), campaigns=", ".join(e.slug for e in known)))
         return known[0]
+
+    def refuse_unlisted_log(self) -> None:
+        """Refuses (``DamagedRecord``) a file whose log holds records while its list of
+        campaigns names none: the list's records were deleted (a campaign's and its entry
+        are saved together), so telling the person to start a campaign would have them
+        hide the ones there under a new one. The log is read before the list, so that
+        another process's first campaign, saved meanwhile, is no such file."""
+        held = self._guard(lambda: self.recorder.max_notification_id()) or 0
+        if held and not self.campaigns():
+            raise DamagedRecord(_("this database's list of campaigns names none, yet its log holds records: the "
+                                  "file was changed or damaged; restore it from a copy"), ValueError("none listed"))
 
     def start(
         self,
@@ -251,6 +263,8 @@ class Ledger(Application):
             catalog=tuple(catalog), format=fmt or standard_format(), ruleset=ruleset(),  # no later action's may be older
         ))
         for attempt in range(50):  # another init may take the list's next entry first: listed after it
+            if not attempt:
+                self.refuse_unlisted_log()
             if any(e.slug == slug for e in self.campaigns()):
                 raise BadInput(_("this database already holds a campaign {campaign}; pick another with --campaign "
                                  "ID or another --db file").format(campaign=repr(slug)))

@@ -298,6 +298,20 @@ def test_a_row_of_no_ledger_log_is_named_and_an_action_recorded_beside_it_says_i
     assert raw(demo, "SELECT count(*) FROM stored_events") == count
 
 
+def test_a_log_whose_list_of_campaigns_was_deleted_is_said_damaged_not_empty(demo):
+    """Found by a QA pass: with the list of campaigns' records deleted, every command said
+    "this database holds no campaign yet; start one with ledger init", and following that
+    advice started a second campaign over the first one's 36 actions (verify then passed).
+    Reads, campaigns, verify and init all refuse, saying the file was changed; nothing is
+    recorded."""
+    raw(demo, "DELETE FROM stored_events WHERE topic LIKE '%CampaignRegistered'")
+    count = raw(demo, "SELECT count(*) FROM stored_events")
+    for args in (["zones"], ["campaigns"], ["verify"], ["init", "--catalog", str(sample_catalog_path()), "--name", "New"]):
+        line = one_error_line(run_ledger(*args, db=demo))
+        assert "list of campaigns names none, yet its log holds records" in line and "ledger init" not in line, line
+    assert raw(demo, "SELECT count(*) FROM stored_events") == count
+
+
 # -- history rows that cannot be read -----------------------------------------------------------
 @pytest.mark.parametrize("edit", ["cards = '{'", "unnamed = '[]'", "time = NULL", "summary = NULL",
                                   "seen = '{\"x\": 1}'", "undone_by = 'soon'", "actor = NULL"])

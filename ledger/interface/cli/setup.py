@@ -59,6 +59,8 @@ def campaigns(s: Session) -> None:
     Example: ledger --db demo.db campaigns
     """
     entries = s.ledger().campaigns()
+    if not entries:
+        s.ledger().refuse_unlisted_log()  # a log without its list: said so, not an empty list
 
     def human(out: Console) -> None:
         from projections.render import escape
