@@ -313,7 +313,11 @@ def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
         ["explain", "--bogus"],                    # an unknown option, though -1 there is a seq refused
         ["hero", "knowledge", "ana", "--bogus"],   # (and -1 a level)
     ):
-        one_error_line(run_ledger(*args, db=db), exit_codes=(2,))
+        line = one_error_line(run_ledger(*args, db=db), exit_codes=(2,))
+        # with --json, the error object too (found by a QA pass: none was printed)
+        result = run_ledger("--json", *args, db=db)
+        assert result.returncode == 2 and json.loads(result.stdout) == {
+            "error": {"code": "usage", "message": line.removeprefix("error: ")}}, (args, result.stdout)
     assert stored(db) == before
 
 

@@ -11,6 +11,7 @@ only its module (each registers its commands on the group when imported), while
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 import threading
 from collections.abc import Sequence
@@ -154,10 +155,10 @@ class LedgerGroup(TranslatedGroup):
             sys.exit(1)
         except click.BadParameter as exc:
             if isinstance(exc, click.MissingParameter):
-                usage_error(exc)
+                usage_error(exc, as_json)
             fail(bad_value(exc), "bad-input", as_json)  # a value refused (1), as the ledger's own types do
         except click.UsageError as exc:
-            usage_error(exc)
+            usage_error(exc, as_json)
         except (KeyboardInterrupt, Interrupted):
             click.echo(error_line(_("interrupted; nothing half-recorded (each action is saved whole or not at all)")),
                        err=True)
@@ -174,10 +175,11 @@ class Interrupted(Exception):
     """Ctrl-C while a command ran (see ``LedgerGroup.invoke``)."""
 
 
-def usage_error(exc: click.UsageError) -> NoReturn:
-    """A usage error: one line, with the help to read, and exit 2. A global option typed
-    after the command (``ledger draw deck:item --actor ana``) is told where it goes, rather
-    than offered a look-alike of the command's own (``Did you mean '--to'?``)."""
+def usage_error(exc: click.UsageError, as_json: bool = False) -> NoReturn:
+    """A usage error: one line, with the help to read, and exit 2 (``--json``: the error
+    object on stdout too, code ``usage``, as a refusal's). A global option typed after the
+    command (``ledger draw deck:item --actor ana``) is told where it goes, rather than
+    offered a look-alike of the command's own (``Did you mean '--to'?``)."""
     hint = ""
     command = ""
     if exc.ctx:
@@ -190,9 +192,14 @@ def usage_error(exc: click.UsageError) -> NoReturn:
             value = "" if given.is_flag else " …"
             message = _("{option} is a global option: it goes before the command ({example})").format(
                 option=option, example=f"ledger {option}{value} {command.removeprefix('ledger ')} …")
-            click.echo(error_line(message), err=True)
-            sys.exit(2)
-    click.echo(error_line(f"{exc.format_message()}{hint}"), err=True)
+            _usage_exit(message, as_json)
+    _usage_exit(f"{exc.format_message()}{hint}", as_json)
+
+
+def _usage_exit(message: str, as_json: bool) -> NoReturn:
+    if as_json:
+        click.echo(json.dumps({"error": {"code": "usage", "message": message}}))
+    click.echo(error_line(message), err=True)
     sys.exit(2)
 
 
