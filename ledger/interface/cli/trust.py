@@ -91,6 +91,9 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
         _not_intact(s, report.as_dict() | {"read_models": problem},
                     _("the log is intact, but the read-model tables did not match it: {problem} "
                       "(they were changed; rebuilt them from the log)").format(problem=problem))
+    from ...seats import SeatBook
+
+    SeatBook(ledger).refresh()  # the file's seats log reads back whole, as the table server reads it (else: damaged)
     # the keys named: anyone holding the file can sign checkpoints with a key of their own
     signed = _("; checkpoints signed by {keys} hold up to seq {seq}").format(
         keys=", ".join(report.signed_keys), seq=report.signed_to) if report.signed_to else ""
