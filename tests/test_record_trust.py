@@ -391,6 +391,21 @@ def test_keys_show_without_a_key_says_how_to_make_one(tmp_path):
     assert "ledger keys init" in line
 
 
+def test_an_action_or_view_under_a_key_that_cannot_be_read_says_its_checkpoint_is_not_signed(demo, tmp_path):
+    """Found by a QA pass: ``checkpoint`` and ``export`` refuse a key they cannot read, but
+    an action or a view printed its checkpoint unsigned without a word, so the master
+    handed out unsigned checkpoints unawares. They still go on, with one ``note:`` line."""
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a key\n")
+    env = {"LEDGER_KEY": str(bad)}
+    for args in (["--json", "hero", "add", "cy"], ["--json", "zones"]):
+        result = succeeded(run_ledger(*args, db=demo, env=env))
+        assert "signature" not in json.loads(result.stdout)["checkpoint"], args
+        assert result.stderr.splitlines() == [
+            f"note: {bad} is not a signing key (make one with ledger keys init); the checkpoint shown is not signed"]
+    assert str(bad) in one_error_line(run_ledger("checkpoint", db=demo, env=env))
+
+
 def test_a_signed_checkpoint_verifies_and_a_forged_signature_fails_at_its_seq(demo, key):
     kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
     assert kept["key"] == key["public"] and kept["signature"]
@@ -855,10 +870,13 @@ def test_a_damaged_record_of_the_files_own_logs_is_named_for_what_it_is(demo, to
 def test_init_over_a_start_its_list_of_campaigns_does_not_name_says_so(tmp_path):
     """A file whose list of campaigns lost the entry of a campaign it holds (edited, or
     damaged): init of that campaign again fails on its own seq 1, which is no race with
-    other writers, and says what it found, at once, appending nothing."""
+    other writers, and says what it found, at once, appending nothing. (A list that lost
+    every entry is refused by every command: tests/test_readmodel_damage.py.)"""
     db = tmp_path / "c.db"
+    succeeded(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "Oeste", db=db))
     succeeded(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "Norte", db=db))
-    assert raw(db, "DELETE FROM stored_events WHERE topic = 'ledger.events:CampaignRegistered'") == 1
+    assert raw(db, "DELETE FROM stored_events WHERE topic = 'ledger.events:CampaignRegistered' "
+                   "AND originator_version = 2") == 1
     before = raw(db, "UPDATE stored_events SET topic = topic")
     line = one_error_line(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "Norte", db=db))
     assert "holds the start of a campaign 'norte' that its list of campaigns does not name" in line, line

@@ -75,6 +75,7 @@ class Session:
     _cid: UUID | None = None
     _slug: str | None = None
     _signer: Any = None  # the master's signing key (ledger.signing), False when there is none
+    _unsigned_said: bool = False  # a note said that a view's checkpoint is not signed (``view_signer``)
 
     @property
     def out(self) -> Console:
@@ -214,12 +215,18 @@ class Session:
 
     def view_signer(self) -> Any:
         """``signer`` for a view or an action already recorded: a key this user may not
-        read leaves the checkpoint unsigned instead of failing the command."""
+        read leaves the checkpoint unsigned instead of failing the command, and a ``note:``
+        line says so (once a command), so that the master does not hand out unsigned
+        checkpoints unawares."""
         from ...errors import LedgerError
 
         try:
             return self.signer()
-        except LedgerError:
+        except LedgerError as exc:
+            if not self._unsigned_said:
+                self._unsigned_said = True
+                click.echo(note_line(_("{problem}; the checkpoint shown is not signed").format(problem=exc)),
+                           err=True)
             return None
 
     def viewing(self, campaign: Campaign) -> str:
