@@ -403,8 +403,8 @@ def set_access(play: Play, cmd: c.SetAccess) -> Decided:
     effects = dict(place.effects)
     if cmd.level is None:
         rules.has_access_effect(place, cmd.location, suit)
-        if cmd.by:
-            play.campaign.card(cmd.by)  # a card of the catalog (its effects' reach is recorded)
+        if cmd.by and ruleset() >= 3:  # a card of the catalog, whose effects' reach is recorded from rules 3
+            play.campaign.card(cmd.by)
         del effects[suit]
     else:
         if not cmd.by:

@@ -180,12 +180,13 @@ class LedgerApplicationRecorder(SQLiteApplicationRecorder):
         if found is None:
             try:
                 found = super().convert_originator_id(originator_id)
-            except ValueError as exc:  # a row no ledger wrote (every log's id is a UUID): the file was edited
+            except (ValueError, TypeError, AttributeError) as exc:  # a row no ledger wrote (every log's id is a
+                # UUID's text; NULL or bytes are possible too): the file was edited
                 from .errors import DamagedRecord, one_line
 
                 raise DamagedRecord(_("a record of the file belongs to no log of the ledger's (its id {id} is no "
                                       "UUID): the file was changed or damaged; restore it from a copy").format(
-                    id=one_line(repr(originator_id[:40]))), exc) from None
+                    id=one_line(repr(originator_id)[:40])), exc) from None
             if len(self._ids) < 100_000:
                 self._ids[originator_id] = found
         return found

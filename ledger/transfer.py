@@ -257,6 +257,7 @@ def _copy(trial: Ledger, cid: UUID, first: CampaignStarted, target: str | Path) 
 
     ledger = Ledger.open(target, create=True)
     try:
+        ledger.refuse_unlisted_log()  # a file whose list of campaigns was deleted takes no campaign in
         if any(e.slug == first.slug for e in ledger.campaigns()):
             raise StoreError(_("{db} already holds a campaign {campaign}; import into another database with "
                                "--db").format(db=shown(str(target)), campaign=repr(first.slug)))

@@ -43,7 +43,10 @@ def _sees(row_seen: dict[str, list[str]], viewer: str, card: str) -> bool:
 
 def _unnamed(row_seen: dict[str, list[str]], row_unnamed: dict[str, list[str]], viewer: str) -> set[str]:
     """The cards of an action ``viewer`` saw take part but may not be told what became of
-    (its ``unnamed``); a hero in no ``seen`` of the action (one who joined later) as the public."""
+    (its ``unnamed``); a hero in no ``seen`` of the action (one who joined later) as the public.
+    The referee is told of every card."""
+    if sees_everything(viewer):
+        return set()
     return {card for card, who in row_unnamed.items()
             if viewer in who or (PUBLIC in who and viewer not in row_seen.get(card, ()))}
 

@@ -145,7 +145,7 @@ def test_export_without_file_or_to_dash_writes_the_same_lines_to_stdout(source, 
     assert not (tmp_path / "-").exists()
 
 
-@pytest.mark.parametrize("name", ["", " ", "sub/"])
+@pytest.mark.parametrize("name", ["", " ", "sub/", "sub/."])
 def test_export_to_a_name_that_names_no_file_is_refused_in_one_line(source, tmp_path, name):
     """Found by a QA pass: ``export ""`` failed with "unexpected failure (ValueError)", and
     ``export sub/`` wrote a file named ``sub``."""

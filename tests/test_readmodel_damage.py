@@ -277,15 +277,17 @@ def test_a_second_stream_under_a_campaigns_name_stops_that_campaign(demo, stream
     assert stopped_note("demo", 1) in rebuilt.stderr and why in rebuilt.stderr, rebuilt.stderr
 
 
-def test_a_row_of_no_ledger_log_is_named_and_an_action_recorded_beside_it_says_it_was(demo):
+@pytest.mark.parametrize("stream,shown", [("abc", "'abc'"), (None, "None"), (b"\x00\x01", "b'\\x00\\x01'")],
+                         ids=["text", "null", "bytes"])
+def test_a_row_of_no_ledger_log_is_named_and_an_action_recorded_beside_it_says_it_was(demo, stream, shown):
     """Found by a QA pass: a row whose stream id is no UUID (another program's, or an edit)
     made the catch-up after an action fail with "unexpected failure (ValueError…)" although
     the action was recorded: a player trying again recorded it twice. The action is said to
     be recorded, with a note naming the row's damage; every read of the log, verify and
     rebuild refuse with the same one line, and nothing else is recorded by them."""
     raw(demo, "INSERT INTO stored_events (originator_id, originator_version, topic, state) VALUES (?, 1, ?, ?)",
-        ["abc", "myapp.domain:Created", b'{"x": 1}'])
-    damage = "its id 'abc' is no UUID"
+        [stream, "myapp.domain:Created", b'{"x": 1}'])
+    damage = f"its id {shown} is no UUID"
     result = run_ledger("hero", "add", "cy", db=demo)
     assert result.returncode == 0 and result.stdout.startswith("seq 37 "), result.stderr
     assert result.stderr.startswith("note: seq 37 is recorded, but the read models cannot follow") \
@@ -302,11 +304,16 @@ def test_a_log_whose_list_of_campaigns_was_deleted_is_said_damaged_not_empty(dem
     """Found by a QA pass: with the list of campaigns' records deleted, every command said
     "this database holds no campaign yet; start one with ledger init", and following that
     advice started a second campaign over the first one's 36 actions (verify then passed).
-    Reads, campaigns, verify and init all refuse, saying the file was changed; nothing is
-    recorded."""
+    Reads, campaigns, verify, init and import all refuse, saying the file was changed;
+    nothing is recorded."""
+    exported = demo.parent / "other.jsonl"
+    other = demo.parent / "other.db"
+    succeeded(run_ledger("demo", db=other))
+    succeeded(run_ledger("export", str(exported), db=other))
     raw(demo, "DELETE FROM stored_events WHERE topic LIKE '%CampaignRegistered'")
     count = raw(demo, "SELECT count(*) FROM stored_events")
-    for args in (["zones"], ["campaigns"], ["verify"], ["init", "--catalog", str(sample_catalog_path()), "--name", "New"]):
+    for args in (["zones"], ["campaigns"], ["verify"], ["init", "--catalog", str(sample_catalog_path()), "--name", "New"],
+                 ["import", str(exported)]):
         line = one_error_line(run_ledger(*args, db=demo))
         assert "list of campaigns names none, yet its log holds records" in line and "ledger init" not in line, line
     assert raw(demo, "SELECT count(*) FROM stored_events") == count

@@ -480,13 +480,22 @@ def test_a_hero_who_joins_later_reads_the_actions_before_as_the_public_does(play
     assert before and any(card is not None for row in before for card in row["cards"])
     assert [r for r in json.loads(ok(db, "--as", "cy", "--json", "history")) if r["seq"] < joined] == before
     refilled = {ch.card for ch in played.events[REFILL_DRAW].changes if getattr(ch, "card", None)}
-    for card in sorted({c for row in before for c in row["cards"] if c is not None} | refilled):
+    for card in sorted({named for row in before for named in row["cards"] if named is not None} | refilled):
         views = {viewer: json.loads(ok(db, "--as", viewer, "--json", "card", card))["history"]
                  for viewer in ("public", "cy")}
         assert views["cy"] == views["public"], card
         rows = {viewer: json.loads(ok(db, "--as", viewer, "--json", "history", "--card", card))
                 for viewer in ("public", "cy")}
         assert rows["cy"] == rows["public"], card
+
+
+@pytest.mark.parametrize("lang,hidden", [("en", "hidden card"), ("pt", "carta oculta")])
+def test_the_referees_history_names_every_card_in_every_language(played, lang, hidden):
+    """Found by a review: the referee's history said again in another language (from the
+    action) hid the cards the public may not be told of (a refilling draw's)."""
+    rows = json.loads(ok(played.db, "--lang", lang, "--json", "history"))
+    assert all(None not in row["cards"] for row in rows)
+    assert not [row["summary"] for row in rows if hidden in row["summary"]]
 
 
 # -- the witness rule ----------------------------------------------------------------------------------

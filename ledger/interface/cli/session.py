@@ -339,12 +339,10 @@ def whole_number(text: Any) -> int:
 
 
 def option_name(param: click.Parameter | None) -> str | None:
-    """An option as a person types it (``--ap``, not its value's name ``action_points``),
-    or an argument as the usage line names it (``KNOWLEDGE``); None for neither."""
+    """An option as a person types it (``--ap``, not its value's name ``action_points``);
+    None for an argument."""
     if isinstance(param, click.Option):
         return next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
-    if isinstance(param, click.Argument):
-        return param.human_readable_name
     return None
 
 

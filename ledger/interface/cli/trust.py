@@ -223,7 +223,7 @@ def export(s: Session, file: str | None) -> None:
     """
     if file == "-":  # stdout, as the convention goes (a file named so: ./-)
         file = None
-    if file is not None and (not file.strip() or file.endswith(("/", os.sep))):
+    if file is not None and (not file.strip() or os.path.basename(file) in ("", ".", "..")):
         raise BadInput(_("{file} names no file to write; give a file name, or none (or -) for stdout").format(
             file=repr(file)))
     if file is not None:  # before the database is opened: a refusal touches nothing

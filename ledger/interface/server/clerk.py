@@ -255,13 +255,15 @@ class Clerk:
 
     def signer(self) -> Any:
         """The master's signing key if the server's user has one, for checkpoints; a key
-        it may not read leaves them unsigned (as for the CLI's views)."""
+        it may not read leaves them unsigned, and a warning in the server's log says so
+        (as a ``note:`` line does for the CLI's views)."""
         if self._signer is None:
             from ...signing import key_path, load_signer
 
             try:
                 self._signer = load_signer(key_path()) or False
-            except LedgerError:
+            except LedgerError as exc:
+                log.warning("%s; the checkpoints served are not signed", exc)
                 self._signer = False
         return self._signer or None
 
