@@ -80,6 +80,14 @@ def _listed(cards: tuple[str, ...], name) -> str:
     return ", ".join(map(name, cards))
 
 
+def _unordered(cards: tuple[str, ...], name) -> str:
+    """Cards put into a stack (add, send, bury), listed by id, those the viewer may not
+    identify last: the order they were named in is the order they lie in there, which
+    the deck's order must not give away (two cards seen going to a deck's top, named in
+    order, would tell the next two draws)."""
+    return ", ".join(sorted(map(name, cards), key=lambda shown: (shown == _(HIDDEN_NAME), shown)))
+
+
 @singledispatch
 def _what(event: e.ActionRecorded, name) -> str:
     return action_name(event.action)
@@ -114,12 +122,12 @@ def _cards_drawn(event: e.CardsDrawn, name) -> str:
 
 @_what.register
 def _cards_added(event: e.CardsAdded, name) -> str:
-    return _("add {cards} from the box → {to}").format(cards=_listed(event.cards, name), to=event.to)
+    return _("add {cards} from the box → {to}").format(cards=_unordered(event.cards, name), to=event.to)
 
 
 @_what.register
 def _cards_sent(event: e.CardsSent, name) -> str:
-    return _("send {cards} → {to}").format(cards=_listed(event.cards, name), to=event.to)
+    return _("send {cards} → {to}").format(cards=_unordered(event.cards, name), to=event.to)
 
 
 @_what.register
@@ -132,7 +140,7 @@ def _cards_discarded(event: e.CardsDiscarded, name) -> str:
 
 @_what.register
 def _cards_buried(event: e.CardsBuried, name) -> str:
-    cards = _listed(event.cards, name)
+    cards = _unordered(event.cards, name)
     if event.to:
         return _("bury {cards} in {to}").format(cards=cards, to=event.to)
     return _("bury {cards}").format(cards=cards)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
-from ledger.events import ActionRecorded
+from ledger.events import ActionRecorded, CardsBuried
 from ledger.visibility import can_identify, sees_everything
 from ledger.vocabulary import host_of
 from ledger.witness import change_marks, visible_cards
@@ -152,6 +152,10 @@ def action_view(event: ActionRecorded, campaign: Campaign, viewer: str) -> dict[
         # place, would be known to lie there).
         if data.get("position") is not None and _secret_order(campaign, data.get("to")):
             data["position"] = None
+        # …and the order the cards were named in, the order they lie in there (a bury's: at
+        # its decks' bottoms): listed by id, hidden ones first, as the moves are
+        if "cards" in data and (isinstance(event, CardsBuried) or _secret_order(campaign, data.get("to"))):
+            data["cards"] = sorted(data["cards"], key=lambda card: (card is not None, card or ""))
     data["type"] = type(event).__name__
     data["seq"] = event.seq
     data["action"] = event.action

@@ -706,6 +706,16 @@ def test_where_the_master_put_a_card_in_a_face_down_deck_is_the_referees_alone(g
     assert action_view(sent.event, sent.campaign, "referee")["position"] == "3"
     added = game.add("item-axe", to="deck:item", position=2)
     assert action_view(added.event, added.campaign, "ana")["position"] is None
+    # found by a review: nor the order cards named together went in (the next two draws here)
+    game.add("item-amulet", "item-helm", to="depot")
+    game.do(c.Discard(cards=("item-amulet", "item-helm")))
+    pair = game.do(c.Send(cards=("item-helm", "item-amulet"), to="deck:item"))
+    assert game.table.cards_in("deck:item")[:2] == ["item-helm", "item-amulet"]
+    for viewer in ("public", "ana", "bo"):
+        view = action_view(pair.event, pair.campaign, viewer)
+        assert view["cards"] == ["item-amulet", "item-helm"], (viewer, view)
+        assert "send item-amulet, item-helm → deck:item" in view["summary"], (viewer, view)
+    assert action_view(pair.event, pair.campaign, "referee")["cards"] == ["item-helm", "item-amulet"]
     pile = game.do(c.Send(cards=("item-lantern",), to="discard", position=2))  # a face-up pile: its order is public
     assert action_view(pile.event, pile.campaign, "bo")["position"] == "2"
 
