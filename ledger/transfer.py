@@ -80,7 +80,7 @@ start, with its whole catalog, is the longest)."""
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open(encoding="utf-8-sig")  # a byte-order mark an editor put first: not part of the export
     except FileNotFoundError:
         raise BadCatalog(_("{path}: no such export file").format(path=path)) from None
     except OSError as exc:

@@ -22,7 +22,7 @@ from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
 
-from .conftest import last_seq, one_error_line, run_ledger
+from .conftest import last_seq, one_error_line, run_ledger, succeeded
 
 SAMPLE = str(sample_catalog_path())
 
@@ -155,6 +155,15 @@ def test_export_to_a_name_that_names_no_file_is_refused_in_one_line(source, tmp_
 
 
 # -- round trip ---------------------------------------------------------------------------
+def test_an_export_saved_with_a_byte_order_mark_imports(source, exported, tmp_path):
+    """Found by a QA pass: an export an editor saved with a UTF-8 byte-order mark first was
+    refused as "line 1: not an exported action"; the mark is no part of it."""
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + exported.read_bytes())
+    succeeded(run_ledger("import", str(marked), db=tmp_path / "other.db"))
+    assert last_seq(tmp_path / "other.db") == last_seq(source)
+
+
 def test_an_imported_export_verifies_and_shows_the_same_zones_and_history(source, exported, tmp_path):
     other = tmp_path / "other.db"
     result = run_ledger("import", str(exported), "--db", str(other), db=tmp_path / "unused.db")
