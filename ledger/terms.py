@@ -37,7 +37,7 @@ STATES = {
     "exhausted": N_("Exhausted"), "restored": N_("Restored"), "active": N_("Active"),
     "inactive": N_("Inactive"), "attached": N_("Attached"), "exiled": N_("Exiled"),
 }
-"""Faces and card states (Revelada/Oculta, Exaurida/Restaurada, Ativa/Inativa, Anexada, Banida)."""
+"""Faces and card states (Revelada/Oculta, Consumida/Restaurada, Ativa/Inativa, Anexada, Banida)."""
 
 GROUPS = {"sheet": N_("Sheet"), "asset": N_("Asset")}
 """The two groups of suits: sheet cards (white: Ficha) and asset cards (black: Recurso)."""

@@ -141,7 +141,7 @@ def test_the_games_words_are_the_seed_pages_words():
                  state_name("up"), state_name("down"), state_name("exhausted"), state_name("restored"),
                  state_name("active"), state_name("inactive"), zone_name("limbo"), term("full-action")]
     assert words == ["Pilha de Descarte", "Entreposto", "Inventário", "Baralho", "Casa", "Classe", "Entidade",
-                     "Habilidade", "Companheiro", "Evento", "Revelada", "Oculta", "Exaurida", "Restaurada", "Ativa",
+                     "Habilidade", "Companheiro", "Evento", "Revelada", "Oculta", "Consumida", "Restaurada", "Ativa",
                      "Inativa", "Limbo", "Ação Total"]
 
 

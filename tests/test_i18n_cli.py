@@ -146,7 +146,7 @@ def test_the_help_option_reads_in_the_language_of_each_page_whichever_spoke_firs
 
 def test_the_cards_only_commands_help_is_translated_too():
     out = succeeded(run_ledger("--lang", "pt", "exhaust", "--help")).stdout
-    assert "Exaure cartas" in out and "Exemplo: ledger exhaust item-sword" in out
+    assert "Consome cartas" in out and "Exemplo: ledger exhaust item-sword" in out
 
 
 # -- which language ------------------------------------------------------------------------------

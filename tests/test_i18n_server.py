@@ -111,7 +111,7 @@ def test_the_page_embeds_the_scripts_texts_translated_for_its_language(demo):
     assert pt["lang"] == "pt-BR" and set(pt["texts"]) == keys
     texts = pt["texts"]
     assert texts["Draw"] == "Comprar" and texts["Undo"] == "Desfazer"
-    assert texts["face down"] == "face para baixo" and texts["exhausted"] == "exaurida"
+    assert texts["face down"] == "face para baixo" and texts["exhausted"] == "consumida"
     assert texts["zone contents\x04{n} card"] == [
         "{n} cartas, do topo para baixo", "{n} carta", "{n} cartas, do topo para baixo"]  # 0, 1, 2+
     assert texts["live · seq {seq}"] == "ao vivo · seq {seq}"
