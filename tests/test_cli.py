@@ -412,6 +412,22 @@ def test_a_missing_database_is_refused_pointing_at_init_and_not_created(tmp_path
     assert os.listdir(tmp_path) == []
 
 
+def test_init_typed_again_on_a_file_with_a_campaign_asks_for_a_name(tmp_path):
+    """Found by a QA pass: ``init`` typed again on the campaign's file quietly started a
+    second campaign named "campaign", and every command then asked for --campaign. A file
+    may hold several campaigns, so one named with --name (or --campaign) is started."""
+    db = tmp_path / "campaign.db"
+    catalog = str(sample_catalog_path())
+    succeeded(run_ledger("init", "--catalog", catalog, "--name", "Norte", db=db))
+    before = stored(db)
+    line = one_error_line(run_ledger("init", "--catalog", catalog, db=db))
+    assert "already holds a campaign (norte)" in line and "--name" in line, line
+    assert stored(db) == before
+    succeeded(run_ledger("--actor", "master", "zones", db=db))  # still the one campaign
+    succeeded(run_ledger("init", "--catalog", catalog, "--name", "Sul", db=db))
+    succeeded(run_ledger("--campaign", "oeste", "init", "--catalog", catalog, db=db))
+
+
 def test_init_with_a_missing_catalog_is_refused_and_creates_no_file(tmp_path):
     db = tmp_path / "campaign.db"
     line = one_error_line(run_ledger("init", "--catalog", str(tmp_path / "cards.toml"), db=db))

@@ -93,7 +93,8 @@ def script() -> list[tuple[str, c.Command]]:
     return [
         (_("Two heroes sit down"), c.AddHero(hero="ana", name="Ana", knowledge=1)),
         ("", c.AddHero(hero="bo", name="Bo", knowledge=0)),
-        (_("The master adds cards from the box to the campaign decks (the first named ends on top)"),
+        (_("The master adds cards from the box to the campaign decks (the first named ends on top; the record "
+           "lists them by id, so that it does not tell the order)"),
          c.Add(cards=("item-sword", "item-bow", "item-rope", "item-shield", "item-lantern"), to="deck:item")),
         ("", c.Add(cards=("skill-dodge", "skill-stealth", "skill-first-aid", "skill-tracking"), to="deck:skill")),
         ("", c.Add(cards=("companion-wolf", "companion-falcon"), to="deck:companion")),

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ...i18n import ngettext
+from ...errors import BadInput
+from ...i18n import _, ngettext
 from .group import SignedArguments, cli
 from .session import INTEGER, POSITION, Session, action_data, pairs, pass_session, record, with_message
 
@@ -37,6 +38,13 @@ def init(s: Session, catalog_path: str, name: str | None, format_path: str | Non
     campaign_names(name, s.campaign_slug)  # refuse a bad id before any file is made
     ledger = s.ledger(create=True)
     s.refuse_cut_log()  # a file whose log lost actions takes no new campaign either
+    held = ledger.campaigns()
+    if held and name is None and s.campaign_slug is None:  # `init` typed again: no second "campaign" unasked
+        from ...postgres import shown
+
+        raise BadInput(_("{db} already holds a campaign ({campaigns}); a file may hold several: name the new one "
+                         "with --name, or start it in another --db file").format(
+            db=shown(str(s.db)), campaigns=", ".join(e.slug for e in held)))
     rec = ledger.start(catalog, name=name, slug=s.campaign_slug, fmt=fmt, actor=s.actor)
     s.model()
     from rich.markup import escape
