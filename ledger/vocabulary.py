@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from .errors import BadInput, UnknownZone
 from .i18n import _
@@ -80,12 +80,25 @@ _HERO_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
 _ZONE_PART = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 
+def _id_like(text: Any) -> str:
+    """``text`` as an id might be typed for it, or "" if that is no id either: accents
+    dropped and lower case (``Zé`` -> ``ze``), for the likeliest id a refusal offers."""
+    if not isinstance(text, str):
+        return ""
+    import unicodedata
+
+    plain = "".join(ch for ch in unicodedata.normalize("NFKD", text.strip()) if not unicodedata.combining(ch))
+    plain = plain.lower().replace(" ", "-")
+    return plain if _HERO_ID.fullmatch(plain) and plain not in RESERVED_NAMES else ""
+
+
 def check_hero_id(hero: str) -> str:
     """A hero id is short, lower-case, and not one of the reserved names."""
     if not isinstance(hero, str) or not _HERO_ID.fullmatch(hero):
+        like = _id_like(hero)
         raise BadInput(
-            _("{hero} is not a hero id; use lower-case letters, digits, '-' or '_' (e.g. ana)").format(
-                hero=repr(hero))
+            _("{hero} is not a hero id; use up to 32 lower-case letters without accents (a-z), digits, '-' or '_' "
+              "(e.g. {example})").format(hero=repr(hero), example=like or "ana")
         )
     if hero in RESERVED_NAMES:
         raise BadInput(_("{hero} is a reserved name; pick another hero id").format(hero=repr(hero)))
@@ -95,9 +108,10 @@ def check_hero_id(hero: str) -> str:
 def check_location_id(location: str) -> str:
     """A location id is short and lower-case, like a hero id (e.g. village)."""
     if not isinstance(location, str) or not _HERO_ID.fullmatch(location):
+        like = _id_like(location)
         raise BadInput(
-            _("{location} is not a location id; use lower-case letters, digits, '-' or '_' (e.g. village)").format(
-                location=repr(location))
+            _("{location} is not a location id; use up to 32 lower-case letters without accents (a-z), digits, '-' "
+              "or '_' (e.g. {example})").format(location=repr(location), example=like or "village")
         )
     return location
 

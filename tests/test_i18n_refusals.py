@@ -108,8 +108,14 @@ REFUSALS = {
         "não há herói 'zed' nesta campanha (heróis: ana, bo)"),
     "a bad hero id": (
         ["hero", "add", "Bad"], "bad-input",
-        "'Bad' is not a hero id; use lower-case letters, digits, '-' or '_' (e.g. ana)",
-        "'Bad' não é um id de herói; use letras minúsculas, dígitos, '-' ou '_' (p. ex. ana)"),
+        "'Bad' is not a hero id; use up to 32 lower-case letters without accents (a-z), digits, '-' or '_' (e.g. bad)",
+        "'Bad' não é um id de herói; use até 32 letras minúsculas sem acento (a-z), dígitos, '-' ou '_' (p. ex. bad)"),
+    "a hero id with accents (found by a QA pass: told to use lower-case letters, which é and ã are)": (
+        ["hero", "add", "joão"], "bad-input",
+        "'joão' is not a hero id; use up to 32 lower-case letters without accents (a-z), digits, '-' or '_' "
+        "(e.g. joao)",
+        "'joão' não é um id de herói; use até 32 letras minúsculas sem acento (a-z), dígitos, '-' ou '_' "
+        "(p. ex. joao)"),
     "a zone of a hero the campaign does not have": (
         ["send", "item-axe", "--to", "table:zed"], "unknown-hero",
         "table:zed is not a zone: there is no hero 'zed' (heroes: ana, bo)",
