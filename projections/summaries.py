@@ -165,7 +165,8 @@ def _stack_searched(event: e.StackSearched, name) -> str:
     if event.taken:
         text += _(", take {cards} → {to}").format(cards=_listed(event.taken, name), to=event.to)
     if event.missed:
-        text += _(", {cards} not found").format(cards=_listed(event.missed, name))
+        text += ngettext(", {cards} not found", ", {cards} not found", len(event.missed)).format(
+            cards=_listed(event.missed, name))
     return text + (_(", reshuffled") if event.reshuffled else "")
 
 

@@ -246,7 +246,7 @@ def test_an_access_effect_names_the_suit_in_portuguese(demo):
 
 def test_an_activation_names_its_effect_kind_in_portuguese(demo):
     said = summaries("pt", demo)[DEMO_ACTIVATION]
-    assert said == "ana ativa skill-fireball (efeito 1, ativável) em goblin chief → deck:skill"
+    assert said == "ana ativa skill-fireball (efeito 1, ativável) (alvo: goblin chief) → deck:skill"
     assert summaries("en", demo)[DEMO_ACTIVATION] == \
         "ana activates skill-fireball (effect 1, activate) on goblin chief → deck:skill"
     out = pt(demo, "explain", str(DEMO_ACTIVATION))
