@@ -158,8 +158,8 @@ def _searched(event: e.StackSearched, before, viewer, check: Check, n: Name) -> 
         check(N_("§4 search"), _("searching was allowed by the effect of {card}, an active card").format(
             card=n(event.allowed_by)))
     if event.missed:
-        check(N_("§9 search"), _("{stack} did not hold {cards}: a hero's search records what it did not find "
-                                "rather than being refused (a refusal would tell a hero what a deck holds at no "
+        check(N_("§9 search"), _("the search did not find {cards} in {stack}: a hero's search records what it did not "
+                                "find rather than being refused (a refusal would tell a hero what a deck holds at no "
                                 "cost)").format(stack=event.stack, cards=", ".join(n(card) for card in event.missed)))
     if event.reshuffled:
         check(N_("§4 search"), _("{stack} is face-down, so it was reshuffled after the search, in the same "

@@ -272,7 +272,7 @@ def _action_undone(event: e.ActionUndone, name) -> str:
         text += _("; {stacks} shuffled again (cards returned to it had been seen)").format(
             stacks=", ".join(event.reshuffled_stacks))
     if event.keep_order:
-        text += _("; the master kept the order of the decks seen cards returned to")
+        text += _("; the master kept the order of any deck seen cards returned to")
     return text
 
 

@@ -460,7 +460,7 @@ def test_a_search_for_a_card_elsewhere_through_the_real_command_is_recorded_miss
     for viewer, named in (("public", False), ("bo", True)):
         for text in (ok(db, "--as", viewer, "--json", "history", "--limit", "1"),
                      ok(db, "--as", viewer, "--json", "explain", str(seq))):
-            assert "not found" in text or "did not hold" in text, (viewer, text)
+            assert "not found" in text or "did not find" in text, (viewer, text)
             assert ("skill-first-aid" in text) is named and "inventory:ana" not in text, (viewer, text)
         line = json.loads(ok(db, "--as", viewer, "export").splitlines()[seq])  # after the header
         assert line["seq"] == seq and line["missed"] == ["skill-first-aid" if named else None], (viewer, line)

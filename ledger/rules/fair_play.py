@@ -186,8 +186,8 @@ def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
     knows_card(campaign, actor, by, "search by")
     controls_card(campaign, actor, by, "search by")
     if "active" not in card_states(campaign, by):
-        raise RuleBroken(_("card {card} is not active (its effects are not available); reveal it first").format(
-            card=by))
+        raise RuleBroken(_("card {card} is not active, so its effects are not available now (ledger card {card} "
+                           "shows its states)").format(card=by))
 
 
 def searches_decks(actor: str, stack: ZoneSpec) -> None:
@@ -268,7 +268,7 @@ def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
     shown = [event.seq for event in events if event.identified]
     if shown:
         raise NotAllowed(_("seq {seq} showed hidden cards to someone at the table, so only the master may take it "
-                           "back (ask the master: the decks those cards return to are shuffled again)").format(
+                           "back (ask the master: a deck those cards return to is shuffled again)").format(
             seq=shown[0]))
     if ruleset() < 10:
         return
