@@ -113,7 +113,7 @@ def render_history(out: Console, rows: list[dict[str, Any]], campaign: Campaign,
     table = Table(title=escape(_("{campaign} — history as {viewer}").format(campaign=campaign.name, viewer=viewer)),
                   title_justify="left")
     table.add_column(_("seq"), justify="right", style="bold")
-    table.add_column(_("time"), no_wrap=True)
+    table.add_column(_("time (UTC)"), no_wrap=True)
     table.add_column(_("actor"))
     table.add_column(_("what happened"))
     for row in rows:
@@ -128,7 +128,7 @@ def render_history(out: Console, rows: list[dict[str, Any]], campaign: Campaign,
 def render_explain(out: Console, view: dict[str, Any]) -> None:
     seq = escape(_("seq {seq}").format(seq=view["seq"]))
     # TRANSLATORS: {action} is the action's name (translated with the context "action": "draw", "trade"...).
-    out.print(f"[bold]{seq}[/bold]  " + escape(_("{action} by {actor} at {time}").format(
+    out.print(f"[bold]{seq}[/bold]  " + escape(_("{action} by {actor} at {time} UTC").format(
         action=action_name(view["action"]), actor=view["actor"], time=view["time"][:19].replace("T", " "))),
         highlight=False)
     out.print(f"  {escaped(view['summary'])}", highlight=False, markup=False)

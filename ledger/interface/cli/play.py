@@ -276,6 +276,11 @@ def trade(s: Session, hero_id: str, cards: tuple[str, ...]) -> None:
     table, or attached to their cards) and go to their discard piles.
 
     \b
+    --take CARD...              the cards taken from the discard pile (at least one)
+    --give CARD...              the hero's cards given for them
+    --attach TAKEN=COMPANION    a card taken goes attached to a companion of the hero's
+
+    \b
     Example: ledger trade ana --take item-bow --give item-sword item-rope
              ledger trade ana --take item-rope --give item-axe --attach item-rope=companion-wolf
     """
