@@ -121,8 +121,11 @@ def seat_list(s: Session, campaign: str | None) -> None:
         row = rows.setdefault(found.who, {"who": found.who, "links": 0, "since": found.opened.isoformat()})
         row["links"] = int(row["links"]) + 1  # type: ignore[call-overload]
     data = list(rows.values())
-    lines = [f"{r['who']}  " + ngettext("{n} link since {since}", "{n} links since {since}", links).format(
-        n=links, since=r["since"]) for r in data for links in (int(r["links"]),)]  # type: ignore[call-overload]
+    width = max((len(str(r["who"])) for r in data), default=0)  # the names in a column, the time as history shows it
+    lines = [f"{str(r['who']).ljust(width)}  " + ngettext("{n} link since {since}", "{n} links since {since}",
+                                                          links).format(
+        n=links, since=str(r["since"])[:19].replace("T", " ") + " UTC")
+        for r in data for links in (int(r["links"]),)]  # type: ignore[call-overload]
     s.emit(data, human="\n".join(lines) or _("no seats yet; add one with ledger seat add WHO"))
 
 
