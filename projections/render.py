@@ -70,7 +70,7 @@ def render_zones(out: Console, view: dict[str, Any], campaign: Campaign) -> None
     table.add_column(_("zone"), style="bold", no_wrap=True)
     # TRANSLATORS: the column of how many cards a zone holds (a short heading).
     table.add_column(pgettext("how many cards", "n"), justify="right")
-    table.add_column(_("cards (decks: top first)"))
+    table.add_column(_("cards (decks: top first)"), overflow="fold")  # an id broken, never cut short
     specs = campaign.zones()
     for zone_id, cards in view["zones"].items():
         spec = specs[zone_id]
@@ -145,9 +145,9 @@ def render_compared(out: Console, campaign: Campaign, viewers: list[str]) -> Non
 
     views = {v: zones_view(campaign, v)["zones"] for v in viewers}
     table = Table(title=escape(_("after seq {seq}, side by side").format(seq=campaign.seq)), title_justify="left")
-    table.add_column(_("zone"), style="bold", no_wrap=True)
+    table.add_column(_("zone"), style="bold")  # wrapped, never cut: narrow terminals, longer languages
     for viewer in viewers:
-        table.add_column(escape(_("as {viewer}").format(viewer=viewer)))
+        table.add_column(escape(_("as {viewer}").format(viewer=viewer)), overflow="fold")
     for zone_id in campaign.zones():
         if zone_id == "box" or not views[viewers[0]][zone_id]:
             continue
