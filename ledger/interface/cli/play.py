@@ -290,7 +290,8 @@ def trade(s: Session, hero_id: str, cards: tuple[str, ...]) -> None:
     if not take:
         raise click.UsageError(_("say which cards to take from the discard pile with --take CARD..."))
     record(s, Trade(actor=s.actor, hero=hero_id, take=tuple(take), give=tuple(give),
-                    attach=pairs(tuple(attach), "--attach", number=False, example="item-bow=companion-wolf")))
+                    attach=pairs(tuple(attach), "--attach", number=False, example="item-bow=companion-wolf",
+                                  form=N_("TAKEN=COMPANION"))))
 
 
 @cli.command()
@@ -332,4 +333,5 @@ def activate(s: Session, card: str, effect: int | None, hero_id: str | None, tar
     from ...commands import Activate
 
     record(s, Activate(actor=s.actor, card=card, effect=effect, hero=hero_id, target=target, note=note,
-                       action_points=action_points, energies=pairs(energies, "--energy", example="fire=1")))
+                       action_points=action_points,
+                       energies=pairs(energies, "--energy", example="fire=1", form=N_("KIND=N"))))

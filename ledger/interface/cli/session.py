@@ -430,15 +430,17 @@ class Count(click.ParamType):
 SEQ = Count(N_("a seq (seqs count actions from 1, the init)"))
 
 
-def pairs(values: tuple[str, ...], option: str, number: bool = True, example: str = "item=2") -> dict[str, Any]:
+def pairs(values: tuple[str, ...], option: str, number: bool = True, example: str = "item=2",
+          form: str = N_("SUIT=LEVEL")) -> dict[str, Any]:
     """``NAME=VALUE`` options (``--access item=2``, ``--energy fire=1``) as a dict; a name
-    given twice is refused (which one was meant?). ``example``: one, as the option takes it."""
+    given twice is refused (which one was meant?). ``example``: one, as the option takes it;
+    ``form``: its form, as its help says it (marked ``N_``)."""
     out: dict[str, Any] = {}
     for value in values:
         key, sep, raw = value.partition("=")
         if not sep or not key or not raw:
-            raise BadInput(_("{option} {value!r}: write it as NAME=VALUE (e.g. {option} {example})").format(
-                option=option, value=value, example=example))
+            raise BadInput(_("{option} {value!r}: write it as {form} (e.g. {option} {example})").format(
+                option=option, value=value, form=_(form), example=example))
         if key in out:
             raise BadInput(_("{option} names {key} twice; give each once").format(option=option, key=key))
         if number:
