@@ -409,8 +409,9 @@ class Count(click.ParamType):
 
     name = "N"
 
-    def __init__(self, what: str):
+    def __init__(self, what: str, name: str = "N"):
         self.what = what  # marked N_(), translated when a bad number is refused
+        self.name = name  # how help shows the value (``--to SEQ``)
 
     def convert(self, value: Any, param: Any, ctx: Any) -> int:
         if isinstance(value, int):
@@ -427,7 +428,7 @@ class Count(click.ParamType):
         return number
 
 
-SEQ = Count(N_("a seq (seqs count actions from 1, the init)"))
+SEQ = Count(N_("a seq (seqs count actions from 1, the init)"), name="SEQ")
 
 
 def pairs(values: tuple[str, ...], option: str, number: bool = True, example: str = "item=2",
