@@ -147,7 +147,8 @@ def history_view(
         if record["actor"] == viewer and hidden and record["seq"] in events:  # what they named themselves
             hidden -= set(events[record["seq"]].named_by_actor())              # (a search that missed it)
         unnamed = _unnamed(seen, _who(record, slug, "unnamed"), viewer)
-        text = record["summary"] if stored else summary(events[record["seq"]], hidden | unnamed)
+        text = record["summary"] if stored else summary(events[record["seq"]], hidden | unnamed,
+                                                        in_order=sees_everything(viewer))
         shown = sorted(c for c in cards if c not in hidden)
         out.append({
             "seq": record["seq"], "action": record["action"], "actor": record["actor"], "time": record["time"],

@@ -25,12 +25,16 @@ HIDDEN_NAME = N_("a hidden card")
 """How a card the viewer may not identify reads (translated where shown: ``_(HIDDEN_NAME)``)."""
 
 
-def summary(event: e.ActionRecorded, hidden: Set[str] = frozenset()) -> str:
+def summary(event: e.ActionRecorded, hidden: Set[str] = frozenset(), in_order: bool = True) -> str:
     """What the action did, then the refills and redirects it caused, in the language
-    being spoken."""
+    being spoken. ``in_order``: cards put into a stack together are listed in the order
+    they were named, which is the order they lie in there (the referee's, and the stored
+    summary, whose text ``verify`` holds the read models to); else by id (``_placed``)."""
 
     def name(card: str | None) -> str:
         return _(HIDDEN_NAME) if card is None or card in hidden else card
+
+    name.in_order = in_order  # type: ignore[attr-defined]  # read by ``_placed``
 
     what = _whats.get(type(event)) or _what_of(type(event))
     text = what(event, name)
@@ -80,11 +84,14 @@ def _listed(cards: tuple[str, ...], name) -> str:
     return ", ".join(map(name, cards))
 
 
-def _unordered(cards: tuple[str, ...], name) -> str:
-    """Cards put into a stack (add, send, bury), listed by id, those the viewer may not
-    identify last: the order they were named in is the order they lie in there, which
-    the deck's order must not give away (two cards seen going to a deck's top, named in
-    order, would tell the next two draws)."""
+def _placed(cards: tuple[str, ...], name) -> str:
+    """Cards put into a stack together (add, send, bury, a search's taken cards): in the
+    order named for the referee (``summary``'s ``in_order``), else listed by id, those the
+    viewer may not identify last: the order named is the order they lie in there, which a
+    deck's order must not give away (two cards seen going to a deck's top, named in order,
+    would tell the next two draws)."""
+    if getattr(name, "in_order", True):
+        return _listed(cards, name)
     return ", ".join(sorted(map(name, cards), key=lambda shown: (shown == _(HIDDEN_NAME), shown)))
 
 
@@ -122,12 +129,12 @@ def _cards_drawn(event: e.CardsDrawn, name) -> str:
 
 @_what.register
 def _cards_added(event: e.CardsAdded, name) -> str:
-    return _("add {cards} from the box → {to}").format(cards=_unordered(event.cards, name), to=event.to)
+    return _("add {cards} from the box → {to}").format(cards=_placed(event.cards, name), to=event.to)
 
 
 @_what.register
 def _cards_sent(event: e.CardsSent, name) -> str:
-    return _("send {cards} → {to}").format(cards=_unordered(event.cards, name), to=event.to)
+    return _("send {cards} → {to}").format(cards=_placed(event.cards, name), to=event.to)
 
 
 @_what.register
@@ -140,7 +147,7 @@ def _cards_discarded(event: e.CardsDiscarded, name) -> str:
 
 @_what.register
 def _cards_buried(event: e.CardsBuried, name) -> str:
-    cards = _unordered(event.cards, name)
+    cards = _placed(event.cards, name)
     if event.to:
         return _("bury {cards} in {to}").format(cards=cards, to=event.to)
     return _("bury {cards}").format(cards=cards)
@@ -163,7 +170,7 @@ def _stack_searched(event: e.StackSearched, name) -> str:
     else:
         text = _("search {stack}").format(stack=event.stack)
     if event.taken:
-        text += _(", take {cards} → {to}").format(cards=_listed(event.taken, name), to=event.to)
+        text += _(", take {cards} → {to}").format(cards=_placed(event.taken, name), to=event.to)
     if event.missed:
         text += ngettext(", {cards} not found", ", {cards} not found", len(event.missed)).format(
             cards=_listed(event.missed, name))
@@ -272,7 +279,7 @@ def _action_undone(event: e.ActionUndone, name) -> str:
         text += _("; {stacks} shuffled again (cards returned to it had been seen)").format(
             stacks=", ".join(event.reshuffled_stacks))
     if event.keep_order:
-        text += _("; the master kept the order of any deck seen cards returned to")
+        text += _("; the master kept the order of the decks seen cards returned to")  # (stored: its words stay)
     return text
 
 

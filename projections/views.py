@@ -154,12 +154,14 @@ def action_view(event: ActionRecorded, campaign: Campaign, viewer: str) -> dict[
             data["position"] = None
         # …and the order the cards were named in, the order they lie in there (a bury's: at
         # its decks' bottoms): listed by id, hidden ones first, as the moves are
-        if "cards" in data and (isinstance(event, CardsBuried) or _secret_order(campaign, data.get("to"))):
-            data["cards"] = sorted(data["cards"], key=lambda card: (card is not None, card or ""))
+        placed = isinstance(event, CardsBuried) or _secret_order(campaign, data.get("to"))
+        for key in ("cards", "taken") if placed else ():  # (a search's taken cards may go to a deck too)
+            if isinstance(data.get(key), list):
+                data[key] = sorted(data[key], key=lambda card: (card is not None, card or ""))
     data["type"] = type(event).__name__
     data["seq"] = event.seq
     data["action"] = event.action
-    data["summary"] = summary(event, hidden)
+    data["summary"] = summary(event, hidden, in_order=sees_everything(viewer))
     return data
 
 

@@ -458,9 +458,9 @@ def test_a_search_for_a_card_elsewhere_through_the_real_command_is_recorded_miss
     assert "inventory:ana" not in result.stderr + result.stdout
     seq = json.loads(ok(db, "--json", "history", "--limit", "1"))[-1]["seq"]
     for viewer, named in (("public", False), ("bo", True)):
-        for text in (ok(db, "--as", viewer, "--json", "history", "--limit", "1"),
-                     ok(db, "--as", viewer, "--json", "explain", str(seq))):
-            assert "not found" in text or "did not find" in text, (viewer, text)
+        for text, said in ((ok(db, "--as", viewer, "--json", "history", "--limit", "1"), "not found"),
+                           (ok(db, "--as", viewer, "--json", "explain", str(seq)), "the search did not find")):
+            assert said in text, (viewer, text)
             assert ("skill-first-aid" in text) is named and "inventory:ana" not in text, (viewer, text)
         line = json.loads(ok(db, "--as", viewer, "export").splitlines()[seq])  # after the header
         assert line["seq"] == seq and line["missed"] == ["skill-first-aid" if named else None], (viewer, line)
@@ -689,6 +689,7 @@ def test_where_the_master_put_a_card_in_a_face_down_deck_is_the_referees_alone(g
     would be the torch (history, card and explain said only "→ deck:item"). Deck positions
     are the referee's (only the master may put a card into a deck at a place); a face-up
     pile's order is everyone's."""
+    from projections.summaries import stored_summary
     from projections.viewer_export import viewer_export
     from projections.views import action_view
 
@@ -715,7 +716,15 @@ def test_where_the_master_put_a_card_in_a_face_down_deck_is_the_referees_alone(g
         view = action_view(pair.event, pair.campaign, viewer)
         assert view["cards"] == ["item-amulet", "item-helm"], (viewer, view)
         assert "send item-amulet, item-helm → deck:item" in view["summary"], (viewer, view)
-    assert action_view(pair.event, pair.campaign, "referee")["cards"] == ["item-helm", "item-amulet"]
+    referee = action_view(pair.event, pair.campaign, "referee")  # hers, and the stored summary, in the order named
+    assert referee["cards"] == ["item-helm", "item-amulet"] and "send item-helm, item-amulet" in referee["summary"]
+    assert stored_summary(pair.event).startswith("send item-helm, item-amulet → deck:item")
+    # …nor a search's taken cards put into a deck (the master's: at its bottom, in the order named)
+    game.add("item-dagger", "item-spear", to="depot")
+    game.do(c.Discard(cards=("item-dagger", "item-spear")))
+    taken = game.do(c.Search(stack="discard", take=("item-spear", "item-dagger"), to="deck:item"))
+    view = action_view(taken.event, taken.campaign, "bo")
+    assert view["taken"] == ["item-dagger", "item-spear"] and "take item-dagger, item-spear" in view["summary"], view
     pile = game.do(c.Send(cards=("item-lantern",), to="discard", position=2))  # a face-up pile: its order is public
     assert action_view(pile.event, pile.campaign, "bo")["position"] == "2"
 
