@@ -42,9 +42,11 @@ def init(s: Session, catalog_path: str, name: str | None, format_path: str | Non
     if held and name is None and s.campaign_slug is None:  # `init` typed again: no second "campaign" unasked
         from ...postgres import shown
 
-        raise BadInput(_("{db} already holds a campaign ({campaigns}); a file may hold several: name the new one "
-                         "with --name, or start it in another --db file").format(
-            db=shown(str(s.db)), campaigns=", ".join(e.slug for e in held)))
+        raise BadInput(ngettext("{db} already holds a campaign ({campaigns}); it may hold several: name the new one "
+                                "with --name, or start it in another --db",
+                                "{db} already holds {n} campaigns ({campaigns}); it may hold more: name the new one "
+                                "with --name, or start it in another --db", len(held)).format(
+            db=shown(str(s.db)), n=len(held), campaigns=", ".join(e.slug for e in held)))
     rec = ledger.start(catalog, name=name, slug=s.campaign_slug, fmt=fmt, actor=s.actor)
     s.model()
     from rich.markup import escape
