@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ...errors import BadInput
-from ...i18n import _, ngettext
+from ...i18n import ngettext
 from .group import SignedArguments, cli
 from .session import INTEGER, POSITION, Session, action_data, pairs, pass_session, record, with_message
 
