@@ -102,7 +102,8 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
               _("no rule beyond the action's own checks (cards where they must be, the actor allowed)"))
     return {
         "seq": event.seq, "action": event.action, "actor": event.actor, "time": event.timestamp.isoformat(),
-        "ruleset": event.ruleset, "older_rules": _older_rules(event.ruleset), "summary": summary(event, hidden, in_order=sees_everything(viewer)),
+        "ruleset": event.ruleset, "older_rules": _older_rules(event.ruleset),
+        "summary": summary(event, hidden, in_order=sees_everything(viewer)),
         "checks": checks,
     }
 

@@ -312,8 +312,8 @@ def test_a_log_whose_list_of_campaigns_was_deleted_is_said_damaged_not_empty(dem
     succeeded(run_ledger("export", str(exported), db=other))
     raw(demo, "DELETE FROM stored_events WHERE topic LIKE '%CampaignRegistered'")
     count = raw(demo, "SELECT count(*) FROM stored_events")
-    for args in (["zones"], ["campaigns"], ["verify"], ["init", "--catalog", str(sample_catalog_path()), "--name", "New"],
-                 ["import", str(exported)]):
+    for args in (["zones"], ["campaigns"], ["verify"], ["import", str(exported)],
+                 ["init", "--catalog", str(sample_catalog_path()), "--name", "New"]):
         line = one_error_line(run_ledger(*args, db=demo))
         assert "list of campaigns names none, yet its log holds records" in line and "ledger init" not in line, line
     assert raw(demo, "SELECT count(*) FROM stored_events") == count
