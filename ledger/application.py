@@ -262,9 +262,8 @@ class Ledger(Application):
             originator_id=cid, originator_version=1, actor=actor, name=name, slug=slug,
             catalog=tuple(catalog), format=fmt or standard_format(), ruleset=ruleset(),  # no later action's may be older
         ))
+        self.refuse_unlisted_log()
         for attempt in range(50):  # another init may take the list's next entry first: listed after it
-            if not attempt:
-                self.refuse_unlisted_log()
             if any(e.slug == slug for e in self.campaigns()):
                 raise BadInput(_("this database already holds a campaign {campaign}; pick another with --campaign "
                                  "ID or another --db file").format(campaign=repr(slug)))

@@ -30,7 +30,7 @@ from ledger.vocabulary import PUBLIC, REFEREE
 from .readmodel import DamagedRow, ReadModel
 from .source import EventLog
 from .summaries import summary
-from .views import position_for
+from .views import named_by_viewer, position_for
 
 
 def _sees(row_seen: dict[str, list[str]], viewer: str, card: str) -> bool:
@@ -144,8 +144,8 @@ def history_view(
     out = []
     for record, seen, cards in entries:
         hidden = {c for c in cards if not _sees(seen, viewer, c)}
-        if record["actor"] == viewer and hidden and record["seq"] in events:  # what they named themselves
-            hidden -= set(events[record["seq"]].named_by_actor())              # (a search that missed it)
+        if hidden and record["seq"] in events:  # what they named themselves (a search that missed it)
+            hidden -= named_by_viewer(events[record["seq"]], viewer)
         unnamed = _unnamed(seen, _who(record, slug, "unnamed"), viewer)
         text = record["summary"] if stored else summary(events[record["seq"]], hidden | unnamed,
                                                         in_order=sees_everything(viewer))
@@ -222,12 +222,17 @@ def card_actions_query(slug: str, card: str, last: int, viewer: str = REFEREE,
     sql = ("SELECT a.seq, a.witnesses, h.seen FROM card_actions a CROSS JOIN history h ON h.campaign = a.campaign "
            f"AND h.seq = a.seq WHERE a.campaign = ? AND a.card = ? AND a.seq <= ? AND {_WITNESSED} "
            "ORDER BY a.seq DESC")
-    return sql, [slug, card, last, witness_pattern(viewer), witness_pattern(PUBLIC)]
+    return sql, [slug, card, last, *_witnessed_params(viewer)]
 
 
 # A card_actions row the viewer witnessed, or the public did (``_sees``), or one that does
 # not say (``witnesses_text``).
 _WITNESSED = "(a.witnesses IS NULL OR a.witnesses LIKE ? ESCAPE '\\' OR a.witnesses LIKE ? ESCAPE '\\')"
+
+
+def _witnessed_params(viewer: str) -> list[str]:
+    """``_WITNESSED``'s parameters: the viewer's pattern, then the public's."""
+    return [witness_pattern(viewer), witness_pattern(PUBLIC)]
 
 
 def witness_pattern(viewer: str) -> str:
@@ -252,7 +257,7 @@ def history_query(
         params.append(card)
         if not sees_everything(viewer) and witnessed:
             where.append(_WITNESSED)
-            params += [witness_pattern(viewer), witness_pattern(PUBLIC)]
+            params += _witnessed_params(viewer)
     if actor is not None:
         where.append("h.actor = ?")
         params.append(actor)

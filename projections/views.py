@@ -123,7 +123,7 @@ def action_view(event: ActionRecorded, campaign: Campaign, viewer: str) -> dict[
     witnessed: card (or null), from zone, to zone. The actor's own view identifies the
     cards they named (``named_by_actor``: a search's missed cards too), as their history
     and ``explain`` do."""
-    known = frozenset(event.named_by_actor()) if event.actor == viewer else frozenset()
+    known = named_by_viewer(event, viewer)
     cards = event.cards_mentioned()
     data = event.model_dump(mode="json", exclude={"originator_id", "originator_version", "catalog", "format"})
     if sees_everything(viewer):
@@ -150,11 +150,12 @@ def action_view(event: ActionRecorded, campaign: Campaign, viewer: str) -> dict[
         # Where in a face-down deck the master put cards (send, add): a deck position, the
         # referee's (else a card all had seen, sent from the discard pile to a deck's third
         # place, would be known to lie there).
-        if data.get("position") is not None and _secret_order(campaign, data.get("to")):
+        into_deck = _secret_order(campaign, data.get("to"))
+        if data.get("position") is not None and into_deck:
             data["position"] = None
         # …and the order the cards were named in, the order they lie in there (a bury's: at
         # its decks' bottoms): listed by id, hidden ones first, as the moves are
-        placed = isinstance(event, CardsBuried) or _secret_order(campaign, data.get("to"))
+        placed = into_deck or isinstance(event, CardsBuried)
         for key in ("cards", "taken") if placed else ():  # (a search's taken cards may go to a deck too)
             if isinstance(data.get(key), list):
                 data[key] = sorted(data[key], key=lambda card: (card is not None, card or ""))
@@ -163,6 +164,12 @@ def action_view(event: ActionRecorded, campaign: Campaign, viewer: str) -> dict[
     data["action"] = event.action
     data["summary"] = summary(event, hidden, in_order=sees_everything(viewer))
     return data
+
+
+def named_by_viewer(event: ActionRecorded, viewer: str) -> frozenset[str]:
+    """The cards the viewer named in the action, if it is theirs (``named_by_actor``, a
+    search's missed cards too): their own view of it identifies them."""
+    return frozenset(event.named_by_actor()) if event.actor == viewer else frozenset()
 
 
 def _moves(event: ActionRecorded, campaign: Campaign, viewer: str, marks: list[bool],

@@ -156,7 +156,7 @@ class LedgerGroup(TranslatedGroup):
         except click.BadParameter as exc:
             if isinstance(exc, click.MissingParameter):
                 usage_error(exc, as_json)
-            fail(bad_value(exc), "bad-input", as_json)  # a value refused (1), as the ledger's own types do
+            fail(clicks_refusal(exc), "bad-input", as_json)  # a value refused (1), as the ledger's own types do
         except click.UsageError as exc:
             usage_error(exc, as_json)
         except (KeyboardInterrupt, Interrupted):
@@ -203,17 +203,14 @@ def _usage_exit(message: str, as_json: bool) -> NoReturn:
     sys.exit(2)
 
 
-def bad_value(exc: click.BadParameter) -> str:
+def clicks_refusal(exc: click.BadParameter) -> str:
     """The line for a value click's own types refused (a choice, a range): the option as
-    named, then what was wrong (``--by: 'luck' is not one of …``)."""
+    named (``option_name``, as for the ledger's own types' ``bad_value``) or the argument
+    as the usage line names it, then what was wrong (``--by: 'luck' is not one of …``)."""
     param = exc.param
-    if isinstance(param, click.Option) and param.opts:
-        name = max(param.opts, key=len)
-    elif param is not None:
-        name = param.human_readable_name
-    else:
+    if param is None:
         return exc.format_message()
-    return f"{name}: {exc.message}"
+    return _("{field}: {problem}").format(field=option_name(param) or param.human_readable_name, problem=exc.message)
 
 
 def refusal(exc: Exception) -> tuple[str, str]:

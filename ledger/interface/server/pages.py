@@ -129,9 +129,7 @@ def routes() -> APIRouter:
         response = _page(request, "message.html", {
             "title": _("You left the table"),
             "message": _("This browser no longer holds your seat; your join link seats you again.")})
-        for name in (cookie_name(request), *_older_cookie(request)):
-            response.delete_cookie(name, path="/", secure=request.url.scheme == "https", httponly=True,
-                                   samesite="strict")
+        _drop_cookies(request, response, (cookie_name(request), *_older_cookie(request)))
         return response
 
     return router
@@ -158,9 +156,14 @@ async def _seat_to_join(request: Request, token: str) -> tuple[Any, str] | Respo
 def _seated(request: Request, response: Response, token: str) -> Response:
     response.set_cookie(cookie_name(request), token, max_age=SESSION_DAYS * 86400, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https", path="/")
-    for name in _older_cookie(request):
-        response.delete_cookie(name, path="/", secure=request.url.scheme == "https", httponly=True, samesite="strict")
+    _drop_cookies(request, response, _older_cookie(request))
     return response
+
+
+def _drop_cookies(request: Request, response: Any, names: tuple[str, ...]) -> None:
+    """Tells the browser to forget these seat cookies (set as ``set_cookie`` sets one)."""
+    for name in names:
+        response.delete_cookie(name, path="/", secure=request.url.scheme == "https", httponly=True, samesite="strict")
 
 
 def _older_cookie(request: Request) -> tuple[str, ...]:
