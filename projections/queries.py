@@ -27,7 +27,7 @@ from ledger.states import affected_by, card_states
 from ledger.visibility import can_identify, sees_everything
 from ledger.vocabulary import PUBLIC, REFEREE
 
-from .readmodel import DamagedRow, ReadModel
+from .readmodel import DamagedRow, ReadModel, seen_by_a_seat
 from .source import EventLog
 from .summaries import summary
 from .views import named_by_viewer, position_for
@@ -85,12 +85,14 @@ def card_view(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: st
 def witnessed_seqs(model: ReadModel, slug: str, card: str, last: int, viewer: str,
                    limit: int | None = None) -> list[int]:
     """The seqs of the actions up to ``last`` in which ``viewer`` saw ``card`` take part,
-    oldest first (with ``limit``, the latest that many). The rows of actions the viewer
-    did not see are passed over in SQL, by their ``witnesses``, before any history row is
-    read: each costs a step of the index (0.1–0.25 µs), not a row read and decoded (2 µs),
-    so that timing this says little of where a hidden card has been (narrowed, not closed:
-    a key per viewer would make it nothing). A row of an older ledger (no ``witnesses``)
-    is decided by its history row's ``seen``."""
+    oldest first (with ``limit``, the latest that many). A seat other than the referee's
+    walks only the rows some seat may have witnessed (``readmodel.WITNESSED_INDEX``): the
+    rows of actions nobody but the referee saw (a deck's shuffles, which touch every card
+    in it) are not in its way, so that how long this takes cannot single out the card
+    another hero drew from a deck shuffled many times. The rows it walks and did not see
+    (another hero's own draw or search of the card) are passed over in SQL, by their
+    ``witnesses``, before any history row is read: a step of the index each. A row of an
+    older ledger (no ``witnesses``) is decided by its history row's ``seen``."""
     sql, params = card_actions_query(slug, card, last, viewer, witnessed=model.witnessed)
     seqs = []
     for record in model.scan(sql, params):
@@ -226,8 +228,10 @@ def card_actions_query(slug: str, card: str, last: int, viewer: str = REFEREE,
 
 
 # A card_actions row the viewer witnessed, or the public did (``_sees``), or one that does
-# not say (``witnesses_text``).
-_WITNESSED = "(a.witnesses IS NULL OR a.witnesses LIKE ? ESCAPE '\\' OR a.witnesses LIKE ? ESCAPE '\\')"
+# not say (``witnesses_text``); first the rows any seat may have witnessed, so that the read
+# walks their index (``readmodel.WITNESSED_INDEX``), not the rows only the referee saw.
+_WITNESSED = (f"{seen_by_a_seat('a.witnesses')} AND "
+              "(a.witnesses IS NULL OR a.witnesses LIKE ? ESCAPE '\\' OR a.witnesses LIKE ? ESCAPE '\\')")
 
 
 def _witnessed_params(viewer: str) -> list[str]:

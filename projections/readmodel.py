@@ -113,7 +113,25 @@ JSON_COLUMNS = frozenset({"cards", "seen", "unnamed"})  # of history: compact JS
 INDEXES = {"cards": ["campaign", "zone"], "history": ["campaign", "actor", "seq"]}
 # Named as sqlite-utils named them when it made them; OBSOLETE: indexes older ledgers made.
 OBSOLETE_INDEXES = ("idx_history_campaign_actor",)  # now idx_history_campaign_actor_seq
-INDEX_NAMES = {f"idx_{table}_{'_'.join(columns)}": (table, columns) for table, columns in INDEXES.items()}
+
+
+def seen_by_a_seat(witnesses: str = "witnesses") -> str:
+    """The card_actions rows a seat other than the referee's may have witnessed: all but those
+    of nobody else (``witnesses_text``: ``,``, a shuffle of a face-down deck, a search's
+    passed-over cards), and an older ledger's (NULL: its history row's ``seen`` says)."""
+    return f"({witnesses} IS NULL OR {witnesses} <> ',')"
+
+
+WITNESSED_INDEX = "idx_card_actions_witnessed"
+"""A seat's card history walks this index (card_actions' rows ``seen_by_a_seat``, with their
+witnesses), never the rows only the referee saw: a player who shuffles a deck a thousand
+times adds nothing to it, so that how long the card history of any card takes cannot tell
+the card another hero drew from the deck (which the shuffles after the draw no longer touch)."""
+# name -> (table, columns, the rows it holds: None for all)
+INDEX_NAMES: dict[str, tuple[str, list[str], str | None]] = {
+    **{f"idx_{table}_{'_'.join(columns)}": (table, columns, None) for table, columns in INDEXES.items()},
+    WITNESSED_INDEX: ("card_actions", ["campaign", "card", "seq", "witnesses"], seen_by_a_seat()),
+}
 
 
 _CAMPAIGNS_IN_HISTORY = (
@@ -262,22 +280,21 @@ class ReadModel:
                     db.execute(f"UPDATE [{POSITION}] SET position = 0 WHERE name = ?", [NAME])
             if lost:
                 self._broken = _("table {table} was missing").format(table=missing[0])
-        present = self.tables.index_names()
-        if set(INDEX_NAMES) - present or present & set(OBSOLETE_INDEXES):  # a cut-short rebuild; an older ledger
-            with self._writing() as db:
-                _create_indexes(self.tables, db)
-        self._add_marks()
         self.witnessed = "witnesses" in self.tables.column_names("card_actions")  # else kept by an older ledger
-        if not self.witnessed:
+        present = self.tables.index_names()
+        if not self.witnessed or set(INDEX_NAMES) - present or present & set(OBSOLETE_INDEXES):
+            # an older ledger's file (or a cut-short rebuild): the column, then the indexes
             try:
                 with self._writing() as db:
                     if "witnesses" not in self.tables.column_names("card_actions", db):
                         db.execute("ALTER TABLE [card_actions] ADD COLUMN witnesses TEXT")
+                    _create_indexes(self.tables, db)
                 self.witnessed = True
-            except FileBusy:  # passing: another program writes just now (the next opening adds it)
+            except FileBusy:  # passing: another program writes just now (the next opening adds them)
                 raise
             except StoreError:  # a file this process may only read: its rows are read as they stand
                 pass
+        self._add_marks()
 
     def _add_marks(self) -> None:
         """Migration of a file made before the position carried its marks: the columns,
@@ -1033,9 +1050,10 @@ def _create_indexes(tables: Tables, db: Writer) -> None:
     for name in OBSOLETE_INDEXES:
         db.execute(f"DROP INDEX IF EXISTS [{name}]")
     present = tables.table_names(db)
-    for name, (table, columns) in INDEX_NAMES.items():
-        if table in present:
-            db.execute(f"CREATE INDEX IF NOT EXISTS [{name}] ON [{table}] ({', '.join(f'[{c}]' for c in columns)})")
+    for name, (table, columns, rows) in INDEX_NAMES.items():
+        if table in present and set(columns) <= tables.column_names(table, db):  # an older ledger's: not yet
+            db.execute(f"CREATE INDEX IF NOT EXISTS [{name}] ON [{table}] ({', '.join(f'[{c}]' for c in columns)})"
+                       + (f" WHERE {rows}" if rows else ""))
 
 
 def _move(db: Writer, rows: _Rows) -> None:

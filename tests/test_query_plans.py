@@ -25,6 +25,7 @@ from rich.console import Console
 from ledger.interface.demo import DEMO_SLUG, run_demo
 from projections.consistency import card_actions_between
 from projections.queries import card_actions_query, history_query
+from projections.readmodel import WITNESSED_INDEX
 
 from .conftest import json_of, run_ledger
 
@@ -110,6 +111,13 @@ def test_card_history_is_a_lookup(conn, last):
     assert_lookup(plan_of(conn, sql, params), "a", "campaign=? AND card=? AND seq<?")
     sql, params = card_actions_query(DEMO_SLUG, "item-sword", last, "bo")
     assert_lookup(plan_of(conn, sql, params), "a", "campaign=? AND card=? AND seq<?", BY_SEQ)
+    assert_walks_what_a_seat_may_have_witnessed(plan_of(conn, sql, params))
+
+
+def assert_walks_what_a_seat_may_have_witnessed(plan: list[str]) -> None:
+    """A seat's card history walks the index of the rows some seat may have witnessed, never
+    the rows only the referee saw (tests/test_card_history_channel.py: what they would tell)."""
+    assert f"USING COVERING INDEX {WITNESSED_INDEX} " in plan[0], plan
 
 
 def _by_card_and_seq(plan: list[str]) -> bool:
@@ -187,6 +195,8 @@ def test_the_history_command_runs_that_sql(demo, conn, last, args, filters, firs
     sql, params = history_query(DEMO_SLUG, last, **filters)
     assert _expanded(sql, params) in statements, "the CLI's history ran other SQL than history_query's"
     assert_lookup(plan_of(conn, _expanded(sql, params)), first, constraint, *([BY_SEQ] if "card" in filters else []))
+    if "card" in filters and "viewer" in filters:
+        assert_walks_what_a_seat_may_have_witnessed(plan_of(conn, _expanded(sql, params)))
     for statement in _reads_of_big_tables(statements):  # and nothing else it read scanned the log
         assert_walks_an_index(plan_of(conn, statement))
 
@@ -196,6 +206,8 @@ def test_the_card_command_runs_that_sql(demo, conn, last, viewer):
     statements = traced(demo, "--as", viewer, "--json", "card", "item-axe", "--limit", "2")
     sql, params = card_actions_query(DEMO_SLUG, "item-axe", last, viewer)
     assert _expanded(sql, params) in statements, "the CLI's card ran other SQL than card_actions_query's"
+    if viewer != "referee":
+        assert_walks_what_a_seat_may_have_witnessed(plan_of(conn, _expanded(sql, params)))
     for statement in _reads_of_big_tables(statements):
         assert_walks_an_index(plan_of(conn, statement))
 

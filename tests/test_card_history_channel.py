@@ -1,0 +1,119 @@
+"""Hidden cards stay hidden, even from a stopwatch: how much work a seat's card history
+takes must not tell which card another hero drew.
+
+The attack an audit made (README, "Read models"): shuffle a face-down deck many times,
+let another hero draw from it, shuffle it many times more, then time the card history of
+each card the deck held. Every shuffle touches every card still in the deck, and nobody
+but the referee sees it touch them; the drawn card alone misses the shuffles after the
+draw. A seat's card history once walked those rows (passing over each it did not witness),
+so the drawn card's answer came quicker. Now it walks an index holding only the rows some
+seat may have witnessed (``readmodel.WITNESSED_INDEX``).
+
+No timings (they would make a flaky test): the work is counted in SQLite virtual-machine
+steps (``set_progress_handler``), which do not drift.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from ledger import commands as c
+from ledger.application import Ledger
+from ledger.interface.demo import DEMO_SLUG, run_demo
+from projections.queries import history_query, witnessed_seqs
+from projections.readmodel import ReadModel, witnesses_text
+
+SHUFFLES = 150  # before the draw, and as many after
+
+
+@pytest.fixture(scope="module")
+def shuffled(tmp_path_factory) -> tuple[Path, str, list[str]]:
+    """The demo, then ``SHUFFLES`` shuffles of deck:skill, bo draws one card, and as many
+    shuffles again: the file, the drawn card, and the cards left in the deck."""
+    path = tmp_path_factory.mktemp("channel") / "demo.db"
+    run_demo(path, Console(file=io.StringIO())).close()
+    ledger = Ledger.open(path)
+    try:
+        cid = ledger.resolve(None)
+        for _ in range(SHUFFLES):
+            ledger.execute(cid, c.Shuffle(stack="deck:skill"))
+        drawn = ledger.execute(cid, c.Draw(actor="bo", stack="deck:skill")).event.changes[0].card
+        for _ in range(SHUFFLES):
+            ledger.execute(cid, c.Shuffle(stack="deck:skill"))
+        left = list(ledger.campaign(cid).table.cards_in("deck:skill"))
+    finally:
+        ledger.close()
+    return path, drawn, left
+
+
+def _steps(model: ReadModel, read) -> int:
+    """SQLite virtual-machine steps ``read()`` costs on the read models' connection."""
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    model.tables.conn.set_progress_handler(count, 1)
+    try:
+        read()
+    finally:
+        model.tables.conn.set_progress_handler(None, 1)
+    return steps
+
+
+def test_hidden_cards_stay_hidden_a_seats_card_history_costs_the_same_for_the_drawn_card_and_the_others(
+        shuffled, tmp_path):
+    path, drawn, left = shuffled
+    copy = Path(shutil.copy(path, tmp_path / "copy.db"))
+    ledger = Ledger.open(copy)
+    model = ReadModel(ledger, copy)
+    try:
+        model.catch_up()
+        last = ledger.campaign(ledger.resolve(None)).seq
+        assert left and drawn not in left
+        assert witnesses_text(()) == ","  # the rows the index leaves out (``readmodel.seen_by_a_seat``)
+        for viewer in ("ana", "public"):
+            card_history = {card: _steps(model, lambda card=card: witnessed_seqs(
+                model, DEMO_SLUG, card, last, viewer, limit=20)) for card in [drawn, *left]}
+            sql_of = {card: history_query(DEMO_SLUG, last, card=card, viewer=viewer) for card in [drawn, *left]}
+            history = {card: _steps(model, lambda sql=sql, params=params: model.read(sql, params))
+                       for card, (sql, params) in sql_of.items()}
+            for steps in (card_history, history):
+                # the drawn card's read passes over one row more (bo's draw), never the shuffles
+                spread = max(steps.values()) - min(steps.values())
+                assert spread < SHUFFLES / 2, (viewer, steps)  # without the index: ~10 steps a shuffle
+        # the referee's reads every row: each card in the deck took part in every shuffle
+        assert len(witnessed_seqs(model, DEMO_SLUG, left[0], last, "master")) >= 2 * SHUFFLES
+    finally:
+        model.close()
+        ledger.close()
+
+
+def test_a_file_of_an_older_ledger_gains_the_index_at_its_next_command(tmp_path):
+    import sqlite3
+
+    from projections.readmodel import WITNESSED_INDEX
+
+    from .conftest import run_ledger
+
+    path = tmp_path / "older.db"
+    run_demo(path, Console(file=io.StringIO())).close()
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute(f"DROP INDEX {WITNESSED_INDEX}")
+    conn.close()
+    done = run_ledger("--as", "ana", "card", "item-sword", db=path)
+    assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(path)
+    try:
+        made = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", [WITNESSED_INDEX]).fetchone()
+    finally:
+        conn.close()
+    assert made is not None and "WHERE (witnesses IS NULL OR witnesses <> ',')" in made[0]
