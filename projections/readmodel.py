@@ -288,6 +288,7 @@ class ReadModel:
                 with self._writing() as db:
                     if "witnesses" not in self.tables.column_names("card_actions", db):
                         db.execute("ALTER TABLE [card_actions] ADD COLUMN witnesses TEXT")
+                    _fill_witnesses(db)
                     _create_indexes(self.tables, db)
                 self.witnessed = True
             except FileBusy:  # passing: another program writes just now (the next opening adds them)
@@ -1054,6 +1055,33 @@ def _create_indexes(tables: Tables, db: Writer) -> None:
         if table in present and set(columns) <= tables.column_names(table, db):  # an older ledger's: not yet
             db.execute(f"CREATE INDEX IF NOT EXISTS [{name}] ON [{table}] ({', '.join(f'[{c}]' for c in columns)})"
                        + (f" WHERE {rows}" if rows else ""))
+
+
+_NULL_WITNESSES = ("SELECT a.campaign, a.card, a.seq, h.seen FROM card_actions a CROSS JOIN history h "
+                   "ON h.campaign = a.campaign AND h.seq = a.seq WHERE (a.campaign, a.card, a.seq) > (?, ?, ?) "
+                   "AND a.witnesses IS NULL ORDER BY a.campaign, a.card, a.seq LIMIT ?")
+
+
+def _fill_witnesses(db: Writer, chunk: int = 20_000) -> int:
+    """Migration of the card_actions rows an older ledger left without their ``witnesses``
+    (NULL: the column came later), from their history row's ``seen``, as a rebuild writes
+    them (``witnesses_text``): read through their NULL, every such row made a seat's card
+    history walk what only the referee saw (a deck's shuffles), which let a hero time out
+    the card another drew. Run with the indexes' migration (once a file; a pass over the
+    table), in chunks by key. A row whose ``seen`` cannot be read stays NULL (its reads say
+    it is damaged). Returns how many rows it filled."""
+    filled, after = 0, ("", "", -1)
+    while True:
+        found = db.execute(_NULL_WITNESSES, [*after, chunk]).fetchall()
+        if not found:
+            return filled
+        rows = []
+        for slug, card, seq, seen in found:
+            with suppress(msgspec.DecodeError, TypeError, AttributeError):
+                rows.append((witnesses_text(msgspec.json.decode(seen).get(card, ())), slug, card, seq))
+        db.executemany("UPDATE card_actions SET witnesses = ? WHERE campaign = ? AND card = ? AND seq = ?", rows)
+        filled += len(rows)
+        after = found[-1][:3]
 
 
 def _move(db: Writer, rows: _Rows) -> None:

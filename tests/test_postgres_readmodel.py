@@ -84,3 +84,31 @@ def test_a_demo_schema_whose_log_lost_actions_is_not_played_over_and_stops_every
                 else:
                     assert f"recorded campaign demo up to seq {last}" in line and "no longer names it" in line, line
             assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == count, "a refused command appended"
+
+
+def test_an_older_schemas_rows_without_witnesses_are_filled_and_walked_by_the_index_of_witnessed_rows():
+    """The migration of tests/test_card_history_channel.py on PostgreSQL: card_actions rows an
+    older ledger left NULL are filled from the history at the next command, as a rebuild
+    writes them, and the partial index of the rows some seat may have witnessed is made."""
+    import psycopg
+
+    from projections.readmodel import WITNESSED_INDEX
+    from tests.conftest import run_ledger
+    from tests.postgres_support import schema_of
+
+    with fresh_schema() as url:
+        assert run_ledger("demo", db=url).returncode == 0
+        schema = schema_of(url)
+        with psycopg.connect(url.split("?")[0], autocommit=True) as conn:
+            rows = f'"{schema}".card_actions'
+            rebuilt = conn.execute(f"SELECT campaign, card, seq, witnesses FROM {rows} ORDER BY 1, 2, 3").fetchall()
+            assert [row for row in rebuilt if row[3] == ","] and [row for row in rebuilt if row[3] != ","]
+            conn.execute(f'DROP INDEX "{schema}".{WITNESSED_INDEX}')
+            conn.execute(f"UPDATE {rows} SET witnesses = NULL")
+            done = run_ledger("--as", "ana", "card", "item-sword", db=url)
+            assert done.returncode == 0, done.stderr
+            assert conn.execute(f"SELECT campaign, card, seq, witnesses FROM {rows} ORDER BY 1, 2, 3").fetchall() \
+                == rebuilt
+            made = conn.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = %s",
+                                [schema, WITNESSED_INDEX]).fetchone()
+            assert made is not None and "WHERE" in made[0], made
