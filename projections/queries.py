@@ -27,7 +27,7 @@ from ledger.states import affected_by, card_states
 from ledger.visibility import can_identify, sees_everything
 from ledger.vocabulary import PUBLIC, REFEREE
 
-from .readmodel import DamagedRow, ReadModel, seen_by_a_seat
+from .readmodel import SEEN_BY, DamagedRow, ReadModel, seen_by_a_seat
 from .source import EventLog
 from .summaries import summary
 from .views import named_by_viewer, position_for
@@ -166,7 +166,6 @@ def history_view(
 # also NULL (a file from before it was kept).
 _HISTORY_COLUMNS: dict[str, type | tuple[type, ...]] = {
     "seq": int, "action": str, "actor": str, "time": str, "summary": str, "undone_by": (int, type(None))}
-_WHO = msgspec.json.Decoder(dict[str, list[str]]).decode  # seen, unnamed: card -> the viewers
 _CARDS = msgspec.json.Decoder(list[str]).decode
 
 
@@ -185,7 +184,7 @@ def _who(record: dict[str, Any], slug: str, column: str) -> dict[str, list[str]]
     if value is None and column == "unnamed":
         return {}
     try:
-        return _WHO(value)
+        return SEEN_BY(value)
     except (msgspec.DecodeError, TypeError) as exc:
         raise DamagedRow(record, slug, column, exc) from exc
 

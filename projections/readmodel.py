@@ -286,11 +286,15 @@ class ReadModel:
             # an older ledger's file (or a cut-short rebuild): the column, then the indexes
             try:
                 with self._writing() as db:
+                    # a write first: a file this process may only read refuses it here, before
+                    # any pass over a table
+                    db.execute(f"UPDATE [{POSITION}] SET position = position WHERE name = ?", [NAME])
                     if "witnesses" not in self.tables.column_names("card_actions", db):
                         db.execute("ALTER TABLE [card_actions] ADD COLUMN witnesses TEXT")
-                    _fill_witnesses(db)
-                    _create_indexes(self.tables, db)
                 self.witnessed = True
+                _fill_witnesses(self._writing)
+                with self._writing() as db:
+                    _create_indexes(self.tables, db)
             except FileBusy:  # passing: another program writes just now (the next opening adds them)
                 raise
             except StoreError:  # a file this process may only read: its rows are read as they stand
@@ -1057,30 +1061,37 @@ def _create_indexes(tables: Tables, db: Writer) -> None:
                        + (f" WHERE {rows}" if rows else ""))
 
 
+SEEN_BY = msgspec.json.Decoder(dict[str, list[str]]).decode
+"""A history row's ``seen`` or ``unnamed``: for each card, the viewers."""
 _NULL_WITNESSES = ("SELECT a.campaign, a.card, a.seq, h.seen FROM card_actions a CROSS JOIN history h "
                    "ON h.campaign = a.campaign AND h.seq = a.seq WHERE (a.campaign, a.card, a.seq) > (?, ?, ?) "
                    "AND a.witnesses IS NULL ORDER BY a.campaign, a.card, a.seq LIMIT ?")
 
 
-def _fill_witnesses(db: Writer, chunk: int = 20_000) -> int:
+def _fill_witnesses(writing: Callable[[], Any], chunk: int = 20_000) -> int:
     """Migration of the card_actions rows an older ledger left without their ``witnesses``
     (NULL: the column came later), from their history row's ``seen``, as a rebuild writes
     them (``witnesses_text``): read through their NULL, every such row made a seat's card
     history walk what only the referee saw (a deck's shuffles), which let a hero time out
-    the card another drew. Run with the indexes' migration (once a file; a pass over the
-    table), in chunks by key. A row whose ``seen`` cannot be read stays NULL (its reads say
-    it is damaged). Returns how many rows it filled."""
+    the card another drew. Run with the indexes' migration (once a file: a pass over the
+    table), by key, a transaction a chunk, so that other writers wait for a chunk at most
+    (whatever is filled meanwhile reads as it did NULL). A row whose ``seen`` cannot be read
+    as the reads read it stays NULL (its reads say it is damaged). Returns how many rows it
+    filled."""
     filled, after = 0, ("", "", -1)
     while True:
-        found = db.execute(_NULL_WITNESSES, [*after, chunk]).fetchall()
-        if not found:
-            return filled
-        rows = []
-        for slug, card, seq, seen in found:
-            with suppress(msgspec.DecodeError, TypeError, AttributeError):
-                rows.append((witnesses_text(msgspec.json.decode(seen).get(card, ())), slug, card, seq))
-        db.executemany("UPDATE card_actions SET witnesses = ? WHERE campaign = ? AND card = ? AND seq = ?", rows)
+        with writing() as db:
+            found = db.execute(_NULL_WITNESSES, [*after, chunk]).fetchall()
+            rows = []
+            for slug, card, seq, seen in found:
+                with suppress(msgspec.DecodeError, TypeError):
+                    rows.append((witnesses_text(SEEN_BY(seen).get(card, ())), slug, card, seq))
+            if rows:
+                db.executemany("UPDATE card_actions SET witnesses = ? WHERE campaign = ? AND card = ? AND seq = ?",
+                               rows)
         filled += len(rows)
+        if len(found) < chunk:
+            return filled
         after = found[-1][:3]
 
 
