@@ -115,11 +115,15 @@ INDEXES = {"cards": ["campaign", "zone"], "history": ["campaign", "actor", "seq"
 OBSOLETE_INDEXES = ("idx_history_campaign_actor",)  # now idx_history_campaign_actor_seq
 
 
+REFEREE_ONLY = ","
+"""The ``witnesses`` of a card_actions row nobody but the referee saw (``witnesses_text``)."""
+
+
 def seen_by_a_seat(witnesses: str = "witnesses") -> str:
     """The card_actions rows a seat other than the referee's may have witnessed: all but those
-    of nobody else (``witnesses_text``: ``,``, a shuffle of a face-down deck, a search's
-    passed-over cards), and an older ledger's (NULL: its history row's ``seen`` says)."""
-    return f"({witnesses} IS NULL OR {witnesses} <> ',')"
+    of nobody else (``REFEREE_ONLY``: a shuffle of a face-down deck, a search's passed-over
+    cards), and an older ledger's (NULL: its history row's ``seen`` says)."""
+    return f"({witnesses} IS NULL OR {witnesses} <> '{REFEREE_ONLY}')"
 
 
 WITNESSED_INDEX = "idx_card_actions_witnessed"
@@ -1068,7 +1072,7 @@ _NULL_WITNESSES = ("SELECT a.campaign, a.card, a.seq, h.seen FROM card_actions a
                    "AND a.witnesses IS NULL ORDER BY a.campaign, a.card, a.seq LIMIT ?")
 
 
-def _fill_witnesses(writing: Callable[[], Any], chunk: int = 20_000) -> int:
+def _fill_witnesses(writing: Callable[[], Any], chunk: int = 20_000) -> None:
     """Migration of the card_actions rows an older ledger left without their ``witnesses``
     (NULL: the column came later), from their history row's ``seen``, as a rebuild writes
     them (``witnesses_text``): read through their NULL, every such row made a seat's card
@@ -1076,9 +1080,8 @@ def _fill_witnesses(writing: Callable[[], Any], chunk: int = 20_000) -> int:
     the card another drew. Run with the indexes' migration (once a file: a pass over the
     table), by key, a transaction a chunk, so that other writers wait for a chunk at most
     (whatever is filled meanwhile reads as it did NULL). A row whose ``seen`` cannot be read
-    as the reads read it stays NULL (its reads say it is damaged). Returns how many rows it
-    filled."""
-    filled, after = 0, ("", "", -1)
+    as the reads read it stays NULL (its reads say it is damaged)."""
+    after = ("", "", -1)
     while True:
         with writing() as db:
             found = db.execute(_NULL_WITNESSES, [*after, chunk]).fetchall()
@@ -1089,9 +1092,8 @@ def _fill_witnesses(writing: Callable[[], Any], chunk: int = 20_000) -> int:
             if rows:
                 db.executemany("UPDATE card_actions SET witnesses = ? WHERE campaign = ? AND card = ? AND seq = ?",
                                rows)
-        filled += len(rows)
         if len(found) < chunk:
-            return filled
+            return
         after = found[-1][:3]
 
 
@@ -1462,8 +1464,8 @@ class _Rows:
 def witnesses_text(viewers: Any) -> str:
     """The viewers who saw a card take part in an action, as a card_actions row keeps
     them: ``,public,ana,`` (each between commas, so that ``LIKE '%,ana,%'`` finds one;
-    ``,`` for nobody but the referee)."""
-    return "," + "".join(f"{viewer}," for viewer in viewers)
+    ``REFEREE_ONLY`` for nobody but the referee)."""
+    return REFEREE_ONLY + "".join(f"{viewer}," for viewer in viewers)
 
 
 def card_positions(campaign: Campaign) -> dict[str, int]:
