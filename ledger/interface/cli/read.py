@@ -75,6 +75,9 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
         campaign.card(card_id)
     if limit is not None and limit < 1:
         raise BadInput(_("--limit {limit}: give a number of actions, at least 1").format(limit=limit))
+    if start is not None and end is not None and start > end:
+        raise BadInput(_("--from {start} is after --to {end}: give the earlier action to --from").format(
+            start=start, end=end))
     rows = history_view(ledger, s.model(), cid, campaign.slug, s.viewing(campaign), start=start, end=end,
                         card=card_id, actor=actor, limit=limit)
     if actor is not None and not rows and actor != MASTER and actor not in campaign.table.heroes:

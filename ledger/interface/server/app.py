@@ -29,7 +29,7 @@ from ...i18n import N_, _
 from ...seats import Seat
 from ...terms import zone_name
 from ...texts import escaped
-from ...vocabulary import REFEREE
+from ...vocabulary import MASTER, REFEREE
 from . import errors, pages
 from .bodies import ActionBody, named_once
 from .clerk import Clerk
@@ -71,8 +71,15 @@ CAMPAIGN = Annotated[str, Path(description="The campaign's id (as ledger campaig
 
 async def seated(request: Request, campaign: CAMPAIGN) -> tuple[Seat, UUID]:
     """The request's seat, of this campaign: found before anything else of the request is
-    read (a request without a seat is a 401 whatever its body)."""
-    return await seat_in(request, campaign)
+    read (a request without a seat is a 401 whatever its body). A query that gives a
+    parameter twice (``?at=5&at=6``) is refused: it is not one question."""
+    found = await seat_in(request, campaign)
+    keys = [key for key, _value in request.query_params.multi_items()]
+    twice = next((key for key in keys if keys.count(key) > 1), None)
+    if twice is not None:
+        raise Refused(422, "bad-input", _("{name} is given more than once; give it once").format(
+            name=repr(twice if len(twice) <= 40 else twice[:40] + "…")))
+    return found
 
 
 SEATED = Annotated[tuple[Seat, UUID], Depends(seated)]
@@ -240,6 +247,9 @@ def api_routes() -> Any:
     ) -> list[dict[str, Any]]:
         seat, cid = seated
         clerk: Clerk = request.app.state.clerk
+        if start is not None and to is not None and start > to:
+            raise Refused(422, "bad-input", _("from {start} is after to {end}: give the earlier action as from").format(
+                start=start, end=to))
 
         def view() -> list[dict[str, Any]]:
             from projections.queries import history_view
@@ -248,8 +258,14 @@ def api_routes() -> Any:
             if card is not None and seat.viewer == REFEREE and card not in found.catalog.cards:
                 raise _unseen(card)
             model = clerk.model_of(found.slug, found.seq)
-            return history_view(clerk.ledger, model, cid, found.slug, seat.viewer, start=start, end=to,
+            rows = history_view(clerk.ledger, model, cid, found.slug, seat.viewer, start=start, end=to,
                                 card=card, actor=actor, limit=min(limit or HISTORY_MAX, HISTORY_MAX))
+            if actor is not None and not rows and actor != MASTER and actor not in found.table.heroes:
+                # (a hero no longer in the campaign still has their actions listed; heroes are public)
+                raise Refused(422, "bad-input", _("actor {actor}: not the master nor a hero of this campaign "
+                                                  "(heroes: {heroes})").format(
+                    actor=repr(actor), heroes=", ".join(found.table.heroes) or "—"))
+            return rows
 
         return await clerk(view)
 
