@@ -5,6 +5,7 @@ one ``error:`` line and exits 1. ``code`` is the machine-readable name in ``--js
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -15,11 +16,23 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
+LONG_WORD = 120
+"""A run of more characters than this without a space, in a message, is the echo of
+something given (a 100 KB card id): said by its start and its end."""
+LONGEST = 2_000
+"""The most characters a message keeps (a hero name of 100 KB with spaces in it)."""
+
+
 def one_line(message: str) -> str:
     """A message kept to one line: line breaks inside it (say, from a file's text), and
     any other character that is not printable (an argument's escape, a lone surrogate),
-    are written as their codes (``ledger.texts.escaped``)."""
-    return escaped(message)
+    are written as their codes (``ledger.texts.escaped``); what it echoes of a huge input
+    is cut to its start and end, so a refusal stays a line to read."""
+    line = escaped(message)
+    if len(line) <= LONG_WORD:
+        return line
+    line = re.sub(r"\S{%d,}" % (LONG_WORD + 1), lambda m: m.group()[:60] + "…" + m.group()[-30:], line)
+    return line if len(line) <= LONGEST else line[:LONGEST - 1] + "…"
 
 
 def first_line(exc: BaseException, limit: int = 200) -> str:

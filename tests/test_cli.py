@@ -655,3 +655,18 @@ def test_a_hero_looks_back_at_the_table_before_they_joined_as_anyone_saw_it_then
         assert json.dumps(mine).replace('"ana"', '"public"') == json.dumps(public), args
     refused = run_ledger("--as", "zed", "zones", "--at", "1", db=db)
     assert refused.returncode == 1 and "no hero 'zed'" in refused.stderr
+
+
+def test_a_huge_input_is_echoed_by_its_start_and_end_in_a_short_error_line(campaign_copy):
+    """A 100 KB card id, zone id or hero name is refused in a line one can read (it named
+    the whole input before), by its start and end; nothing is recorded."""
+    db = campaign_copy
+    before = stored(db)
+    card, zone, hero = "y" * 100_000, "deck:" + "x" * 100_000, " ".join(["word"] * 20_000)
+    for args in (["send", card, "--to", "discard"], ["draw", zone], ["--actor", hero, "shuffle", "deck:item"],
+                 ["history", "--card", card]):
+        line = one_error_line(run_ledger(*args, db=db))
+        assert len(line) <= 2_100, (args[0], len(line))
+    line = one_error_line(run_ledger("send", "start-" + card + "-end", "--to", "discard", db=db))
+    assert "start-yyy" in line and "yyy-end" in line and "catalog" in line and len(line) < 300, line
+    assert stored(db) == before
