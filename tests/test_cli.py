@@ -667,6 +667,21 @@ def test_a_huge_input_is_echoed_by_its_start_and_end_in_a_short_error_line(campa
                  ["history", "--card", card]):
         line = one_error_line(run_ledger(*args, db=db))
         assert len(line) <= 2_100, (args[0], len(line))
-    line = one_error_line(run_ledger("send", "start-" + card + "-end", "--to", "discard", db=db))
+    line = one_error_line(run_ledger("card", "start-" + card + "-end", db=db))  # a read: no command's limits
     assert "start-yyy" in line and "yyy-end" in line and "catalog" in line and len(line) < 300, line
     assert stored(db) == before
+
+
+def test_the_cli_refuses_what_the_api_refuses_as_too_large_and_records_nothing(campaign_copy):
+    """One set of limits on what is given (ledger.bounds), for both interfaces: a display
+    name of 120,000 characters, a seed past 2**53, a note past its limit."""
+    db = campaign_copy
+    before = stored(db)
+    for args, says in ((["hero", "add", "cy", "--name", "a " * 60_000], "name: a text of 120000 characters; at most 200"),
+                       (["shuffle", "deck:item", "--seed", str(2**60)], "seed: 1152921504606846976 is too large"),
+                       (["hero", "add", "cy", "--name", "x" * 201], "at most 200")):
+        line = one_error_line(run_ledger(*args, db=db))
+        assert says in line, (args[:3], line)
+    assert stored(db) == before
+    succeeded(run_ledger("hero", "add", "cy", "--name", "x" * 200, db=db))
+    succeeded(run_ledger("shuffle", "deck:item", "--seed", str(2**53), db=db))

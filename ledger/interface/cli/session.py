@@ -238,6 +238,12 @@ class Session:
         return self.viewer
 
     def run(self, command: Command) -> Recorded:
+        from ...bounds import check_command
+
+        try:  # the API's limits on what is given (a 100 KB --name), before the file is opened
+            check_command(command)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
         return self.ledger().execute(self.cid(), command)
 
 

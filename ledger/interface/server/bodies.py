@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from ... import commands as c
+from ...bounds import LONGEST, TEXTS, bounded
 from ...i18n import _
 
 # action name (as in the history) -> the command, and the body's name for each field
@@ -47,35 +48,6 @@ ACTIONS: dict[str, tuple[type[c.Command], dict[str, str]]] = {
     "undo": (c.Undo, {}),
     "redo": (c.Redo, {}),
 }
-LARGEST = 2**53  # a number beyond this is no seq, count or seed a player means
-LONGEST = 100  # characters in an id (card, zone, hero, location, suit, energy kind), as in the API's paths
-TEXTS = {"name": 200, "target": 500, "note": 2000, "cost": 500}  # the free texts (the command's own limit, if any, holds too)
-
-
-def _bounded(value: Any, where: str, longest: int, flags: bool) -> None:
-    """Refuses, in one line, what no command takes: a number too large, true/false
-    where no yes/no goes, a string too long or an empty key, anywhere in ``value``."""
-    if isinstance(value, bool):
-        if not flags:
-            raise ValueError(_("{where}: {value} is not a value this takes").format(where=where, value=str(value).lower()))
-    elif isinstance(value, int) and not -LARGEST <= value <= LARGEST:
-        digits = str(value)
-        shown = digits if len(digits) <= 20 else digits[:20] + "…"
-        raise ValueError(_("{where}: {number} is too large a number").format(where=where, number=shown))
-    elif isinstance(value, str) and len(value) > longest:
-        raise ValueError(_("{where}: a text of {length} characters; at most {longest} here").format(
-            where=where, length=len(value), longest=longest))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str) and not key:
-                raise ValueError(_("{where}: an empty name").format(where=where))
-            _bounded(key, where, longest, flags)
-            _bounded(item, where, longest, flags)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _bounded(item, where, longest, flags)
-
-
 class Body(BaseModel):
     # strict: a value of the wrong type is refused, never converted ("2" is no count, "yes" no true)
     model_config = ConfigDict(extra="forbid", populate_by_name=False, strict=True)
@@ -90,7 +62,7 @@ class Body(BaseModel):
                 field = cls.model_fields.get(_attr(str(key)))
                 if field is not None:  # a key it does not know is refused as such
                     flags = field.annotation in (bool, bool | None)
-                    _bounded(value, str(key), TEXTS.get(str(key), LONGEST), flags)
+                    bounded(value, str(key), TEXTS.get(str(key), LONGEST), flags)
         return data
 
     @field_validator("to", check_fields=False)
