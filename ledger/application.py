@@ -29,6 +29,7 @@ from eventsourcing.utils import get_topic
 from pydantic import BaseModel
 
 from .actions import decide
+from .bounds import TEXTS, bounded
 from .campaign import Campaign, make_projector
 from .catalog import Catalog
 from .checkpoints import Checkpoint, take
@@ -64,6 +65,10 @@ def campaign_names(name: str | None, slug: str | None) -> tuple[str, str]:
     """A new campaign's display name and id (the id defaults to the name, slugified)."""
     name = (name or slug or "Campaign").strip() or "Campaign"
     printable_text("--name", name)
+    try:
+        bounded(name, "--name", TEXTS["name"], flags=False)  # a title, as a hero's name is
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
     slug = slug if slug is not None else slugify(name)
     if not _SLUG.fullmatch(slug):
         raise BadInput(_("{campaign} is not a campaign id; use lower-case letters, digits and '-' (e.g. north)").format(

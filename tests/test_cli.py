@@ -439,6 +439,15 @@ def test_init_with_a_missing_catalog_is_refused_and_creates_no_file(tmp_path):
     assert not db.exists()
 
 
+def test_init_refuses_a_campaign_name_longer_than_a_name_may_be_and_creates_no_file(tmp_path):
+    """The campaign's name heads every page and history: at most 200 characters, as a hero's."""
+    db = tmp_path / "campaign.db"
+    line = one_error_line(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "N" * 5000, db=db))
+    assert "--name: a text of 5000 characters; at most 200" in line, line
+    assert not db.exists()
+    succeeded(run_ledger("init", "--catalog", str(sample_catalog_path()), "--name", "N" * 200, db=db))
+
+
 @pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
 def test_a_new_database_is_not_given_the_name_of_another_ones_sqlite_file(campaign_copy, tmp_path, suffix):
     """Found by a QA pass: ``import x.jsonl --db w.db-wal`` said it imported, and the next
