@@ -5,6 +5,7 @@ the limits on the size of what is given, shared by both interfaces."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .i18n import _
@@ -41,9 +42,10 @@ def bounded(value: Any, where: str, longest: int, flags: bool) -> None:
             bounded(item, where, longest, flags)
 
 
-def check_command(command: Command) -> None:
+def check_command(command: Command, named: Callable[[str], str] = str) -> None:
     """A command as an interface made it, within the limits (``ValueError`` naming the
-    field if not): the CLI's ``hero add --name`` of 100 KB is refused as the API's is."""
+    field as ``named`` says the interface calls it, if not): the CLI's ``hero add --name``
+    of 100 KB is refused as the API's is."""
     for name in type(command).model_fields:
         if name not in ("actor", "type"):
-            bounded(getattr(command, name), name, TEXTS.get(name, LONGEST), flags=True)
+            bounded(getattr(command, name), named(name), TEXTS.get(name, LONGEST), flags=True)

@@ -16,9 +16,11 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
-LONG_WORD = 120
+LONG_WORD = 1_000
 """A run of more characters than this without a space, in a message, is the echo of
-something given (a 100 KB card id): said by its start and its end."""
+something given (a 100 KB card id): said by its start and its end. A file's path is seldom
+longer, and is said whole (a QA pass: at 120, a path of 173 characters lost the very
+directory that was wrong)."""
 LONGEST = 2_000
 """The most characters a message keeps (a hero name of 100 KB with spaces in it)."""
 
@@ -31,7 +33,7 @@ def one_line(message: str) -> str:
     line = escaped(message)
     if len(line) <= LONG_WORD:
         return line
-    line = re.sub(r"\S{%d,}" % (LONG_WORD + 1), lambda m: m.group()[:60] + "…" + m.group()[-30:], line)
+    line = re.sub(r"\S{%d,}" % (LONG_WORD + 1), lambda m: m.group()[:300] + "…" + m.group()[-200:], line)
     return line if len(line) <= LONGEST else line[:LONGEST - 1] + "…"
 
 

@@ -218,6 +218,6 @@ def load_format(path: str | Path) -> Format:
     try:
         return standard_format().extended_by(_parse(text, str(path)))
     except BadCatalog as exc:
-        if str(exc).startswith(str(path)):
+        if str(exc).startswith(str(path)[:200]):  # (a message keeps the start of a very long path: one_line)
             raise
         raise BadCatalog(f"{path}: {exc}") from None

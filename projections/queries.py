@@ -25,7 +25,7 @@ from ledger.events import ActionRecorded
 from ledger.i18n import ENGLISH, language
 from ledger.states import affected_by, card_states
 from ledger.visibility import can_identify, sees_everything
-from ledger.vocabulary import PUBLIC, REFEREE
+from ledger.vocabulary import MASTER, PUBLIC, REFEREE
 
 from .readmodel import SEEN_BY, DamagedRow, ReadModel, seen_by_a_seat
 from .source import EventLog
@@ -159,6 +159,16 @@ def history_view(
             "cards": shown + [None] * (len(cards) - len(shown)),
         })
     return out
+
+
+def acted_nowhere(ledger: EventLog, model: ReadModel, campaign: Campaign, viewer: str, actor: str) -> bool:
+    """Does ``actor``, whose filtered history came back empty, name nobody of the campaign:
+    neither the master nor a hero now, nor anyone with an action in its history (a hero who
+    left, an undo of their arrival, keeps their actions listed)? Then an empty history is a
+    typo, to be said; otherwise it is the answer."""
+    if actor == MASTER or actor in campaign.table.heroes:
+        return False
+    return not history_view(ledger, model, campaign.id, campaign.slug, viewer, actor=actor, limit=1)
 
 
 # -- history rows, checked as they are read ------------------------------------------------

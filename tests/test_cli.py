@@ -271,6 +271,21 @@ def test_history_of_an_actor_who_is_nobody_in_the_campaign_says_so(campaign_copy
                                         db=campaign_copy)))[0]["seq"] == 1
 
 
+def test_history_of_a_hero_who_left_is_an_answer_whatever_the_filters(campaign_copy):
+    """A QA pass: a hero whose arrival was undone keeps their actions listed, and a filter
+    that leaves none of them (--from past them, --to before them) is an empty answer, not
+    "nobody of this campaign" (a script paging back ended on that error)."""
+    db = campaign_copy
+    last = json_of(succeeded(run_ledger("--json", "checkpoint", db=db)))["seq"]
+    succeeded(run_ledger("hero", "add", "carl", db=db))
+    succeeded(run_ledger("--actor", "carl", "shuffle", "deck:item", db=db))
+    succeeded(run_ledger("undo", "--to", str(last), db=db))
+    assert [e["seq"] for e in json_of(succeeded(run_ledger("--json", "history", "--actor", "carl", db=db)))] == [last + 2]
+    for args in (["--from", str(last + 3)], ["--to", str(last)], ["--card", "item-sword"]):
+        assert json_of(succeeded(run_ledger("--json", "history", "--actor", "carl", *args, db=db))) == [], args
+    assert "not the master nor a hero" in one_error_line(run_ledger("history", "--actor", "dan", "--to", "3", db=db))
+
+
 def test_an_actor_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
     """CLI.md: --actor is master or a hero id; an unknown hero is refused (exit 1)."""
     db = campaign_copy
@@ -666,7 +681,7 @@ def test_a_hero_looks_back_at_the_table_before_they_joined_as_anyone_saw_it_then
     assert refused.returncode == 1 and "no hero 'zed'" in refused.stderr
 
 
-def test_a_huge_input_is_echoed_by_its_start_and_end_in_a_short_error_line(campaign_copy):
+def test_a_huge_input_is_echoed_by_its_start_and_end_in_a_short_error_line(campaign_copy, tmp_path):
     """A 100 KB card id, zone id or hero name is refused in a line one can read (it named
     the whole input before), by its start and end; nothing is recorded."""
     db = campaign_copy
@@ -677,7 +692,9 @@ def test_a_huge_input_is_echoed_by_its_start_and_end_in_a_short_error_line(campa
         line = one_error_line(run_ledger(*args, db=db))
         assert len(line) <= 2_100, (args[0], len(line))
     line = one_error_line(run_ledger("card", "start-" + card + "-end", db=db))  # a read: no command's limits
-    assert "start-yyy" in line and "yyy-end" in line and "catalog" in line and len(line) < 300, line
+    assert "start-yyy" in line and "yyy-end" in line and "catalog" in line and len(line) < 700, line
+    deep = tmp_path / ("a-directory-of-campaigns-" * 8) / ("and-another-" * 8) / "nothere.db"  # ~250 characters
+    assert str(deep) in one_error_line(run_ledger("zones", db=deep))  # a path is said whole
     assert stored(db) == before
 
 
@@ -686,8 +703,8 @@ def test_the_cli_refuses_what_the_api_refuses_as_too_large_and_records_nothing(c
     name of 120,000 characters, a seed past 2**53, a note past its limit."""
     db = campaign_copy
     before = stored(db)
-    for args, says in ((["hero", "add", "cy", "--name", "a " * 60_000], "name: a text of 120000 characters; at most 200"),
-                       (["shuffle", "deck:item", "--seed", str(2**60)], "seed: 1152921504606846976 is too large"),
+    for args, says in ((["hero", "add", "cy", "--name", "a " * 60_000], "--name: a text of 120000 characters; at most 200"),
+                       (["shuffle", "deck:item", "--seed", str(2**60)], "--seed: 1152921504606846976 is too large"),
                        (["hero", "add", "cy", "--name", "x" * 201], "at most 200")):
         line = one_error_line(run_ledger(*args, db=db))
         assert says in line, (args[:3], line)

@@ -263,10 +263,33 @@ def test_history_gives_at_most_a_page_a_request_and_to_pages_back(tmp_path, monk
             error = one_error(client.get(f"{API}/history{query}", headers=seated.headers("ana")), 422)
             assert "given more than once" in error["message"], error
         assert one_error(client.get(f"{API}/zones?at=5&at=6", headers=seated.headers("ana")), 422)
+        many = "&".join(f"k{i}=1" for i in range(5_000))  # distinct keys: one pass, answered as usual
+        assert client.get(f"{API}/checkpoint?{many}", headers=seated.headers("ana")).status_code == 200
         no_seat = client.get(f"{API}/zones?at=5&at=6")  # identity first, as for every bad request
         assert no_seat.status_code == 401, no_seat.text
         assert seqs(f"?to={last - 7}") == list(range(last - 13, last - 6))
         assert seqs("?limit=3") == latest[-3:]
+
+
+def test_history_of_a_hero_who_left_is_an_answer_to_every_seat_whatever_the_filters(tmp_path):
+    """A QA pass: ``?actor=`` of a hero whose arrival was undone, with a filter that leaves
+    none of their actions, is an empty page (a script paging back with ``to`` ended on a
+    422); an actor who never was is refused."""
+    seated = table(tmp_path)
+    last = json.loads(seated.ledger("--json", "checkpoint"))["seq"]
+    seated.ledger("hero", "add", "carl")
+    seated.ledger("--actor", "carl", "shuffle", "deck:item")
+    seated.ledger("undo", "--to", str(last))
+    with client_for(seated.db) as client:
+        for who in WHO:
+            def get(query: str, who: str = who) -> httpx.Response:
+                return client.get(f"{API}/history{query}", headers=seated.headers(who))
+
+            assert [e["seq"] for e in get("?actor=carl").json()] == [last + 2], who
+            for query in (f"?actor=carl&from={last + 3}", f"?actor=carl&to={last}", "?actor=carl&card=item-sword"):
+                reply = get(query)
+                assert reply.status_code == 200 and reply.json() == [], (who, query, reply.text)
+            assert "not the master nor a hero" in one_error(get("?actor=dan&to=3"), 422)["message"]
 
 
 @pytest.mark.parametrize("who", WHO)

@@ -7,7 +7,6 @@ import click
 
 from ...errors import BadInput
 from ...i18n import N_, _
-from ...vocabulary import MASTER
 from .group import SignedArguments, cli
 from .session import SEQ, Count, Session, pass_session
 
@@ -65,7 +64,7 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
     \b
     Example: ledger --as public history --card item-sword --from 10
     """
-    from projections.queries import history_view
+    from projections.queries import acted_nowhere, history_view
     from projections.render import render_history
 
     ledger = s.ledger()
@@ -80,8 +79,7 @@ def history(s: Session, start: int | None, end: int | None, card_id: str | None,
             start=start, end=end))
     rows = history_view(ledger, s.model(), cid, campaign.slug, s.viewing(campaign), start=start, end=end,
                         card=card_id, actor=actor, limit=limit)
-    if actor is not None and not rows and actor != MASTER and actor not in campaign.table.heroes:
-        # (a hero no longer in the campaign, an undo of their arrival, still has their actions listed)
+    if actor is not None and not rows and acted_nowhere(ledger, s.model(), campaign, s.viewing(campaign), actor):
         raise BadInput(_("--actor {actor}: not the master nor a hero of this campaign (heroes: {heroes})").format(
             actor=repr(actor), heroes=", ".join(campaign.table.heroes) or _("none yet; add one with hero add")))
     s.emit_view(rows, human=lambda out: render_history(out, rows, campaign, s.viewer))

@@ -241,13 +241,23 @@ class Session:
         from ...bounds import check_command
 
         try:  # the API's limits on what is given (a 100 KB --name), before the file is opened
-            check_command(command)
+            check_command(command, typed_as)
         except ValueError as exc:
             raise BadInput(str(exc)) from None
         return self.ledger().execute(self.cid(), command)
 
 
 pass_session = click.pass_obj
+
+
+def typed_as(field: str) -> str:
+    """A command's field as the command being run takes it: its option (``--seed``) or
+    its argument (``CARDS...``); the field's own name when none is called so."""
+    ctx = click.get_current_context(silent=True)
+    for param in ctx.command.params if ctx is not None else ():
+        if param.name == field:
+            return param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+    return field
 
 
 def error_line(message: str) -> str:
