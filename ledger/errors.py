@@ -21,7 +21,7 @@ LONG_WORD = 1_000
 something given (a 100 KB card id): said by its start and its end. A file's path is seldom
 longer, and is said whole (a QA pass: at 120, a path of 173 characters lost the very
 directory that was wrong)."""
-LONGEST = 2_000
+LONGEST_LINE = 2_000
 """The most characters a message keeps (a hero name of 100 KB with spaces in it)."""
 
 
@@ -34,7 +34,7 @@ def one_line(message: str) -> str:
     if len(line) <= LONG_WORD:
         return line
     line = re.sub(r"\S{%d,}" % (LONG_WORD + 1), lambda m: m.group()[:300] + "…" + m.group()[-200:], line)
-    return line if len(line) <= LONGEST else line[:LONGEST - 1] + "…"
+    return line if len(line) <= LONGEST_LINE else line[:LONGEST_LINE - 1] + "…"
 
 
 def first_line(exc: BaseException, limit: int = 200) -> str:

@@ -215,9 +215,8 @@ def load_format(path: str | Path) -> Format:
     except OSError as exc:
         reason = exc.__class__.__name__
         raise BadCatalog(_("{file}: cannot read it ({problem})").format(file=path, problem=reason)) from None
+    fmt = _parse(text, str(path))  # its refusals name the file
     try:
-        return standard_format().extended_by(_parse(text, str(path)))
+        return standard_format().extended_by(fmt)
     except BadCatalog as exc:
-        if str(exc).startswith(str(path)[:200]):  # (a message keeps the start of a very long path: one_line)
-            raise
         raise BadCatalog(f"{path}: {exc}") from None

@@ -711,3 +711,19 @@ def test_the_cli_refuses_what_the_api_refuses_as_too_large_and_records_nothing(c
     assert stored(db) == before
     succeeded(run_ledger("hero", "add", "cy", "--name", "x" * 200, db=db))
     succeeded(run_ledger("shuffle", "deck:item", "--seed", str(2**53), db=db))
+
+
+def test_a_zone_id_as_long_as_a_format_makes_it_is_taken_by_every_command(tmp_path):
+    """A QA pass: the size limits on what is given refused a zone of 102 characters that a
+    format file made (a part of 64 and a hero id of 32): the limits are above every id the
+    rules take, and the rules say what is wrong with one."""
+    area = "area-" + "x" * 59  # 64
+    knight = "the-wandering-knight-of-the-east"  # 32
+    fmt = tmp_path / "format.toml"
+    fmt.write_text(f'[[stacks]]\nid = "{area}:{{hero}}"\nkind = "area"\nvisibility = "face-up"\n', encoding="utf-8")
+    db = tmp_path / "campaign.db"
+    succeeded(run_ledger("init", "--catalog", str(sample_catalog_path()), "--format", str(fmt), db=db))
+    succeeded(run_ledger("hero", "add", knight, db=db))
+    succeeded(run_ledger("add", "item-sword", "--to", f"inventory:{knight}", db=db))
+    succeeded(run_ledger("send", "item-sword", "--to", f"{area}:{knight}", db=db))
+    assert "is not a hero id" in one_error_line(run_ledger("hero", "add", "y" * 101, db=db))  # the rule's words

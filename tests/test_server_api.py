@@ -265,6 +265,8 @@ def test_history_gives_at_most_a_page_a_request_and_to_pages_back(tmp_path, monk
         assert one_error(client.get(f"{API}/zones?at=5&at=6", headers=seated.headers("ana")), 422)
         many = "&".join(f"k{i}=1" for i in range(5_000))  # distinct keys: one pass, answered as usual
         assert client.get(f"{API}/checkpoint?{many}", headers=seated.headers("ana")).status_code == 200
+        twice = client.get(f"{API}/zones?lang=pt&lang=en", headers=seated.headers("ana"))
+        assert one_error(twice, 422) and "set-cookie" not in twice.headers  # no choice of language made
         no_seat = client.get(f"{API}/zones?at=5&at=6")  # identity first, as for every bad request
         assert no_seat.status_code == 401, no_seat.text
         assert seqs(f"?to={last - 7}") == list(range(last - 13, last - 6))

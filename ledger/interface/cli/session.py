@@ -250,14 +250,18 @@ class Session:
 pass_session = click.pass_obj
 
 
-def typed_as(field: str) -> str:
+def typed_as(field: str, value: Any) -> str:
     """A command's field as the command being run takes it: its option (``--seed``) or
-    its argument (``CARDS...``); the field's own name when none is called so."""
+    its argument (``CARDS...``, ``HERO_ID``), found by name (``hero`` is ``hero_id``) or
+    else by the value given; else the option of the field's name (trade parses its own
+    ``--take``, ``--give`` and ``--attach``)."""
     ctx = click.get_current_context(silent=True)
-    for param in ctx.command.params if ctx is not None else ():
-        if param.name == field:
-            return param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
-    return field
+    params = ctx.command.params if ctx is not None else []
+    found = next((p for p in params if p.name in (field, f"{field}_id")), None) or next(
+        (p for p in params if p.name is not None and ctx.params.get(p.name) == value), None)
+    if found is None:
+        return "--" + field.replace("_", "-")
+    return found.opts[0] if isinstance(found, click.Option) else found.human_readable_name
 
 
 def error_line(message: str) -> str:

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from ... import commands as c
-from ...bounds import LONGEST, TEXTS, bounded
+from ...bounds import LONGEST_ID, TEXTS, bounded
 from ...i18n import _
 
 # action name (as in the history) -> the command, and the body's name for each field
@@ -62,7 +62,7 @@ class Body(BaseModel):
                 field = cls.model_fields.get(_attr(str(key)))
                 if field is not None:  # a key it does not know is refused as such
                     flags = field.annotation in (bool, bool | None)
-                    bounded(value, str(key), TEXTS.get(str(key), LONGEST), flags)
+                    bounded(value, str(key), TEXTS.get(str(key), LONGEST_ID), flags)
         return data
 
     @field_validator("to", check_fields=False)

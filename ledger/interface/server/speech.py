@@ -35,9 +35,11 @@ def tag(code: str) -> str:
 
 def language_of(scope: Any) -> tuple[str, str | None]:
     """The language a request is spoken in, and the one it chose with ``?lang=`` (to be
-    remembered in the cookie), or None when it chose none there."""
+    remembered in the cookie), or None when it chose none there: ``?lang=`` given twice is
+    no choice (an API request is refused for it, and must not change the seat's language)."""
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    asked = parse_language(query.get(QUERY, [""])[-1])
+    given = query.get(QUERY, [])
+    asked = parse_language(given[0]) if len(given) == 1 else None
     if asked:
         return asked, asked
     headers = Headers(scope=scope)
