@@ -62,8 +62,11 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # recorded (RULES.md §9; fair play: undoing and redoing her own shuffle gave a hero back the order
 # she had drawn from before the master's undo shuffled the deck again), and a redo is refused when
 # an undo has shuffled again a deck its actions order or put cards in, since they were recorded
-# (applied again, their cards' old places would rebuild an order someone saw).
-RULESET = 12
+# (applied again, their cards' old places would rebuild an order someone saw); 13 = an effect on a
+# location's access holds while the card that causes it is active (RULES.md §7-8: an event
+# discarded or exiled from the scenario no longer opens the discard pile; before, it did until the
+# master cleared it: ``ledger.states.effect_in_force``).
+RULESET = 13
 
 
 class Rule(NamedTuple):
@@ -156,8 +159,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("obtained-from", "§8", N_("an obtained sheet card comes from where the master says, not from a hero's zones")),
     Rule("obtained-to", "§8", N_("an obtained sheet card goes to the hero's table or extra zone (§5)")),
     Rule("effect-source-active", "§8", N_("an effect on a location's access comes from an active card")),
-    Rule("effective-access", "§8", N_("an effect sets a location's access; otherwise a battle closes every "
-         "discard pile; otherwise the location's own level")),
+    Rule("effective-access", "§8", N_("an effect sets a location's access while its card is active; otherwise a "
+         "battle closes every discard pile; otherwise the location's own level")),
     Rule("trades-assets-only", "§8", N_("only asset cards trade; sheet cards never trade")),
     Rule("controlled-by", "§8", N_("a hero controls the cards in their inventory, on their table, in their "
          "extra zone and attached to those")),

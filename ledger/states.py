@@ -1,7 +1,7 @@
 """A card's states (RULES.md §7), derived from where and how it lies.
 
-Used by the rules (an access effect needs an active card) and by the read side
-(``zones``, ``card``), so it lives apart from the rules package and imports only
+Used by the rules (an access effect needs an active card, and holds while it is one) and
+by the read side (``zones``, ``card``, the access a location's effects give), so it lives apart from the rules package and imports only
 the campaign and the vocabulary.
 """
 
@@ -11,11 +11,17 @@ from typing import TYPE_CHECKING
 
 from .campaign import Campaign
 from .rulesets import ruleset
-from .vocabulary import Role
+from .vocabulary import Role, Zone
 
 if TYPE_CHECKING:
     from .catalog import Effect
     from .formats import ZoneSpec
+
+EFFECTS_LAST_WHILE_ACTIVE_FROM = 13
+"""The ruleset from which an access effect is in force only while its card is active: an
+event card discarded or exiled from the scenario no longer opens the discard pile (under
+older rules it did until the master cleared it, and a hero traded at a level the table no
+longer allowed)."""
 
 
 def counts_in_stack(zone: ZoneSpec, effect: Effect) -> bool:
@@ -80,3 +86,14 @@ def card_states(campaign: Campaign, card: str) -> list[str]:
     else:
         states.append("active" if up else "inactive")
     return states
+
+
+def is_active(campaign: Campaign, card: str) -> bool:
+    """RULES.md §7: is the card in the campaign and active (its effects available)?"""
+    return campaign.table.zone_of(card) != Zone.BOX and "active" in card_states(campaign, card)
+
+
+def effect_in_force(campaign: Campaign, by: str) -> bool:
+    """RULES.md §8: an effect on a location's access holds while ``by``, the card that
+    causes it, is active (from ruleset 13; before, until the master cleared it)."""
+    return ruleset() < EFFECTS_LAST_WHILE_ACTIVE_FROM or is_active(campaign, by)

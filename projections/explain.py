@@ -228,7 +228,7 @@ def _access_source(source: str, location: str) -> str:
         return _("{location}'s own level").format(location=location)
     if source == "battle":
         return _("a battle")
-    return source
+    return _("effect of {card}").format(card=source.removeprefix("effect of "))  # as events record it
 
 
 @_checks.register

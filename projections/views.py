@@ -11,6 +11,7 @@ from typing import Any
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
 from ledger.events import ActionRecorded, CardsBuried
+from ledger.states import effect_in_force
 from ledger.visibility import can_identify, sees_everything
 from ledger.vocabulary import host_of
 from ledger.witness import change_marks, visible_cards
@@ -87,18 +88,24 @@ def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, 
 def table_facts(campaign: Campaign, viewer: str) -> dict[str, Any]:
     """What the table shows besides its cards: each hero's name, knowledge and location,
     each location's access levels and the effects changing them (the effect's card
-    named only if the viewer may identify it), and whether a battle is on."""
+    named, and whether it holds, only if the viewer may identify it), and whether a battle is on."""
     table = campaign.table
 
     def shown(card: str) -> str | None:
         return card if can_identify(campaign, viewer, card) else None
+
+    def in_force(by: str) -> bool | None:
+        """Whether an effect holds (its card ``by`` active): said only to whom may identify
+        the card, as whether a card is active tells how it lies."""
+        return effect_in_force(campaign, by) if shown(by) is not None else None
 
     return {
         "heroes": {hero: {"name": h.name, "knowledge": h.knowledge, "location": h.location}
                    for hero, h in table.heroes.items()},
         "locations": {
             place: {"access": dict(loc.access),
-                    "effects": {suit: {"level": e.level, "by": shown(e.by)} for suit, e in loc.effects.items()}}
+                    "effects": {suit: {"level": e.level, "by": shown(e.by), "in_force": in_force(e.by)}
+                                for suit, e in loc.effects.items()}}
             for place, loc in table.locations.items()
         },
         "battle": table.battle,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import sample_catalog_path
 
@@ -219,6 +220,66 @@ def test_an_access_effect_reopens_trading_in_battle_and_clear_closes_it_again(vi
     assert cleared["events"][0]["level"] is None
     line = refused("trade", "ana", "--take", "item-shield", "--give", "item-axe", "item-potion", db=village)
     assert "battle" in line
+
+
+@pytest.mark.parametrize("leaves", [["exile", "event-festival"], ["discard", "event-festival"],
+                                    ["send", "event-festival", "--to", "scenario", "--face", "down"]])
+def test_effective_access_an_effect_holds_while_its_card_is_active(village, leaves):
+    """RULES.md §7-8 (ruleset 13): an effect on a location's access comes from an active
+    card and holds while it is one. An event exiled, discarded or turned face-down in the
+    scenario no longer opens the discard pile: the trade it allowed is refused, and
+    explain and the table's facts say the effect is not in force. Found by a QA pass: the
+    trade was accepted after the event went to limbo."""
+    play(village, [["battle", "start"], ["access", "village", "item", "2", "--by", "event-festival"]])
+    play(village, [leaves])
+    line = refused("trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope", db=village)
+    assert "a battle is on" in line and "event-festival" not in line, line
+    play(village, [["battle", "end"]])  # the location's own level (item 2) then
+    traded = ok_json("trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope", db=village)
+    assert traded["events"][0]["access"] == [{"suit": "item", "level": 2, "source": "location"}]
+    from projections.views import table_facts
+
+    with State(village) as state:
+        effect = table_facts(state.campaign, "referee")["locations"]["village"]["effects"]["item"]
+    assert effect == {"level": 2, "by": "event-festival", "in_force": False}
+
+
+def test_effective_access_an_effect_holds_again_when_its_card_is_active_again(village):
+    play(village, [["battle", "start"], ["access", "village", "item", "2", "--by", "event-festival"],
+                   ["send", "event-festival", "--to", "scenario", "--face", "down"]])
+    refused("trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope", db=village)
+    play(village, [["reveal", "event-festival"]])
+    traded = ok_json("trade", "ana", "--take", "item-bow", "--give", "item-sword", "item-rope", db=village)
+    assert traded["events"][0]["access"] == [{"suit": "item", "level": 2, "source": "effect of event-festival"}]
+    told = succeeded(run_ledger("--lang", "pt", "explain", str(traded["seq"]), db=village)).stdout
+    assert "efeito de event-festival" in told and "effect of" not in told
+
+
+def test_effective_access_under_ruleset_12_an_effect_held_until_cleared_and_still_verifies(tmp_path):
+    """Campaigns recorded under ruleset 12 decide again as they were decided: there an
+    effect held after its card left play, and the trade it allowed verifies."""
+    from ledger.catalog import load_catalog
+    from ledger.rulesets import decided_under
+
+    db = tmp_path / "older.db"
+    app = Ledger.open(db, create=True)
+    try:
+        with decided_under(12):
+            cid = app.start(load_catalog(SAMPLE), name="Older").campaign.id
+            for command in (c.AddHero(hero="ana", knowledge=1), c.Add(cards=("item-bow",), to="discard"),
+                            c.Add(cards=("item-sword", "item-rope"), to="inventory:ana"),
+                            c.Add(cards=("event-festival",), to="scenario"),
+                            c.AddLocation(location="village", access={"item": 2}), c.Travel(hero="ana", location="village"),
+                            c.StartBattle(), c.SetAccess(location="village", suit="item", level=2, by="event-festival"),
+                            c.Exile(cards=("event-festival",)),
+                            c.Trade(actor="ana", hero="ana", take=("item-bow",), give=("item-sword", "item-rope"))):
+                recorded = app.execute(cid, command)
+        assert recorded.event.ruleset == 12 and recorded.event.access[0].source == "effect of event-festival"
+    finally:
+        app.close()
+    succeeded(run_ledger("verify", db=db))
+    line = refused("trade", "ana", "--take", "item-sword", "--give", "item-bow", db=db)  # today's rules: no effect
+    assert "a battle is on" in line, line
 
 
 def test_an_access_effect_needs_a_card_in_play(village):

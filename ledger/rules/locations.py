@@ -7,8 +7,8 @@ from ..campaign import Campaign
 from ..changes import Location
 from ..errors import BadInput, RuleBroken, UnknownZone
 from ..i18n import _
-from ..states import card_states
-from ..vocabulary import Zone, check_location_id, check_suit
+from ..states import effect_in_force, is_active
+from ..vocabulary import check_location_id, check_suit
 
 
 def known_location(campaign: Campaign, location: str) -> Location:
@@ -64,18 +64,19 @@ def effect_source_active(campaign: Campaign, card: str) -> None:
     """RULES.md §8: effects (an event card in the scenario, say) may modify a location's
     access level; such an effect comes from an active card (§7)."""
     campaign.card(card)
-    if campaign.table.zone_of(card) == Zone.BOX or "active" not in card_states(campaign, card):
+    if not is_active(campaign, card):
         raise RuleBroken(_("card {card} is not active (its effects are not available); an access effect comes from "
                            "an active card, such as a face-up event in the scenario").format(card=card))
 
 
 def effective_access(campaign: Campaign, location: str, suit: str) -> tuple[int, str]:
     """RULES.md §8: a location's access level for a suit, and why: an effect on the
-    location sets it (during battle too); otherwise a battle closes every discard pile
-    (0); otherwise the location's own level (unlisted suits 0)."""
+    location sets it (during battle too) while its card is active (``effect_in_force``);
+    otherwise a battle closes every discard pile (0); otherwise the location's own level
+    (unlisted suits 0)."""
     place = campaign.table.locations[location]
     effect = place.effects.get(suit)
-    if effect is not None:
+    if effect is not None and effect_in_force(campaign, effect.by):
         return effect.level, f"effect of {effect.by}"
     if campaign.table.battle:
         return 0, "battle"
