@@ -247,6 +247,17 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
     ana.page.click(f'#history li[data-seq="{seq0 + 1}"] .entry-head')
     expect(ana.page.locator(f'#history li[data-seq="{seq0 + 1}"] .explain')).to_contain_text("decks")
 
+    # -- the master's draw asks where to every time: a default hero's hand showed that hero a
+    # card dealt to another when the form was sent as it was (a QA pass)
+    master.zone("deck:item").locator(".pile").click()
+    master.page.click('button[data-action="draw"]')
+    where = master.page.locator('#panel select[name="to"]')
+    expect(where).to_have_value("")
+    master.page.click('[data-confirm="draw"]')  # not sent: the browser asks for a choice first
+    assert where.evaluate("node => node.validity.valueMissing") and referee_zones(t)["seq"] == seq0 + 4
+    master.page.click('#panel button.quiet')  # Cancel
+    master.page.click("#clear-selection")
+
     # -- the master's "any action" form -------------------------------------------------------
     master.page.click('button[data-action="any"]')
     master.page.select_option('#panel select[name="action"]', "battle start")

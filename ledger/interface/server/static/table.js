@@ -114,6 +114,7 @@
     "battle start": {},
     "battle end": {},
     "access": {location: "", suit: "item", level: 1, by: null},
+    "obtain": {hero: "HERO", card: "", by: "progression"},
     "undo": {},
     "redo": {},
   };
@@ -179,6 +180,13 @@
   /** A suit's name ("Skill"), or the id itself. */
   function suitName(suit) {
     return SUIT_NAMES[suit] || suit;
+  }
+
+  /** The campaign's heroes as the latest zones reply has them (a hero added during the
+   * session too), else as the page was served. */
+  function currentHeroes() {
+    const live = state.live && state.live.heroes;
+    return live ? Object.keys(live) : HEROES;
   }
 
   function heroesIn(zones) {
@@ -575,7 +583,8 @@
     if (facts.location) {
       const place = (view.locations || {})[facts.location];
       const levels = place ? Object.entries(Object.assign({}, place.access,
-        Object.fromEntries(Object.entries(place.effects || {}).map(([suit, e]) => [suit, e.level]))))
+        Object.fromEntries(Object.entries(place.effects || {}).filter(([, e]) => e.in_force !== false)
+          .map(([suit, e]) => [suit, e.level]))))
         .filter(([, level]) => level > 0).map(([suit, level]) => suitWord(suit) + " " + level) : [];
       text += " · " + fmt(_("at {place}"), {place: facts.location}) + (levels.length ? " (" + levels.join(", ") + ")" : "");
     }
@@ -832,7 +841,7 @@
     add("bury", _("Bury"), () => notBox(sel()), () => act({action: "bury", cards: cards()}));
     add("exile", _("Exile"), () => notBox(sel()), () => act({action: "exile", cards: cards()}));
     add("reveal", _("Reveal"), () => notBox(sel()), () => act({action: "reveal", cards: cards()}));
-    add("show", _("Show to…"), () => notBox(sel()) && HEROES.some((h) => h !== ACTOR), () => openShowPanel());
+    add("show", _("Show to…"), () => notBox(sel()) && currentHeroes().some((h) => h !== ACTOR), () => openShowPanel());
     add("hide", _("Hide"), () => notBox(sel()), () => act({action: "hide", cards: cards()}));
     add("exhaust", _("Exhaust"), () => notBox(sel()), () => act({action: "exhaust", cards: cards()}));
     add("restore", _("Restore"), () => notBox(sel()), () => act({action: "restore", cards: cards()}));
@@ -965,20 +974,26 @@
   }
 
   function openDrawPanel() {
-    const heroes = heroesIn(state.live.zones);
     const targets = allZones().filter((z) => z !== "box" && z !== state.stack);
     openPanel("draw", fmt(_("Draw from {zone}"), {zone: state.stack}), [
       field(_("Count"), el("input", {type: "number", name: "count", min: 1, value: 1, inputmode: "numeric"})),
-      field(_("To"), select("to", zoneOptions(targets), heroes.length ? "inventory:" + heroes[0] : undefined)),
+      field(_("To"), chooseWhere(targets)),
     ], (form) => ({action: "draw", stack: state.stack, count: Number(valueOf(form, "count") || 1), to: valueOf(form, "to")}));
+  }
+
+  /** Where the master's drawn or found cards go: chosen every time (a default, the first
+   * hero's hand, showed that hero a card dealt to another when the form was sent as it was). */
+  function chooseWhere(targets) {
+    const node = select("to", [["", _("choose where…")], ...zoneOptions(targets)], "");
+    node.required = true;
+    return node;
   }
 
   function openSearchPanel() {
     const take = selectionList().map((s) => s.id);
-    const heroes = heroesIn(state.live.zones);
     const targets = MASTER ? allZones().filter((z) => z !== "box" && z !== state.stack) : destinationZones();
     openPanel("search", fmt(_("Search {zone} for {cards}"), {zone: state.stack, cards: take.map(cardName).join(", ")}), [
-      field(_("To"), select("to", [["", _("the actor's inventory")], ...zoneOptions(targets)], MASTER && heroes.length ? "inventory:" + heroes[0] : "")),
+      field(_("To"), MASTER ? chooseWhere(targets) : select("to", [["", _("the actor's inventory")], ...zoneOptions(targets)], "")),
       field(_("By (the card whose effect allows it)"), el("input", {type: "text", name: "by", placeholder: _("card id, optional")})),
     ], (form) => {
       const body = {action: "search", stack: state.stack, take};
@@ -1015,7 +1030,7 @@
   // reveal --to: face-down cards shown to one hero only (RULES.md §9)
   function openShowPanel() {
     const cards = selectionList().map((s) => s.id);
-    const heroes = HEROES.filter((h) => h !== ACTOR);
+    const heroes = currentHeroes().filter((h) => h !== ACTOR);
     openPanel("show", fmt(_("Show {cards} to one hero only"), {cards: cards.map(cardName).join(", ")}),
       [field(_("Hero"), select("to", heroes))],
       (form) => ({action: "reveal", cards, to: [valueOf(form, "to")]}));
