@@ -301,6 +301,9 @@ def test_an_actor_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
 def test_a_viewer_who_is_not_a_hero_of_the_campaign_is_refused(campaign_copy):
     """CLI.md: --as is referee, public or a hero id; an unknown hero is refused (exit 1)."""
     one_error_line(run_ledger("--as", "zed", "--json", "zones", db=campaign_copy))
+    for typed, meant in (("Master", "master"), ("PUBLIC", "public"), (" referee", "referee")):  # a QA pass
+        line = one_error_line(run_ledger("--as", typed, "zones", db=campaign_copy))
+        assert f"did you mean --as {meant}?" in line, line
 
 
 def test_the_master_sees_as_the_referee_and_the_referee_and_public_do_not_act(campaign_copy):

@@ -337,6 +337,9 @@ def check_viewer(viewer: str) -> str:
         return viewer
     if viewer == MASTER:
         return REFEREE
+    if isinstance(viewer, str) and viewer.strip().lower() in (REFEREE, PUBLIC, MASTER):  # --as Master
+        raise BadInput(_("--as {viewer}: did you mean --as {view}? (a view is referee, master, public or a hero "
+                         "id)").format(viewer=repr(viewer), view=viewer.strip().lower()))
     return check_hero_id(viewer)
 
 
