@@ -25,6 +25,7 @@ from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
 from ledger.i18n import N_, _, ngettext, pgettext
 from ledger.rulebook import REFILL_LIMIT, RULESET, hero_may, rule_text
+from ledger.states import EFFECTS_LAST_WHILE_ACTIVE_FROM
 from ledger.terms import effect_kind_name, mechanic_name, pgettext_noop, suit_word, value_type_name
 from ledger.visibility import sees_everything
 from ledger.vocabulary import MASTER, host_of
@@ -185,9 +186,13 @@ def _access_changed(event: e.AccessChanged, before, viewer, check: Check, n: Nam
     if event.level is None:
         check(N_("§8 location access"), _("the effect on {suit} access at {location} was cleared").format(
             suit=suit_word(event.suit), location=event.location))
-    else:
+    elif event.ruleset < EFFECTS_LAST_WHILE_ACTIVE_FROM:
         check(N_("§8 location access"), _("the effect of {card} sets {suit} access at {location} to {level}; it "
                                          "applies during battle too").format(
+            card=n(event.by), suit=suit_word(event.suit), location=event.location, level=event.level))
+    else:
+        check(N_("§8 location access"), _("the effect of {card} sets {suit} access at {location} to {level} while "
+                                         "{card} is active; it applies during battle too").format(
             card=n(event.by), suit=suit_word(event.suit), location=event.location, level=event.level))
     if event.affected is not None:
         check(N_("§7 affected"), _("an effect from a stack card reaches {heroes} (its stack's affected)").format(
@@ -222,13 +227,14 @@ def _battle_started(event: e.BattleStarted, before, viewer, check: Check, n: Nam
     check(N_("§8 battle"), _("during a battle every discard pile's access level is 0, unless an effect changes it"))
 
 
-def _access_source(source: str, location: str) -> str:
-    """Where an access level came from: the location's own level, a battle, or an effect's card."""
+def _access_source(source: str, location: str, n: Name) -> str:
+    """Where an access level came from: the location's own level, a battle, or an effect's
+    card (named as the viewer may name it)."""
     if source == "location":
         return _("{location}'s own level").format(location=location)
     if source == "battle":
         return _("a battle")
-    return _("effect of {card}").format(card=source.removeprefix("effect of "))  # as events record it
+    return _("effect of {card}").format(card=n(source.removeprefix("effect of ")))  # as events record it
 
 
 @_checks.register
@@ -242,7 +248,7 @@ def _traded(event: e.TradeCompleted, before, viewer, check: Check, n: Name) -> N
         check(N_("§8 access"), _("access for {suit} at {location} was {level} ({source}); a taken card's level must "
                                 "be at most that, and access 0 admits nothing").format(
             suit=suit_word(used.suit), location=event.location, level=used.level,
-            source=_access_source(used.source, event.location)))
+            source=_access_source(used.source, event.location, n)))
     for entry in event.settlement:
         check(N_("§8 value types"), _("{type} ({suits}): gave {give} ≥ took {take}; each value type is settled on "
                                      "its own").format(
@@ -271,7 +277,7 @@ def _obtained(event: e.SheetCardObtained, before, viewer, check: Check, n: Name)
     check(N_("§8 access"), _("access for {suit} at {location} was {level} ({source}); the card's level must be at "
                             "most that, and access 0 admits nothing (the same rule as trading)").format(
         suit=suit_word(used.suit), location=event.location, level=used.level,
-        source=_access_source(used.source, event.location)))
+        source=_access_source(used.source, event.location, n)))
     came = _("{card} came from {source} and went to {to}; ").format(card=n(event.card), source=event.source,
                                                                     to=event.to)
     check(N_("§8 the master's decision"), came + (_("cost recorded as given: {cost}").format(cost=event.cost)

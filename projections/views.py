@@ -88,16 +88,17 @@ def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, 
 def table_facts(campaign: Campaign, viewer: str) -> dict[str, Any]:
     """What the table shows besides its cards: each hero's name, knowledge and location,
     each location's access levels and the effects changing them (the effect's card
-    named, and whether it holds, only if the viewer may identify it), and whether a battle is on."""
+    named only if the viewer may identify it, and whether it holds), and whether a battle is on."""
     table = campaign.table
 
     def shown(card: str) -> str | None:
         return card if can_identify(campaign, viewer, card) else None
 
-    def in_force(by: str) -> bool | None:
-        """Whether an effect holds (its card ``by`` active): said only to whom may identify
-        the card, as whether a card is active tells how it lies."""
-        return effect_in_force(campaign, by) if shown(by) is not None else None
+    def in_force(by: str) -> bool:
+        """Whether an effect holds (its card ``by`` active, under the rules in force): said
+        to every seat, as the access it gives is (a trade allowed or refused says it to
+        anyone; a card one cannot identify and that is attached to none is never active)."""
+        return effect_in_force(campaign, by)
 
     return {
         "heroes": {hero: {"name": h.name, "knowledge": h.knowledge, "location": h.location}

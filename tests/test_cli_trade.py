@@ -255,13 +255,12 @@ def test_effective_access_an_effect_holds_again_when_its_card_is_active_again(vi
     assert "efeito de event-festival" in told and "effect of" not in told
 
 
-def test_effective_access_under_ruleset_12_an_effect_held_until_cleared_and_still_verifies(tmp_path):
-    """Campaigns recorded under ruleset 12 decide again as they were decided: there an
-    effect held after its card left play, and the trade it allowed verifies."""
+def _older_campaign(db: Path) -> int:
+    """A campaign recorded under ruleset 12 whose last action, a trade, used an effect of a
+    card already exiled (then an effect held until cleared); returns the trade's seq."""
     from ledger.catalog import load_catalog
     from ledger.rulesets import decided_under
 
-    db = tmp_path / "older.db"
     app = Ledger.open(db, create=True)
     try:
         with decided_under(12):
@@ -275,11 +274,42 @@ def test_effective_access_under_ruleset_12_an_effect_held_until_cleared_and_stil
                             c.Trade(actor="ana", hero="ana", take=("item-bow",), give=("item-sword", "item-rope"))):
                 recorded = app.execute(cid, command)
         assert recorded.event.ruleset == 12 and recorded.event.access[0].source == "effect of event-festival"
+        return recorded.seq
     finally:
         app.close()
+
+
+def test_effective_access_under_ruleset_12_an_effect_held_until_cleared_and_still_verifies(tmp_path):
+    """Campaigns recorded under ruleset 12 decide again as they were decided: there an
+    effect held after its card left play, and the trade it allowed verifies."""
+    db = tmp_path / "older.db"
+    _older_campaign(db)
     succeeded(run_ledger("verify", db=db))
     line = refused("trade", "ana", "--take", "item-sword", "--give", "item-bow", db=db)  # today's rules: no effect
     assert "a battle is on" in line, line
+
+
+def test_effective_access_the_table_server_says_whether_an_effect_held_under_the_rules_of_that_moment(tmp_path):
+    """A review: ``/zones?at=`` of a moment decided under ruleset 12 said the effect was not
+    in force though the trade at that seq used it; now each moment is judged under its own
+    rules, and the present under today's. Every seat is told (the access decides trades
+    for anyone)."""
+    from fastapi.testclient import TestClient
+
+    from ledger.interface.server.app import create_app
+
+    db = tmp_path / "older.db"
+    traded = _older_campaign(db)
+    token = json_of(succeeded(run_ledger("--json", "seat", "add", "ana", db=db)))["token"]
+    with TestClient(create_app(str(db))) as client:
+        def effect(query: str) -> dict:
+            reply = client.get(f"/api/campaigns/older/zones{query}", headers={"Authorization": f"Bearer {token}"})
+            assert reply.status_code == 200, reply.text
+            return reply.json()["locations"]["village"]["effects"]["item"]
+
+        assert effect(f"?at={traded}")["in_force"] is True
+        assert effect(f"?at={traded - 1}")["in_force"] is True
+        assert effect("")["in_force"] is False  # today's rules decide the next trade
 
 
 def test_an_access_effect_needs_a_card_in_play(village):

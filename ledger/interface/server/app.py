@@ -26,6 +26,8 @@ from pydantic import BeforeValidator
 from starlette.exceptions import HTTPException
 
 from ...i18n import N_, _
+from ...rulebook import RULESET
+from ...rulesets import decided_under
 from ...seats import Seat
 from ...terms import zone_name
 from ...texts import escaped
@@ -213,7 +215,10 @@ def api_routes() -> Any:
             data = zones_view(found, seat.viewer)
             data["cards"] = card_faces(found, data)
             data["zone_names"] = {zone: zone_name(zone) for zone in data["zones"]}  # to read, as the cards' names
-            data.update(table_facts(found, seat.viewer))
+            # an earlier moment's facts under the rules it was decided under (whether an access
+            # effect held: ruleset 13); now, under today's, which decide the next action
+            with decided_under(RULESET if at is None else clerk.ledger.event(cid, found.seq).ruleset):
+                data.update(table_facts(found, seat.viewer))
             data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data
 

@@ -582,7 +582,7 @@
     let text = "";
     if (facts.location) {
       const place = (view.locations || {})[facts.location];
-      const levels = place ? Object.entries(Object.assign({}, place.access,
+      const levels = place ? Object.entries(Object.assign({}, view.battle ? {} : place.access,  // a battle closes every pile
         Object.fromEntries(Object.entries(place.effects || {}).filter(([, e]) => e.in_force !== false)
           .map(([suit, e]) => [suit, e.level]))))
         .filter(([, level]) => level > 0).map(([suit, level]) => suitWord(suit) + " " + level) : [];
