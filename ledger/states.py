@@ -1,8 +1,8 @@
 """A card's states (RULES.md §7), derived from where and how it lies.
 
 Used by the rules (an access effect needs an active card, and holds while it is one) and
-by the read side (``zones``, ``card``, the access a location's effects give), so it lives apart from the rules package and imports only
-the campaign and the vocabulary.
+by the read side (``zones``, ``card``, the access a location's effects give), so it lives
+apart from the rules package and imports only the campaign and the vocabulary.
 """
 
 from __future__ import annotations
