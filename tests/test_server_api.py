@@ -1058,7 +1058,7 @@ def test_every_seats_stream_carries_each_action_filtered_and_a_revoked_seat_is_c
             # revoked at the CLI: its open stream is told so and closed, its next request is 401
             seated.ledger("seat", "revoke", "bo")
             closing = streams["bo"].take(10**9)
-            assert closing[0][0] == "closed", closing
+            assert closing[0][0] == "closed" and closing[0][1]["reason"] == "this seat was revoked", closing
             one_error(api.get(f"{API}/zones", headers=seated.headers("bo")), 401)
             # the other seats' streams go on
             more = api.post(f"{API}/actions", json={"action": "battle start"}, headers=seated.headers("master"))

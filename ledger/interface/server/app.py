@@ -355,7 +355,10 @@ def api_routes() -> Any:
                     if parts:
                         yield "".join(parts)
                     if data is None:
-                        reason = _("this seat was revoked or fell behind")
+                        # a revoked seat is told so; a page that fell behind (or saw the log change)
+                        # only reloads to catch up, and must not think it was thrown out
+                        reason = (_("this seat was revoked") if opened.revoked
+                                  else _("this page fell behind the table"))
                         yield f"event: closed\ndata: {json.dumps({'reason': reason})}\n\n"
                         return
             finally:

@@ -46,12 +46,13 @@ LISTEN_PATIENCE = 30.0
 
 @dataclass(eq=False)
 class Stream:
-    """One open stream: its seat, the language it is spoken in (its request's), and the
-    queue of what it is to be sent (None: closed)."""
+    """One open stream: its seat, the language it is spoken in (its request's), the queue
+    of what it is to be sent (None: closed), and whether it was closed for a revoked seat."""
 
     seat: Seat
     speaks: str = ENGLISH
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
+    revoked: bool = False  # closed because its seat was revoked (else: it fell behind, or the log changed)
 
 
 class Follower:
@@ -206,6 +207,7 @@ class Follower:
             streams = watched.get(cid, [])
             for stream in streams:
                 if not seats.holds(stream.seat):
+                    stream.revoked = True
                     sends.append((stream, None))
             try:
                 sends += self._views(cid, events, streams)
