@@ -17,7 +17,7 @@ from rich.table import Table
 
 from ledger.campaign import Campaign
 from ledger.i18n import ENGLISH, _, language, pgettext
-from ledger.terms import action_name, state_name, suit_name, zone_name
+from ledger.terms import action_name, state_name, suit_name, suit_word, zone_name
 from ledger.texts import escaped
 
 from .summaries import HIDDEN_NAME
@@ -80,6 +80,43 @@ def render_zones(out: Console, view: dict[str, Any], campaign: Campaign) -> None
             continue
         table.add_row(zone_label(zone_id), str(len(cards)), ", ".join(card_label(c) for c in cards) or "[dim]—[/dim]")
     out.print(table)
+    render_table_facts(out, view)
+
+
+def render_table_facts(out: Console, view: dict[str, Any]) -> None:
+    """Under the zones: each hero's name, knowledge and location, each location's access
+    levels (an effect's level in its place, "by CARD", or "by a hidden card"; a lapsed one
+    said so), and a battle, when on: where a hero stands decides what they may trade."""
+    def say(text: str) -> None:
+        out.print(text, highlight=False, markup=False)
+
+    for hero, facts in view.get("heroes", {}).items():
+        where = (_("at {place}").format(place=facts["location"]) if facts["location"] is not None
+                 else _("at no location"))
+        say(_("hero {hero} ({name}): knowledge {level}, {where}").format(
+            hero=hero, name=escaped(facts["name"]), level=facts["knowledge"], where=where))
+    for place, facts in view.get("locations", {}).items():
+        levels = []
+        for suit in sorted(set(facts["access"]) | set(facts["effects"]), key=_SUIT_ORDER.get):
+            effect = facts["effects"].get(suit)
+            if effect is None:
+                levels.append(f"{_suit(suit)} {facts['access'][suit]}")
+                continue
+            by = effect["by"] if effect["by"] is not None else _(HIDDEN_NAME)
+            said = (_("{suit} {level} (by {card})") if effect["in_force"]
+                    else _("{suit} {base} (the {level} by {card} has lapsed)"))
+            levels.append(said.format(suit=_suit(suit), level=effect["level"], card=by,
+                                      base=facts["access"].get(suit, 0)))
+        say(_("location {place}: {levels}").format(place=place, levels=", ".join(levels) or _("no access")))
+    if view.get("battle"):
+        say(_("a battle is on: no trading with a discard pile unless an effect opens it"))
+
+
+_SUIT_ORDER = {suit: rank for rank, suit in enumerate(("house", "class", "entity", "item", "skill", "companion", "event"))}
+
+
+def _suit(suit: str) -> str:
+    return _in_words(suit, suit_word(suit))
 
 
 def render_card(out: Console, view: dict[str, Any]) -> None:

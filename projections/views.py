@@ -113,6 +113,17 @@ def table_facts(campaign: Campaign, viewer: str) -> dict[str, Any]:
     }
 
 
+def facts_as_of(ledger: Any, cid: Any, campaign: Campaign, viewer: str, at: int | None) -> dict[str, Any]:
+    """``table_facts`` of the moment shown (``ledger --json zones``, the API's zones): now,
+    under today's rules, which decide the next action; an earlier moment (``at``) under the
+    rules its action was decided under (whether an access effect held: ruleset 13)."""
+    from ledger.rulebook import RULESET
+    from ledger.rulesets import decided_under
+
+    with decided_under(RULESET if at is None else ledger.event(cid, campaign.seq).ruleset):
+        return table_facts(campaign, viewer)
+
+
 def recorded_view(event: ActionRecorded, campaign: Campaign, viewer: str,
                   checkpoint: dict[str, Any]) -> dict[str, Any]:
     """A recorded action as a viewer receives it (CLI.md ``--json``; the table server's

@@ -538,3 +538,49 @@ def test_a_page_whose_seat_is_gone_asks_why_and_reloads_instead_of_knocking_ever
     assert refused == ["stream", "checkpoint"], refused
     expect(page.locator("#live")).to_have_attribute("data-state", "live", timeout=10_000)
     context.close()
+
+
+def test_a_hero_searches_a_deck_and_travels_from_her_page_and_the_master_moves_a_hero(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """Found by a QA pass: a hero could neither search nor travel from her page (the API
+    took both; the search button needed the deck's cards selected, which a hero cannot see).
+    Now ana picks a face-down deck, names the card she looks for and the active card of hers
+    that lets her search, and takes it; she travels to another location; the master moves bo."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    start = referee_zones(t)
+    helper = next(entry["id"] for entry in start["zones"]["box"])
+    t.ledger("add", helper, "--to", "table:ana")  # face up on her table: active
+    t.ledger("location", "add", "mill", "--access", "item=1")
+    wanted = referee_zones(t)["zones"]["deck:item"][-1]["id"]  # the bottom card: no draw would give it
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    master = Seat(browser, base, t.tokens["master"], DESKTOP)
+    seq = ana.seq()
+
+    ana.zone("deck:item").locator(".pile").click()
+    ana.page.click('button[data-action="search"]')
+    panel = ana.page.locator('form[data-panel="search"]')
+    panel.locator('input[name="take"]').fill(wanted)
+    panel.locator('select[name="by"]').select_option(helper)
+    panel.locator('[data-confirm="search"]').click()
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 1))
+    expect(ana.card("inventory:ana", wanted)).to_be_visible()
+    assert wanted in [entry["id"] for entry in referee_zones(t)["zones"]["inventory:ana"]]
+
+    ana.page.click('button[data-action="travel"]')
+    ana.page.locator('form[data-panel="travel"] select[name="location"]').select_option("mill")
+    ana.page.click('[data-confirm="travel"]')
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 2))
+    assert referee_zones(t)["heroes"]["ana"]["location"] == "mill"
+
+    master.page.click('button[data-action="travel"]')
+    form = master.page.locator('form[data-panel="travel"]')
+    form.locator('select[name="hero"]').select_option("bo")
+    form.locator('select[name="location"]').select_option("village")
+    form.locator('[data-confirm="travel"]').click()
+    expect(master.page.locator("#seq")).to_have_text(str(seq + 3))
+    assert referee_zones(t)["heroes"]["bo"]["location"] == "village"
+    for seat in (ana, master):
+        assert not seat.problems, seat.problems
+        seat.context.close()

@@ -312,6 +312,30 @@ def test_effective_access_the_table_server_says_whether_an_effect_held_under_the
         assert effect("")["in_force"] is False  # today's rules decide the next trade
 
 
+def test_zones_says_where_heroes_stand_and_what_each_location_allows(village):
+    """Found by a QA pass: the CLI showed no hero's location or knowledge and no location's
+    access (the table server's zones did), so a master at the terminal could not see why a
+    trade was refused. ``zones`` now says them under the table and ``--json zones`` carries
+    the API's ``heroes``, ``locations`` and ``battle``, judged at the moment shown; an
+    effect's card is named only to a viewer who may identify it."""
+    play(village, [["battle", "start"], ["access", "village", "item", "3", "--by", "event-festival"]])
+    text = succeeded(run_ledger("zones", db=village)).stdout
+    assert "hero ana (ana): knowledge " in text and ", at village" in text
+    assert "location village: item 3 (by event-festival)" in text
+    assert "a battle is on" in text
+    play(village, [["send", "event-festival", "--to", "scenario", "--face", "down"]])
+    public = succeeded(run_ledger("--as", "public", "zones", db=village)).stdout
+    assert "location village: item 2 (the 3 by a hidden card has lapsed)" in public, public
+    assert "event-festival" not in public
+    then = json_of(succeeded(run_ledger("--json", "--as", "public", "zones", "--at", "2", db=village)))
+    assert then["battle"] is False and set(then) >= {"heroes", "locations", "zones", "checkpoint"}
+    now = json_of(succeeded(run_ledger("--json", "--as", "public", "zones", db=village)))
+    assert now["locations"]["village"]["effects"]["item"] == {"level": 3, "by": None, "in_force": False}
+    assert now["heroes"]["ana"]["location"] == "village"
+    told = succeeded(run_ledger("--lang", "pt", "zones", db=village)).stdout
+    assert "herói ana" in told and "local village: item 2 (o 3 por event-festival já não vale)" in told, told
+
+
 def test_an_access_effect_needs_a_card_in_play(village):
     line = refused("access", "village", "item", "2", "--by", "event-truce", db=village)  # event-truce is in the box
     assert "event-truce" in line

@@ -21,10 +21,13 @@ def zones(s: Session, at: int | None) -> None:
     Example: ledger --as public zones --at 12
     """
     from projections.render import render_zones
-    from projections.views import zones_view
+    from projections.views import facts_as_of, zones_view
 
-    campaign = s.ledger().campaign(s.cid(), at=at)
-    view = zones_view(campaign, s.viewing(campaign))
+    ledger = s.ledger()
+    campaign = ledger.campaign(s.cid(), at=at)
+    viewer = s.viewing(campaign)
+    view = zones_view(campaign, viewer)
+    view.update(facts_as_of(ledger, s.cid(), campaign, viewer, at))  # heroes, locations, battle: as the API's
     s.emit_view(view, human=lambda out: render_zones(out, view, campaign))
 
 

@@ -26,8 +26,6 @@ from pydantic import BeforeValidator
 from starlette.exceptions import HTTPException
 
 from ...i18n import N_, _
-from ...rulebook import RULESET
-from ...rulesets import decided_under
 from ...seats import Seat
 from ...terms import zone_name
 from ...texts import escaped
@@ -209,16 +207,13 @@ def api_routes() -> Any:
         clerk: Clerk = request.app.state.clerk
 
         def view() -> dict[str, Any]:
-            from projections.views import card_faces, table_facts, zones_view
+            from projections.views import card_faces, facts_as_of, zones_view
 
             found = clerk.ledger.campaign(cid, at=at)
             data = zones_view(found, seat.viewer)
             data["cards"] = card_faces(found, data)
             data["zone_names"] = {zone: zone_name(zone) for zone in data["zones"]}  # to read, as the cards' names
-            # an earlier moment's facts under the rules it was decided under (whether an access
-            # effect held: ruleset 13); now, under today's, which decide the next action
-            with decided_under(RULESET if at is None else clerk.ledger.event(cid, found.seq).ruleset):
-                data.update(table_facts(found, seat.viewer))
+            data.update(facts_as_of(clerk.ledger, cid, found, seat.viewer, at))
             data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data
 

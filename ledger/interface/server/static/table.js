@@ -833,8 +833,9 @@
       else act({action: "draw", stack: state.stack, count: 1});
     }, "primary");
     add("shuffle", _("Shuffle"), () => !!state.stack, () => act({action: "shuffle", stack: state.stack}));
-    add("search", _("Search…"), () => !!state.stack && sel().length > 0 && sel().every((c) => c.zone === state.stack),
-      () => openSearchPanel());
+    // the master picks the cards a search takes; a hero names them unseen (RULES.md §4)
+    add("search", _("Search…"), () => !!state.stack && sel().every((c) => c.zone === state.stack)
+      && (sel().length > 0 || !MASTER), () => openSearchPanel());
     add("send", _("Send to…"), () => notBox(sel()), () => openSendPanel());
     add("discard", _("Discard"), () => notBox(sel()) && sel().some((c) => c.zone !== "discard"),
       () => act({action: "discard", cards: cards()}));
@@ -858,6 +859,8 @@
     if (MASTER) {
       add("add", _("Add from box…"), () => sel().length > 0 && sel().every((c) => c.zone === "box"), () => openAddPanel());
     }
+    add("travel", MASTER ? _("Move a hero…") : _("Travel…"), () => places().length > 0 && (MASTER || places().length > 1
+      || places()[0] !== whereIs(ACTOR)), () => openTravelPanel(), "quiet");
     add("undo", _("Undo"), () => true, () => act({action: "undo"}), "quiet");
     add("redo", _("Redo"), () => true, () => act({action: "redo"}), "quiet");
     if (MASTER) add("any", _("Any action…"), () => true, () => openAnyPanel(), "quiet");
@@ -991,6 +994,10 @@
 
   function openSearchPanel() {
     const take = selectionList().map((s) => s.id);
+    if (!MASTER) {
+      openHeroSearchPanel(take);
+      return;
+    }
     const targets = MASTER ? allZones().filter((z) => z !== "box" && z !== state.stack) : destinationZones();
     openPanel("search", fmt(_("Search {zone} for {cards}"), {zone: state.stack, cards: take.map(cardName).join(", ")}), [
       field(_("To"), MASTER ? chooseWhere(targets) : select("to", [["", _("the actor's inventory")], ...zoneOptions(targets)], "")),
@@ -1001,6 +1008,74 @@
       if (valueOf(form, "by")) body.by = valueOf(form, "by");
       return body;
     });
+  }
+
+  /** A hero's search: she names the cards she looks for without seeing the deck (a card it
+   * does not hold is recorded as missed, and a face-down deck is shuffled again either way),
+   * by the effect of an active card of hers. */
+  function openHeroSearchPanel(chosen) {
+    const by = ownFaceUpCards();
+    if (!by.length) {
+      say(_("a hero searches by the effect of an active card of theirs, and you have none face up in play"), "error");
+      return;
+    }
+    openPanel("search", fmt(_("Search {zone}"), {zone: zoneLabel(state.stack)}), [
+      field(_("Cards to look for (ids, separated by spaces)"), el("input", {
+        type: "text", name: "take", value: chosen.join(" "), placeholder: _("e.g. item-rope"),
+        autocomplete: "off", autocapitalize: "none", spellcheck: "false"})),
+      field(_("To"), select("to", [["", _("your inventory")], ...zoneOptions(destinationZones())], "")),
+      field(_("By (your active card whose effect allows it)"), select("by", by)),
+    ], (form) => {
+      const body = {action: "search", stack: state.stack, take: words(valueOf(form, "take").replace(/,/g, " ")),
+                    by: valueOf(form, "by")};
+      if (valueOf(form, "to")) body.to = valueOf(form, "to");
+      return body;
+    });
+  }
+
+  /** This hero's face-up cards in play, attached ones too: the cards whose effects she may use. */
+  function ownFaceUpCards() {
+    const view = state.live || state.shown;
+    const heroes = heroesIn(view.zones);
+    const out = [];
+    for (const [zone, entries] of Object.entries(view.zones)) {
+      if (ownerOf(zone, heroes) !== ACTOR || zone.startsWith("inventory:")) continue;
+      for (const entry of entries) {
+        if (entry.id && entry.face !== "down") out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone)]);
+        for (const att of entry.attached || []) {
+          const info = (view.cards || {})[att];
+          if (att && info) out.push([att, cardName(att) + " — " + zoneLabel(zone)]);
+        }
+      }
+    }
+    return out;
+  }
+
+  function places() {
+    return Object.keys(((state.live || state.shown || {}).locations) || {});
+  }
+
+  function whereIs(hero) {
+    const facts = ((state.live || state.shown || {}).heroes || {})[hero];
+    return (facts && facts.location) || null;
+  }
+
+  // travel: where a hero stands decides what they may trade (RULES.md §8)
+  function openTravelPanel() {
+    const fields = [];
+    const heroes = currentHeroes();
+    const firstElsewhere = (hero) => places().find((p) => p !== whereIs(hero)) || places()[0];
+    const location = select("location", places(), firstElsewhere(MASTER ? heroes[0] : ACTOR));
+    if (MASTER) {
+      const hero = select("hero", heroes.map((h) => [h, whereIs(h) ? fmt(_("{hero} (at {place})"), {hero: h, place: whereIs(h)}) : h]));
+      hero.addEventListener("change", () => { location.value = firstElsewhere(hero.value); });
+      fields.push(field(_("Hero"), hero));
+    }
+    fields.push(field(_("Location"), location));
+    const here = whereIs(ACTOR);
+    const title = MASTER ? _("Move a hero to a location") : here ? fmt(_("Travel from {place} to…"), {place: here}) : _("Travel to…");
+    openPanel("travel", title, fields,
+      (form) => ({action: "travel", hero: MASTER ? valueOf(form, "hero") : ACTOR, location: valueOf(form, "location")}));
   }
 
   function hostOptions(except) {
