@@ -89,6 +89,24 @@ def test_accept_language_pt_gives_a_portuguese_page_and_no_header_an_english_one
     assert '<html lang="en">' in fr.text and fr.headers["content-language"] == "en"
 
 
+@pytest.mark.parametrize("language, words", [(EN, ("this device holds no seat yet", "(the master prints one")),
+                                              (PT, ("este dispositivo ainda não tem lugar", "(o mestre gera um"))])
+def test_a_page_without_a_seat_speaks_to_a_player_not_to_a_script(demo, language, words):
+    """A QA pass: the page a player's browser gets without a seat said "or send Authorization:
+    Bearer TOKEN", the API's words for scripts; and the master, seen by the table page as
+    "sees as referee" (the CLI's word), is said to see every card."""
+    seated, client = demo
+    page = device(client).get("/", headers=language)
+    assert page.status_code == 401
+    assert all(word in page.text for word in words), page.text
+    assert "Bearer" not in page.text and "Authorization" not in page.text
+    api = device(client).get(f"{API}/zones", headers=language)
+    assert "Bearer" in api.json()["error"]["message"]  # a script is told how to authenticate
+    master = client.get("/", headers=as_(seated, "master", language)).text
+    assert ("(sees every card)" if language is EN else "(vê todas as cartas)") in master
+    assert "sees as" not in master and "vê como" not in master
+
+
 def test_the_page_links_to_itself_in_each_language_and_a_join_page_keeps_its_token_out(demo):
     seated, client = demo
     page = client.get("/", headers=as_(seated, "ana", PT)).text

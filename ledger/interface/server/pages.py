@@ -31,7 +31,7 @@ from ...terms import ACTIONS, action_name, pgettext_noop, suit_name, suit_word
 from ...vocabulary import Role, Suit
 from .clerk import Clerk
 from .errors import Refused, retry_after, status_of
-from .seating import COOKIE, cookie_name, seat_of
+from .seating import COOKIE, cookie_name, seat_of, token_of
 from .speech import QUERY, tag
 
 HERE = Path(__file__).parent
@@ -101,7 +101,10 @@ def routes() -> APIRouter:
         try:
             seat = await seat_of(request)
         except Refused as refused:
-            return _page(request, "message.html", {"title": _("Join the table"), "message": refused.message},
+            message = refused.message
+            if refused.status == 401 and not token_of(request):  # a person, not a script: no word of headers
+                message = _("this device holds no seat yet: open the join link the master gave you")
+            return _page(request, "message.html", {"title": _("Join the table"), "message": message},
                          status=refused.status)
         clerk: Clerk = request.app.state.clerk
 

@@ -1168,7 +1168,9 @@
           try {
             extra = JSON.parse(text);
           } catch (err) {
-            throw new Error(fmt(_("the parameters are not valid JSON: {reason}"), {reason: err.message}));
+            // the browser's reason is in English whatever the page's language
+            throw new Error(LANG.startsWith("en") ? fmt(_("the parameters are not valid JSON: {reason}"), {reason: err.message})
+              : _("the parameters are not valid JSON: look at the quotes, commas and braces"));
           }
         }
         if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new Error(_("the parameters must be a JSON object"));
