@@ -584,3 +584,40 @@ def test_a_hero_searches_a_deck_and_travels_from_her_page_and_the_master_moves_a
     for seat in (ana, master):
         assert not seat.problems, seat.problems
         seat.context.close()
+
+
+def test_a_heros_page_offers_no_action_the_rules_refuse_her_on_another_heros_cards(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """A QA pass: ana's page offered discard, exhaust, send… on bo's cards and "undo
+    everything after seq N" over the master's actions, every one refused when tapped. Now
+    a hero's buttons follow the cards she controls, and a take-back her own actions only;
+    the master's page offers them all."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    t.ledger("restore", "companion-wolf")
+    t.ledger("exhaust", "companion-wolf")  # two of the master's actions: the latest ones
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    master = Seat(browser, base, t.tokens["master"], DESKTOP)
+    card_actions = ("send", "discard", "bury", "exile", "reveal", "hide", "exhaust", "restore", "attach", "activate")
+    ana.card("table:bo", "companion-wolf").click()
+    expect(ana.card("table:bo", "companion-wolf")).to_have_class(re.compile(r"\bselected\b"))
+    for action in card_actions:
+        expect(ana.page.locator(f'button[data-action="{action}"]')).to_be_hidden()
+    master.card("table:bo", "companion-wolf").click()
+    for action in card_actions:
+        expect(master.page.locator(f'button[data-action="{action}"]')).to_be_visible()
+    ana.page.click("#clear-selection")
+    own = next(entry["id"] for entry in referee_zones(t)["zones"]["table:ana"])
+    ana.card("table:ana", own).click()
+    expect(ana.page.locator('button[data-action="exhaust"]')).to_be_visible()  # her own card: offered
+
+    latest = master.seq()
+    for seat in (ana, master):
+        seat.page.locator(f'#history li[data-seq="{latest - 1}"]').click()
+    expect(master.page.locator('button[data-action="undo-to"]')).to_be_visible()
+    expect(ana.page.locator(f'#history li[data-seq="{latest - 1}"] .explain-buttons')).to_be_visible()
+    expect(ana.page.locator('button[data-action="undo-to"]')).to_have_count(0)
+    for seat in (ana, master):
+        assert not seat.problems, seat.problems
+        seat.context.close()

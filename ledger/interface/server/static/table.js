@@ -827,6 +827,13 @@
     const cards = () => selectionList().map((s) => s.id);
     const sel = () => selectionList();
     const notBox = (s) => s.length > 0 && s.every((c) => c.zone !== "box");
+    // a hero moves, turns and tilts only cards she controls (RULES.md §3): those of her own
+    // zones, not of a face-down deck; the master any card in play
+    const heroes = () => heroesIn((state.live || state.shown).zones);
+    const hers = (s) => notBox(s) && (MASTER || s.every((c) => ownerOf(c.zone, heroes()) === ACTOR
+      && !c.zone.startsWith("deck:")));
+    // she activates cards of her own zones and of zones nobody owns (the scenario)
+    const usable = (c) => MASTER || [null, ACTOR].includes(ownerOf(c.zone, heroes()));
 
     add("draw", _("Draw"), () => !!state.stack, () => {
       if (MASTER) openDrawPanel();
@@ -836,21 +843,22 @@
     // the master picks the cards a search takes; a hero names them unseen (RULES.md §4)
     add("search", _("Search…"), () => !!state.stack && sel().every((c) => c.zone === state.stack)
       && (sel().length > 0 || !MASTER), () => openSearchPanel());
-    add("send", _("Send to…"), () => notBox(sel()), () => openSendPanel());
-    add("discard", _("Discard"), () => notBox(sel()) && sel().some((c) => c.zone !== "discard"),
+    add("send", _("Send to…"), () => hers(sel()), () => openSendPanel());
+    add("discard", _("Discard"), () => hers(sel()) && sel().some((c) => c.zone !== "discard"),
       () => act({action: "discard", cards: cards()}));
-    add("bury", _("Bury"), () => notBox(sel()), () => act({action: "bury", cards: cards()}));
-    add("exile", _("Exile"), () => notBox(sel()), () => act({action: "exile", cards: cards()}));
-    add("reveal", _("Reveal"), () => notBox(sel()), () => act({action: "reveal", cards: cards()}));
-    add("show", _("Show to…"), () => notBox(sel()) && currentHeroes().some((h) => h !== ACTOR), () => openShowPanel());
-    add("hide", _("Hide"), () => notBox(sel()), () => act({action: "hide", cards: cards()}));
-    add("exhaust", _("Exhaust"), () => notBox(sel()), () => act({action: "exhaust", cards: cards()}));
-    add("restore", _("Restore"), () => notBox(sel()), () => act({action: "restore", cards: cards()}));
-    add("attach", _("Attach to…"), () => sel().length === 1 && notBox(sel()), () => openAttachPanel());
-    add("detach", _("Detach"), () => sel().length === 1 && sel()[0].attached,
+    add("bury", _("Bury"), () => hers(sel()), () => act({action: "bury", cards: cards()}));
+    add("exile", _("Exile"), () => hers(sel()), () => act({action: "exile", cards: cards()}));
+    add("reveal", _("Reveal"), () => hers(sel()), () => act({action: "reveal", cards: cards()}));
+    add("show", _("Show to…"), () => hers(sel()) && currentHeroes().some((h) => h !== ACTOR), () => openShowPanel());
+    add("hide", _("Hide"), () => hers(sel()), () => act({action: "hide", cards: cards()}));
+    add("exhaust", _("Exhaust"), () => hers(sel()), () => act({action: "exhaust", cards: cards()}));
+    add("restore", _("Restore"), () => hers(sel()), () => act({action: "restore", cards: cards()}));
+    add("attach", _("Attach to…"), () => sel().length === 1 && hers(sel()), () => openAttachPanel());
+    add("detach", _("Detach"), () => sel().length === 1 && sel()[0].attached && hers(sel()),
       () => act({action: "detach", card: sel()[0].id}));
-    add("activate", _("Activate…"), () => sel().length === 1 && notBox(sel()), () => openActivatePanel());
-    add("trade", _("Trade"), () => sel().some((c) => c.zone === "discard"), () => {
+    add("activate", _("Activate…"), () => sel().length === 1 && notBox(sel()) && usable(sel()[0]), () => openActivatePanel());
+    add("trade", _("Trade"), () => sel().some((c) => c.zone === "discard")
+      && (MASTER || hers(sel().filter((c) => c.zone !== "discard")) || sel().every((c) => c.zone === "discard")), () => {
       const take = sel().filter((c) => c.zone === "discard").map((c) => c.id);
       const give = sel().filter((c) => c.zone !== "discard").map((c) => c.id);
       if (MASTER) openTradePanel(take, give);
@@ -1256,7 +1264,9 @@
     }
     const buttons = el("div", {class: "explain-buttons"},
       el("button", {type: "button", class: "small", text: fmt(_("Show the table at seq {seq}"), {seq}), onclick: () => replayTo(seq)}));
-    if (CAN_ACT && seq < state.seq && state.replay === null) {
+    // a hero takes back only her own actions: not offered when another's came after
+    const othersAfter = state.history.some((h) => h.seq > seq && h.actor !== ACTOR);
+    if (CAN_ACT && seq < state.seq && state.replay === null && (MASTER || !othersAfter)) {
       buttons.append(el("button", {type: "button", class: "small", "data-action": "undo-to", text: fmt(_("Undo everything after seq {seq}"), {seq}),
         onclick: () => act({action: "undo", to: seq})}));
     }
