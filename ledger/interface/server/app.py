@@ -100,6 +100,7 @@ def create_app(db: str) -> FastAPI:
         app.state.follower = Follower(app.state.clerk)
         await app.state.clerk(lambda: app.state.clerk.ledger)  # a file it cannot use fails the start
         app.state.follower.start()
+        _streams_end_on_exit(app.state.follower)
         try:
             yield
         finally:
@@ -120,6 +121,30 @@ def create_app(db: str) -> FastAPI:
     app.include_router(pages.routes())
     pages.mount_static(app)
     return app
+
+
+def _streams_end_on_exit(follower: Follower) -> None:
+    """On SIGTERM or Ctrl+C, every open stream ends at once (``Follower.end_streams``),
+    so that uvicorn's graceful shutdown finds no connection left to cancel. The handler
+    uvicorn installed for this worker is wrapped (uvicorn puts the one before it back when
+    it stops); a server not run by uvicorn in the main thread (a test's client) is left alone."""
+    import asyncio
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(signum)
+        if not callable(previous):
+            continue
+
+        def handler(number: int, frame: Any, previous: Any = previous) -> None:
+            previous(number, frame)
+            loop.call_soon_threadsafe(follower.end_streams)
+
+        signal.signal(signum, handler)
 
 
 class PerSeat:
@@ -349,6 +374,8 @@ def api_routes() -> Any:
                         data = opened.queue.get_nowait()
                     if parts:
                         yield "".join(parts)
+                    if data is None and opened.stopping:  # no "closed": the page reconnects, not reloads
+                        return
                     if data is None:
                         # a revoked seat is told so; a page that fell behind (or saw the log change)
                         # only reloads to catch up, and must not think it was thrown out

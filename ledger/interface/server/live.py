@@ -53,6 +53,7 @@ class Stream:
     speaks: str = ENGLISH
     queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
     revoked: bool = False  # closed because its seat was revoked (else: it fell behind, or the log changed)
+    stopping: bool = False  # closed because the server stops: the page reconnects when it is back
 
 
 class Follower:
@@ -69,6 +70,7 @@ class Follower:
         self._task: asyncio.Task[None] | None = None
         self._listener: asyncio.Task[None] | None = None  # PostgreSQL: LISTEN for announced actions
         self._failing = False  # the last look at the log failed (said once, until it works again)
+        self.stopping = False  # the server stops: streams end, and new ones end at once
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -111,9 +113,23 @@ class Follower:
             for stream in streams:
                 end(stream)
 
+    def end_streams(self) -> None:
+        """The server stops (SIGTERM, Ctrl+C): every open stream ends now, as its page's
+        reconnection will find the server again. uvicorn's graceful shutdown waits for open
+        connections, and a stream never ends on its own: after 2 s it cancelled each one,
+        logging ~60 lines of traceback for every page open."""
+        self.stopping = True
+        for streams in self.streams.values():
+            for stream in streams:
+                stream.stopping = True
+                end(stream)
+
     async def open(self, seat: Seat) -> Stream:
         """A stream of ``seat``'s campaign: every action recorded from now on is sent to it."""
         stream = Stream(seat, language())  # spoken as the request that opened it
+        if self.stopping:  # (a request that came in on a kept-alive connection meanwhile)
+            stream.stopping = True
+            end(stream)
         await self.clerk(self._follow, seat.campaign)
         self.streams.setdefault(seat.campaign, set()).add(stream)
         return stream
