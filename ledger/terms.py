@@ -9,6 +9,8 @@ display name of the game lives here, once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from .i18n import N_, _, pgettext
 from .vocabulary import Role, Suit
 
@@ -112,10 +114,11 @@ def term(key: str) -> str:
     return _said(OTHER, key) or key
 
 
-def zone_name(zone: str) -> str:
+def zone_name(zone: str, owners: Mapping[str, str] | None = None) -> str:
     """A zone id in words: "Item Deck" / "Baralho de Item", "ana's Inventory" /
     "Inventário de ana", "Discard Pile" / "Pilha de Descarte". An id it cannot read
-    (an attachment's container, a zone a format added) is shown as it is."""
+    (an attachment's container, a zone a format added) is shown as it is. ``owners``:
+    the heroes' names by id, for a hero's zone ("Ana's Inventory": the table's pages)."""
     role, _sep, rest = zone.partition(":")
     if role not in ROLES:
         return zone
@@ -125,7 +128,8 @@ def zone_name(zone: str) -> str:
         # TRANSLATORS: a zone of one suit, e.g. "Item Deck" / "Baralho de Item".
         return pgettext("zone of a suit", "{suit} {role}").format(suit=suit_name(rest), role=role_name(role))
     # TRANSLATORS: a hero's zone, e.g. "ana's Inventory" / "Inventário de ana".
-    return pgettext("zone of a hero", "{owner}'s {role}").format(owner=rest, role=role_name(role))
+    return pgettext("zone of a hero", "{owner}'s {role}").format(owner=(owners or {}).get(rest, rest),
+                                                               role=role_name(role))
 
 
 ACTIONS = {

@@ -333,7 +333,7 @@ def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(brows
     expect(page.locator("html")).to_have_attribute("lang", "pt-BR")
     expect(page.locator('label[for="timeline"]')).to_have_text("Linha do tempo")
     names = {"inventory:ana": "Seu Inventário", "table:ana": "Sua Mesa", "extra:ana": "Sua Zona Extra",
-             "inventory:bo": "Inventário de bo", "deck:item": "Baralho de Item", "discard": "Pilha de Descarte"}
+             "inventory:bo": "Inventário de Bo", "deck:item": "Baralho de Item", "discard": "Pilha de Descarte"}
     for zone, name in names.items():
         expect(ana.zone(zone).locator(".zone-name")).to_have_text(name)
         expect(ana.zone(zone).locator(".zone-id")).to_have_text(zone)  # ids stay ids
@@ -357,9 +357,12 @@ def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(brows
     page.wait_for_selector("#table[data-ready=yes]")
     expect(page.locator("html")).to_have_attribute("lang", "en")
     english = {"inventory:ana": "Your Inventory", "table:ana": "Your Table", "extra:ana": "Your Extra Zone",
-               "inventory:bo": "bo's Inventory", "deck:item": "Item Deck", "discard": "Discard Pile"}
+               "inventory:bo": "Bo's Inventory", "deck:item": "Item Deck", "discard": "Discard Pile"}
     for zone, name in english.items():
         expect(ana.zone(zone).locator(".zone-name")).to_have_text(name)
+    # heroes by the names they were given (ids stay in data-zone and under each zone's name)
+    expect(page.locator(".group-mine .group-title")).to_contain_text("Your hero · Ana")
+    expect(page.locator(".group-hero .group-title")).to_contain_text("Hero · Bo")
     expect(ana.card("inventory:ana", "skill-first-aid").locator(".card-suit")).to_have_text("Skill")
     page.goto(f"{base}/")  # the device remembers English
     page.wait_for_selector("#table[data-ready=yes]")

@@ -174,10 +174,10 @@ def test_the_zones_reply_names_each_zone_in_the_requests_language_and_keeps_its_
     assert set(portuguese["zone_names"]) == set(english["zone_names"]) == set(english["zones"])
     assert {zone: portuguese["zone_names"][zone] for zone in ("deck:item", "inventory:bo", "table:ana", "discard",
                                                               "depot", "box")} == {
-        "deck:item": "Baralho de Item", "inventory:bo": "Inventário de bo", "table:ana": "Mesa de ana",
+        "deck:item": "Baralho de Item", "inventory:bo": "Inventário de Bo", "table:ana": "Mesa de Ana",
         "discard": "Pilha de Descarte", "depot": "Entreposto", "box": "Caixa"}
     assert {zone: english["zone_names"][zone] for zone in ("deck:item", "inventory:bo", "discard")} == {
-        "deck:item": "Item Deck", "inventory:bo": "bo's Inventory", "discard": "Discard Pile"}
+        "deck:item": "Item Deck", "inventory:bo": "Bo's Inventory", "discard": "Discard Pile"}  # a hero by name
     # a replayed seq too
     earlier = client.get(f"{API}/zones?at=3", headers=as_(seated, "bo", PT)).json()
     assert earlier["zone_names"] == {zone: portuguese["zone_names"].get(zone) or zone for zone in earlier["zones"]}

@@ -237,8 +237,9 @@ def api_routes() -> Any:
             found = clerk.ledger.campaign(cid, at=at)
             data = zones_view(found, seat.viewer)
             data["cards"] = card_faces(found, data)
-            data["zone_names"] = {zone: zone_name(zone) for zone in data["zones"]}  # to read, as the cards' names
             data.update(facts_as_of(clerk.ledger, cid, found, seat.viewer, at))
+            names = {hero: facts["name"] or hero for hero, facts in data["heroes"].items()}  # "Ana's Table", to read
+            data["zone_names"] = {zone: zone_name(zone, names) for zone in data["zones"]}
             data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data
 

@@ -189,6 +189,20 @@
     return live ? Object.keys(live) : HEROES;
   }
 
+  /** A hero as people call them (the name given with `hero add`), else their id. */
+  function heroName(hero) {
+    for (const view of [state.shown, state.live]) {
+      const facts = view && view.heroes && view.heroes[hero];
+      if (facts && facts.name) return facts.name;
+    }
+    return hero;
+  }
+
+  /** A choice of heroes: each by id, shown by name. */
+  function heroOptions(heroes) {
+    return heroes.map((h) => [h, heroName(h)]);
+  }
+
   function heroesIn(zones) {
     const found = new Set(HEROES);
     for (const zone of Object.keys(zones || {})) {
@@ -562,12 +576,12 @@
     const front = shared.filter((z) => (sharedRank[z.split(":")[0]] ?? 5) < 2);
     const back = shared.filter((z) => (sharedRank[z.split(":")[0]] ?? 5) >= 2);
     const groups = [];
-    if (mine.length) groups.push({title: fmt(_("Your hero · {hero}"), {hero: ACTOR}) + heroFacts(ACTOR), zones: mine, kind: "mine"});
+    if (mine.length) groups.push({title: fmt(_("Your hero · {hero}"), {hero: heroName(ACTOR)}) + heroFacts(ACTOR), zones: mine, kind: "mine"});
     const battle = state.shown && state.shown.battle ? " · " + _("battle on: trading closed unless an effect opens it") : "";
     groups.push({title: _("Shared") + battle, zones: [...front, ...decks, ...back], kind: "shared"});
     const otherHeroes = [...others.keys()].sort((a, b) => heroes.indexOf(a) - heroes.indexOf(b));
     for (const hero of otherHeroes) {
-      groups.push({title: (hero === ACTOR ? _("You") : fmt(_("Hero · {hero}"), {hero})) + heroFacts(hero),
+      groups.push({title: (hero === ACTOR ? _("You") : fmt(_("Hero · {hero}"), {hero: heroName(hero)})) + heroFacts(hero),
                    zones: others.get(hero).sort(byKind), kind: "hero"});
     }
     if (box) groups.push({title: _("Not in play"), zones: [box], kind: "box"});
@@ -1075,7 +1089,7 @@
     const firstElsewhere = (hero) => places().find((p) => p !== whereIs(hero)) || places()[0];
     const location = select("location", places(), firstElsewhere(MASTER ? heroes[0] : ACTOR));
     if (MASTER) {
-      const hero = select("hero", heroes.map((h) => [h, whereIs(h) ? fmt(_("{hero} (at {place})"), {hero: h, place: whereIs(h)}) : h]));
+      const hero = select("hero", heroes.map((h) => [h, whereIs(h) ? fmt(_("{hero} (at {place})"), {hero: heroName(h), place: whereIs(h)}) : heroName(h)]));
       hero.addEventListener("change", () => { location.value = firstElsewhere(hero.value); });
       fields.push(field(_("Hero"), hero));
     }
@@ -1115,7 +1129,7 @@
     const cards = selectionList().map((s) => s.id);
     const heroes = currentHeroes().filter((h) => h !== ACTOR);
     openPanel("show", fmt(_("Show {cards} to one hero only"), {cards: cards.map(cardName).join(", ")}),
-      [field(_("Hero"), select("to", heroes))],
+      [field(_("Hero"), select("to", heroOptions(heroes)))],
       (form) => ({action: "reveal", cards, to: [valueOf(form, "to")]}));
   }
 
@@ -1126,7 +1140,7 @@
       field(_("Target (optional)"), el("input", {type: "text", name: "target", maxlength: 500})),
       field(_("Note (optional)"), el("input", {type: "text", name: "note", maxlength: 2000})),
     ];
-    if (MASTER) fields.unshift(field(_("Hero (who activates)"), select("hero", [["", "—"], ...heroesIn(state.live.zones)], "")));
+    if (MASTER) fields.unshift(field(_("Hero (who activates)"), select("hero", [["", "—"], ...heroOptions(heroesIn(state.live.zones))], "")));
     openPanel("activate", fmt(_("Activate {card}"), {card: cardName(card)}), fields, (form) => {
       const body = {action: "activate", card};
       if (valueOf(form, "effect")) body.effect = Number(valueOf(form, "effect"));
@@ -1141,7 +1155,7 @@
     const heroes = heroesIn(state.live.zones);
     const names = {take: take.map(cardName).join(", "), give: give.map(cardName).join(", ")};
     openPanel("trade", fmt(give.length ? _("Trade: take {take}, give {give}") : _("Trade: take {take}"), names),
-      [field(_("For hero"), select("hero", heroes))],
+      [field(_("For hero"), select("hero", heroOptions(heroes)))],
       (form) => ({action: "trade", hero: valueOf(form, "hero"), take, give}));
   }
 
