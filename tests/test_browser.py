@@ -624,3 +624,24 @@ def test_a_heros_page_offers_no_action_the_rules_refuse_her_on_another_heros_car
     for seat in (ana, master):
         assert not seat.problems, seat.problems
         seat.context.close()
+
+
+def test_a_cards_labels_fit_it_on_a_360_px_phone_in_portuguese(browser: Any, game: tuple[Table, str]) -> None:
+    """A QA pass: on a 360-px phone in Portuguese a card's suit read "HABI…" and
+    "COMPAN…" beside its level, and "face para baixo" ran past the card's edge. Now the
+    suit has the top row to itself (the level is at the foot) and a mark wraps."""
+    t, base = game
+    master = Seat(browser, base, t.tokens["master"], {"width": 360, "height": 740}, phone=True)
+    master.page.goto(f"{base}/?lang=pt")
+    master.page.wait_for_selector("#table[data-ready=yes]")
+    suits = master.page.locator(".card.face:not(.attached) .card-suit").all_text_contents()
+    assert "Companheiro" in suits and "Habilidade" in suits, suits
+    cut = master.page.evaluate("""() => [...document.querySelectorAll(
+        '.card.face:not(.attached) :is(.card-suit, .mark, .card-level, .card-value)')]
+      .filter((e) => e.scrollWidth > e.clientWidth + 1
+                     || e.getBoundingClientRect().right > e.closest('.card').getBoundingClientRect().right + 0.5
+                     && !e.closest('.card').classList.contains('exhausted'))
+      .map((e) => e.textContent)""")
+    assert cut == [], cut
+    assert not master.problems, master.problems
+    master.context.close()

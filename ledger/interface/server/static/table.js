@@ -733,16 +733,18 @@
       entry.face === "down" ? el("span", {class: "mark mark-down", text: _("face down")}) : null,
       entry.exhausted ? el("span", {class: "mark mark-exhausted", text: _("exhausted")}) : null) : null;
     const hasValue = info.value !== null && info.value !== undefined;
+    // the suit has the top row to itself (a suit's name in Portuguese, "Companheiro", was cut
+    // short beside the level on a phone); the level sits at the foot, beside the value
     return el(tag, attrs,
       el("span", {class: "card-top"},
-        el("span", {class: "card-suit", text: info.suit ? suitName(info.suit) : "?"}),
-        // TRANSLATORS: a card's level, short: "L2"
-        info.level !== null && info.level !== undefined ? el("span", {class: "card-level", title: _("level"), text: fmt(_("L{level}"), {level: info.level})}) : null),
+        el("span", {class: "card-suit", text: info.suit ? suitName(info.suit) : "?"})),
       el("span", {class: "card-name", text: info.name || id}),
       el("span", {class: "card-id", text: id}),
       marks,
       el("span", {class: "card-foot"},
-        hasValue ? el("span", {class: "card-value", title: _("value"), text: "◆ " + info.value}) : null));
+        hasValue ? el("span", {class: "card-value", title: _("value"), text: "◆ " + info.value}) : null,
+        // TRANSLATORS: a card's level, short: "L2"
+        info.level !== null && info.level !== undefined ? el("span", {class: "card-level", title: _("level"), text: fmt(_("L{level}"), {level: info.level})}) : null));
   }
 
   // a card hanging from the group's card, directly or through another attached card
