@@ -557,13 +557,27 @@ def test_a_hero_searches_a_deck_and_travels_from_her_page_and_the_master_moves_a
     t.ledger("add", helper, "--to", "table:ana")  # face up on her table: active
     t.ledger("location", "add", "mill", "--access", "item=1")
     wanted = referee_zones(t)["zones"]["deck:item"][-1]["id"]  # the bottom card: no draw would give it
+    t.ledger("--actor", "ana", "reveal", "skill-first-aid")  # revealed in her inventory: active too (§7)
     ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
     master = Seat(browser, base, t.tokens["master"], DESKTOP)
     seq = ana.seq()
 
+    ana.zone("deck:house").locator(".pile").click()  # an empty deck: nothing to search
+    expect(ana.page.locator('button[data-action="draw"]')).to_be_visible()
+    expect(ana.page.locator('button[data-action="search"]')).to_be_hidden()
     ana.zone("deck:item").locator(".pile").click()
     ana.page.click('button[data-action="search"]')
     panel = ana.page.locator('form[data-panel="search"]')
+    # where a hero may take cards (her inventory, table, extra zone), each once; the catalog to name them
+    assert panel.locator('select[name="to"] option').evaluate_all("els => els.map(e => e.value)") == [
+        "", "table:ana", "extra:ana"]
+    cards = load_catalog(sample_catalog_path()).cards
+    expect(ana.page.locator("#catalog-cards option")).to_have_count(len(cards))  # asked for as the form opens
+    catalog = ana.page.locator("#catalog-cards option").evaluate_all("els => els.map(e => e.value)")
+    assert wanted in catalog
+    assert catalog[0].startswith("item-")  # the deck's suit first
+    by = panel.locator('select[name="by"] option').evaluate_all("els => els.map(e => e.value)")
+    assert helper in by and "skill-first-aid" in by and "item-shield" not in by, by  # face-down: not active
     panel.locator('input[name="take"]').fill(wanted)
     panel.locator('select[name="by"]').select_option(helper)
     panel.locator('[data-confirm="search"]').click()

@@ -150,7 +150,7 @@ def patient(client: TestClient) -> None:
 ENDPOINTS: list[tuple[str, str, dict[str, Any] | None]] = [
     ("GET", "/zones", None), ("GET", "/zones?at=5", None), ("GET", "/cards/item-sword", None),
     ("GET", "/cards/item-sword?at=20", None), ("GET", "/history", None), ("GET", "/history?card=item-sword", None),
-    ("GET", "/explain/10", None), ("GET", "/checkpoint", None),
+    ("GET", "/explain/10", None), ("GET", "/checkpoint", None), ("GET", "/catalog", None),
     ("POST", "/actions", {"action": "draw", "stack": "deck:item", "to": "inventory:ana"}),
     ("GET", "/stream", None),
 ]
@@ -692,6 +692,23 @@ def test_a_seat_revoked_at_the_cli_is_401_at_its_next_request(tmp_path):
         fresh = json.loads(seated.ledger("--json", "seat", "add", "ana"))["token"]  # and ana may be seated again
         reply = client.get(f"{API}/zones", headers={"Authorization": f"Bearer {fresh}"})
         assert reply.status_code == 200 and reply.json()["viewer"] == "ana"
+
+
+def test_the_catalog_is_the_same_for_every_seat_and_says_where_no_card_lies(demo):
+    """A hero names the cards she searches a face-down deck for by their ids (the page's
+    search form lists them): every seat gets every card of the catalog, with its name in the
+    request's language, its suit and level, and nothing of where it lies."""
+    seated, _sight, client = demo
+    replies = {who: client.get(f"{API}/catalog", headers=seated.headers(who)) for who in WHO}
+    assert all(reply.status_code == 200 for reply in replies.values())
+    cards = replies["bo"].json()["cards"]
+    assert all(reply.json() == replies["bo"].json() for reply in replies.values())
+    from ledger.catalog import load_catalog
+
+    assert set(cards) == set(load_catalog(sample_catalog_path()).cards)
+    assert cards["skill-first-aid"] == {"name": "First Aid", "suit": "skill", "level": 1}
+    pt = client.get(f"{API}/catalog", headers={**seated.headers("bo"), "Accept-Language": "pt-BR"}).json()["cards"]
+    assert pt["skill-first-aid"]["name"] == "Primeiros Socorros"
 
 
 def test_a_seat_of_another_campaign_is_403_for_every_endpoint_whether_the_campaign_exists_or_not(tmp_path):

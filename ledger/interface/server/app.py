@@ -245,6 +245,20 @@ def api_routes() -> Any:
 
         return await clerk(view)
 
+    @api.get("/catalog", summary="Every card of the campaign's catalog: id, name, suit, level")
+    async def catalog(request: Request, seated: SEATED) -> dict[str, Any]:
+        """The catalog is no secret (a hero names the cards she searches a face-down deck
+        for by their ids, and the rules refuse only an id it lacks); where each card lies is."""
+        _seat, cid = seated
+        clerk: Clerk = request.app.state.clerk
+
+        def view() -> dict[str, Any]:
+            cards = clerk.ledger.campaign(cid).catalog.cards.values()
+            return {"cards": {card.id: {"name": card.shown_name, "suit": str(card.suit), "level": card.level}
+                              for card in cards}}
+
+        return await clerk(view)
+
     @api.get("/cards/{card}", summary="One card as the seat may see it, now or right after seq `at`",
              responses={404: UNSEEN})
     async def card(request: Request, seated: SEATED, card: Annotated[str, Path(max_length=100)],

@@ -858,7 +858,7 @@
     add("shuffle", _("Shuffle"), () => !!state.stack, () => act({action: "shuffle", stack: state.stack}));
     // the master picks the cards a search takes; a hero names them unseen (RULES.md §4)
     add("search", _("Search…"), () => !!state.stack && sel().every((c) => c.zone === state.stack)
-      && (sel().length > 0 || !MASTER), () => openSearchPanel());
+      && (sel().length > 0 || (!MASTER && stackSize(state.stack) > 0)), () => openSearchPanel());
     add("send", _("Send to…"), () => hers(sel()), () => openSendPanel());
     add("discard", _("Discard"), () => hers(sel()) && sel().some((c) => c.zone !== "discard"),
       () => act({action: "discard", cards: cards()}));
@@ -1002,7 +1002,7 @@
 
   function openDrawPanel() {
     const targets = allZones().filter((z) => z !== "box" && z !== state.stack);
-    openPanel("draw", fmt(_("Draw from {zone}"), {zone: state.stack}), [
+    openPanel("draw", fmt(_("Draw from {zone}"), {zone: zoneLabel(state.stack)}), [
       field(_("Count"), el("input", {type: "number", name: "count", min: 1, value: 1, inputmode: "numeric"})),
       field(_("To"), chooseWhere(targets)),
     ], (form) => ({action: "draw", stack: state.stack, count: Number(valueOf(form, "count") || 1), to: valueOf(form, "to")}));
@@ -1023,7 +1023,7 @@
       return;
     }
     const targets = MASTER ? allZones().filter((z) => z !== "box" && z !== state.stack) : destinationZones();
-    openPanel("search", fmt(_("Search {zone} for {cards}"), {zone: state.stack, cards: take.map(cardName).join(", ")}), [
+    openPanel("search", fmt(_("Search {zone} for {cards}"), {zone: zoneLabel(state.stack), cards: take.map(cardName).join(", ")}), [
       field(_("To"), MASTER ? chooseWhere(targets) : select("to", [["", _("the actor's inventory")], ...zoneOptions(targets)], "")),
       field(_("By (the card whose effect allows it)"), el("input", {type: "text", name: "by", placeholder: _("card id, optional")})),
     ], (form) => {
@@ -1043,11 +1043,22 @@
       say(_("a hero searches by the effect of an active card of theirs, and you have none face up in play"), "error");
       return;
     }
+    // the catalog's cards, the deck's suit first (a campaign deck holds one suit), as choices to
+    // type: asked for when the form opens (the page itself names no card its seat may not see)
+    const list = el("datalist", {id: "catalog-cards"});
+    const suit = state.stack.split(":")[1];
+    getJSON("catalog").then((catalog) => {
+      const known = Object.entries(catalog.cards || {})
+        .sort(([a, x], [b, y]) => (y.suit === suit) - (x.suit === suit) || a.localeCompare(b));
+      list.replaceChildren(...known.map(([id, card]) => el("option", {value: id, label: card.name})));
+    }).catch(() => {});  // the form works without it: ids typed
+    const places = destinationZones().filter((z) => /^(table|extra):/.test(z));  // her table, her extra zone
     openPanel("search", fmt(_("Search {zone}"), {zone: zoneLabel(state.stack)}), [
       field(_("Cards to look for (ids, separated by spaces)"), el("input", {
-        type: "text", name: "take", value: chosen.join(" "), placeholder: _("e.g. item-rope"),
+        type: "text", name: "take", value: chosen.join(" "), placeholder: _("e.g. item-rope"), list: "catalog-cards",
         autocomplete: "off", autocapitalize: "none", spellcheck: "false"})),
-      field(_("To"), select("to", [["", _("your inventory")], ...zoneOptions(destinationZones())], "")),
+      list,
+      field(_("To"), select("to", [["", _("your inventory")], ...zoneOptions(places)], "")),
       field(_("By (your active card whose effect allows it)"), select("by", by)),
     ], (form) => {
       const body = {action: "search", stack: state.stack, take: words(valueOf(form, "take").replace(/,/g, " ")),
@@ -1057,13 +1068,14 @@
     });
   }
 
-  /** This hero's face-up cards in play, attached ones too: the cards whose effects she may use. */
+  /** This hero's face-up cards (a revealed one in her inventory too: RULES.md §7), attached
+   * ones too: the cards whose effects she may use. */
   function ownFaceUpCards() {
     const view = state.live || state.shown;
     const heroes = heroesIn(view.zones);
     const out = [];
     for (const [zone, entries] of Object.entries(view.zones)) {
-      if (ownerOf(zone, heroes) !== ACTOR || zone.startsWith("inventory:")) continue;
+      if (ownerOf(zone, heroes) !== ACTOR || zone.startsWith("deck:")) continue;
       for (const entry of entries) {
         if (entry.id && entry.face !== "down") out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone)]);
         for (const att of entry.attached || []) {
@@ -1073,6 +1085,10 @@
       }
     }
     return out;
+  }
+
+  function stackSize(zone) {
+    return (((state.live || state.shown || {}).zones || {})[zone] || []).length;
   }
 
   function places() {
