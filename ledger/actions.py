@@ -246,6 +246,7 @@ def search(play: Play, cmd: c.Search) -> Decided:
     rules.must_be_stack(stack, "search")
     rules.may_use_stack(play.campaign, play.actor, stack, "search")
     rules.searches_decks(play.actor, stack)
+    rules.something_to_search(play.campaign, stack)
     rules.seed_is_the_masters(play.actor, cmd.seed)
     rules.search_allowed(play.campaign, play.actor, cmd.by)
     # Everything that does not depend on where the cards lie first (a card named twice is

@@ -15,7 +15,7 @@ from .campaign import Campaign
 from .changes import CardChanged, Change, Spot, StackReordered
 from .events import ActionRecorded, Redirect, Refill
 from .rulebook import REFILL_LIMIT
-from .rules import discard_pile_for, entry_face, placement, refill_candidates
+from .rules import deck_holds_its_suit, discard_pile_for, entry_face, placement, refill_candidates
 from .rulesets import ruleset
 from .vocabulary import Face, Zone, attached_container
 
@@ -136,6 +136,7 @@ class Play:
             self.redirects.append(Redirect(card=card, asked=zone_id, actual=actual, rule=rule))
             index = None
         zone = self.campaign.zone(actual)
+        deck_holds_its_suit(self.campaign, card, zone)
         lie = entry_face(zone, face if rule is None else None)
         for other in moving:
             self._origins.setdefault(other, self.table.zone_of(other))

@@ -65,8 +65,13 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # (applied again, their cards' old places would rebuild an order someone saw); 13 = an effect on a
 # location's access holds while the card that causes it is active (RULES.md §7-8: an event
 # discarded or exiled from the scenario no longer opens the discard pile; before, it did until the
-# master cleared it: ``ledger.states.effect_in_force``).
-RULESET = 13
+# master cleared it: ``ledger.states.effect_in_force``); 14 = a campaign deck holds the cards of
+# its own suit (RULES.md §2, seed 001: "um para cartas de cada naipe"; a card sent, added, buried
+# or drawn into a deck of another suit is refused: a typo, deck:skill for deck:item, put an item
+# among the skills silently, and a later search pulled it out of the wrong deck), and a search of
+# an empty stack is refused (there is nothing to look through; it was recorded, reshuffling
+# nothing, and a hero could not take it back, as a search that missed).
+RULESET = 14
 
 
 class Rule(NamedTuple):
@@ -107,6 +112,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("deck-can-give", "§4", N_("a deck the depot cannot refill stays empty and cannot be used "
          "until cards are added")),
     Rule("reshuffles-after-search", "§4", N_("after searching a face-down deck it is shuffled again")),
+    Rule("something-to-search", "§4", N_("a search looks through a stack that holds cards")),
+    Rule("deck-holds-its-suit", "§4", N_("a campaign deck holds the cards of its own suit")),
     # -- §5 where cards may be -----------------------------------------------------------
     Rule("sheet-card-placement", "§5", N_("a sheet card may only be on a table, in a deck, in a discard "
          "pile, attached or in an extra zone")),

@@ -42,15 +42,16 @@ def refused(game: Game, command: c.Command) -> str:
 def test_buries_where_allowed_a_hero_buries_a_card_into_its_suits_deck_not_another(table):
     """Attack: bury an item of her own into deck:skill, where a later draw of a skill
     would be hers to predict. A hero buries only into the card's suit's deck (or a deck of
-    their own); the master may bury anywhere."""
+    their own); the master may bury into any deck of its suit (ruleset 14: a deck holds one suit)."""
     table.do(c.Draw(actor="ana", stack="deck:item", count=2))
     first, second = table.cards("inventory:ana")
     message = refused(table, c.Bury(actor="ana", cards=(first,), to="deck:skill"))
     assert "deck:item" in message and "deck:skill" in message
     table.do(c.Bury(actor="ana", cards=(first,), to="deck:item"))
     assert table.cards("deck:item")[-1] == first
-    table.do(c.Bury(cards=(second,), to="deck:skill"))  # the master
-    assert table.zone(second) == "deck:skill"
+    assert "holds only cards of suit" in refused(table, c.Bury(cards=(second,), to="deck:skill"))  # the master too
+    table.do(c.Bury(cards=(second,), to="deck:item"))  # the master
+    assert table.zone(second) == "deck:item"
     assert verify(table.app, table.cid).ok
 
 

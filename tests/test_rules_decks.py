@@ -13,7 +13,7 @@ from ledger import commands as c
 from ledger.audit import verify
 from ledger.catalog import Card, Catalog
 from ledger.changes import StackReordered
-from ledger.errors import BadInput, CardNotThere, DeckEmpty, UnknownCard
+from ledger.errors import BadInput, CardNotThere, DeckEmpty, RuleBroken, UnknownCard
 from ledger.events import Refill
 from projections.queries import history_view
 from projections.readmodel import ReadModel
@@ -299,3 +299,51 @@ def test_master_has_no_inventory_so_draw_without_to_is_refused(game):
     game.refuse(c.Search(stack="deck:item", take=("item-bow",)), BadInput)
     game.do(c.Draw(stack="deck:item", to="inventory:ana"))
     assert game.zone("item-sword") == "inventory:ana"
+
+
+# -- ruleset 14: a deck holds its own suit; an empty stack is not searched ---------------------
+@pytest.mark.parametrize("command", [
+    c.Add(cards=("item-axe",), to="deck:skill"),
+    c.Send(cards=("item-sword",), to="deck:skill"),
+    c.Bury(cards=("item-sword",), to="deck:event"),
+    c.Draw(stack="deck:item", to="deck:skill", seed=1),
+    c.Search(stack="deck:item", take=("item-bow",), to="deck:companion", seed=1),
+], ids=["add", "send", "bury", "draw", "search"])
+def test_deck_holds_its_suit_a_card_of_another_suit_is_refused_at_every_way_in(game, command):
+    """Seed 001 ("um para cartas de cada naipe", ruleset 14): a QA pass put item-axe into
+    deck:skill with a typo, and a hero's search later pulled an item out of the event deck.
+    Every way a card goes into a deck is refused for a card of another suit, saying which
+    deck is its own, and appends nothing; the master is refused too."""
+    game.add("item-sword", "item-bow", to="deck:item")
+    before = game.app.stored_event_count()
+    err = game.refuse(command, RuleBroken)
+    assert "holds only cards of suit" in str(err) and "its own is deck:item" in str(err), str(err)
+    assert game.app.stored_event_count() == before
+    assert verify(game.app, game.cid).ok
+
+
+def test_deck_holds_its_suit_a_card_of_its_suit_goes_in_and_older_rules_took_any(app, sample_catalog):
+    from ledger.rulesets import decided_under
+
+    with decided_under(13):
+        game = Game(app, app.start(sample_catalog, name="Older").campaign.id)
+        game.add("item-axe", to="deck:skill")  # as recorded then
+        game.do(c.Search(stack="deck:house", take=(), seed=1))
+    game.add("skill-dodge", to="deck:skill")  # today's rules, the same campaign
+    assert game.cards("deck:skill") == ["skill-dodge", "item-axe"]
+    assert verify(game.app, game.cid).ok  # each action decided again under its own rules
+
+
+@pytest.mark.parametrize("stack", ["deck:house", "discard"])
+def test_something_to_search_an_empty_stack_is_refused_and_the_hero_is_not_left_with_an_action_she_cannot_undo(
+        game, stack):
+    """A QA pass: bo searched the empty house deck by mistake (the page offered it); it was
+    recorded, reshuffling nothing, and bo could not take it back. An empty stack's count is
+    in sight of all, so refusing tells no one anything."""
+    game.add("skill-tracking", to="table:ana")
+    before = game.app.stored_event_count()
+    actor = "ana" if stack.startswith("deck:") else "master"
+    err = game.refuse(c.Search(actor=actor, stack=stack, take=("house-north",),
+                               by="skill-tracking" if actor == "ana" else None), RuleBroken)
+    assert f"{stack} is empty" in str(err)
+    assert game.app.stored_event_count() == before

@@ -99,6 +99,7 @@ from .placement import (
 )
 from .stacks import (
     deck_can_give,
+    deck_holds_its_suit,
     enough_to_shuffle,
     entry_face,
     may_add_to,
@@ -111,6 +112,7 @@ from .stacks import (
     position_in_range,
     refill_candidates,
     reshuffles_after_search,
+    something_to_search,
 )
 from .states import card_states, may_exhaust, not_already_face, not_already_tilted, shown_to_new_eyes
 from .trading import (
@@ -141,7 +143,7 @@ __all__ = [
     "must_be_ordered", "enough_to_shuffle", "position_in_range",
     # §4 campaign decks
     "must_be_in_campaign", "must_be_in_box", "may_add_to", "refill_candidates", "deck_can_give",
-    "reshuffles_after_search",
+    "reshuffles_after_search", "something_to_search", "deck_holds_its_suit",
     # §5 placement and attachments
     "sheet_card_placement", "asset_knowledge_placement", "placement", "discard_pile_for", "bury_deck_for",
     "not_already_in", "moves_something", "not_attached_to_itself", "host_in_play", "no_attachment_cycle",

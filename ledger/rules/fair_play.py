@@ -129,13 +129,14 @@ def sends_to_own_zone(actor: str, zone: ZoneSpec, verb: str, scenario_ok: bool =
 def buries_where_allowed(campaign: Campaign, actor: str, card: str, deck: ZoneSpec) -> None:
     """RULES.md §5 (Decision), §3: a hero buries a card into its suit's deck (where ``bury``
     puts it unless told otherwise) or into a deck of their own, not into another hero's
-    deck or another suit's; the master buries into any deck (from ruleset 6)."""
+    deck or another suit's; the master buries into any deck (from ruleset 6), of the card's
+    suit from ruleset 14 (``deck_holds_its_suit``)."""
     if sees_everything(actor) or ruleset() < 6 or deck.owner == actor:
         return
     own = bury_deck_for(campaign, card)
     if deck.id != own:
         raise NotAllowed(_("{actor} may bury {card} only into {own}, its suit's deck, or a deck of their own, not "
-                           "into {deck}; the master may bury into any deck").format(
+                           "into {deck} (ask the master)").format(
             actor=actor, card=card, own=own, deck=deck.id))
 
 

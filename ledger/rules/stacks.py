@@ -9,6 +9,7 @@ from ..campaign import Campaign
 from ..errors import BadInput, CardNotThere, DeckEmpty, RuleBroken
 from ..formats import ZoneSpec
 from ..i18n import _, ngettext
+from ..rulesets import ruleset
 from ..terms import suit_word
 from ..visibility import where_for
 from ..vocabulary import Face, Zone
@@ -61,6 +62,30 @@ def must_be_stack(zone: ZoneSpec, command: str) -> None:
         # TRANSLATORS: {command} is the command as typed (search): not translated.
         raise RuleBroken(_("{zone} is not a stack; {command} works on decks and piles").format(
             zone=zone.id, command=command))
+
+
+def something_to_search(campaign: Campaign, zone: ZoneSpec) -> None:
+    """RULES.md §4 (ruleset 14): a search looks through the cards of a stack, and an empty
+    one has none (how many cards a stack holds is in sight of all: the refusal tells no one
+    anything). Under older rules the search was recorded, reshuffling nothing."""
+    if ruleset() >= 14 and not campaign.table.cards_in(zone.id):
+        raise RuleBroken((_("{zone} is empty: there is nothing to search in it (a draw refills an empty deck from "
+                            "the depot)") if zone.is_deck else
+                          _("{zone} is empty: there is nothing to search in it")).format(zone=zone.id))
+
+
+def deck_holds_its_suit(campaign: Campaign, card: str, zone: ZoneSpec) -> None:
+    """RULES.md §2, seed 001 (ruleset 14): each campaign deck holds the cards of one suit
+    ("um para cartas de cada naipe"): a card goes into a deck of its own suit only (a deck
+    that names no suit, a format's own, takes any). Under older rules any card went into any
+    deck: a typo (deck:skill for deck:item) put an item among the skills without a word."""
+    if ruleset() < 14 or not zone.is_deck or zone.suit is None:
+        return
+    suit = campaign.card(card).suit
+    if suit != zone.suit:
+        raise RuleBroken(_("card {card} is of suit {suit} and {zone} holds only cards of suit {holds} (a campaign "
+                           "deck holds one suit); its own is {own}").format(
+            card=card, suit=suit_word(str(suit)), zone=zone.id, holds=suit_word(str(zone.suit)), own=Zone.deck(suit)))
 
 
 def must_be_ordered(zone: ZoneSpec) -> None:
