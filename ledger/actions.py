@@ -408,6 +408,7 @@ def set_access(play: Play, cmd: c.SetAccess) -> Decided:
             play.campaign.card(cmd.by)
         del effects[suit]
     else:
+        rules.access_levels({suit: cmd.level})  # 0-3, said as location add says it
         if not cmd.by:
             raise BadInput(_("say which card's effect changes the access with --by CARD"))
         rules.effect_source_active(play.campaign, cmd.by)

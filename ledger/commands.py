@@ -182,7 +182,7 @@ class SetAccess(Command):
     type: Literal["SetAccess"] = "SetAccess"
     location: str
     suit: str
-    level: int | None = Field(default=None, ge=0, le=3)
+    level: int | None = None  # 0-3: the rules say so, in the words of location add (rules.access_levels)
     by: str | None = None
 
 

@@ -376,3 +376,13 @@ def test_each_trading_command_has_help_with_an_example(command):
     result = run_ledger(*command, "--help")
     assert result.returncode == 0, result.stderr
     assert "Example:" in result.stdout
+
+
+@pytest.mark.parametrize("level", ["7", "4"])
+def test_access_levels_an_effects_level_is_refused_out_of_range_in_the_words_of_location_add(village, level):
+    """A QA pass: `access v item 7` said "level: Input should be less than or equal to 3"
+    (the command model's words) while `location add --access item=4` said the rule's."""
+    line = refused("access", "village", "item", level, "--by", "event-festival", db=village)
+    assert f"access for item is {level}; access levels go from 0 to 3" in line, line
+    told = refused("--lang", "pt", "access", "village", "item", level, "--by", "event-festival", db=village)
+    assert f"o acesso de item é {level}; os níveis de acesso vão de 0 a 3" in told, told

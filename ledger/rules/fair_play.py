@@ -198,9 +198,14 @@ def searches_decks(actor: str, stack: ZoneSpec) -> None:
     master's (from ruleset 7)."""
     if sees_everything(actor) or ruleset() < 7 or stack.secret_order or stack.owner == actor:
         return
-    raise NotAllowed(_("{actor} may search a face-down deck or a stack of their own, not {stack}: the discard pile "
-                       "is reached by trading (ledger trade), and the master searches any stack").format(
-        actor=actor, stack=stack.id))
+    if stack.role == Role.DISCARD:
+        raise NotAllowed(_("{actor} may search a face-down deck or a stack of their own, not {stack}: the discard "
+                           "pile is reached by trading (ledger trade), and the master searches any stack").format(
+            actor=actor, stack=stack.id))
+    raise NotAllowed((_("{actor} may search a face-down deck or a stack of their own, not {stack}: the depot is the "
+                        "master's (it refills empty decks); ask the master") if stack.role == Role.DEPOT else
+                      _("{actor} may search a face-down deck or a stack of their own, not {stack}; ask the master"))
+                     .format(actor=actor, stack=stack.id))
 
 
 def left_nothing_to_chance(campaign: Campaign, actor: str, events: Sequence[ActionRecorded]) -> None:
