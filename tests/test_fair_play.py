@@ -65,6 +65,18 @@ def test_a_hero_cannot_undo_a_draw_to_learn_the_deck_order(table):
     assert "ask the master" in message
 
 
+def test_showed_nothing_hidden_says_she_saw_them_when_only_she_did(table):
+    """A QA pass: the refusal of ana's undo of her own draw said it "showed hidden cards to
+    someone at the table", though only she saw them. Shown to her alone, it says so; shown
+    to others too, it names no one."""
+    table.do(c.Draw(actor="ana", stack="deck:item"))
+    assert "showed ana hidden cards" in refused(table, c.Undo(actor="ana"))
+    (card,) = table.cards("inventory:ana")
+    table.do(c.Reveal(actor="ana", cards=(card,), to=("bo",)))  # bo sees it too
+    message = refused(table, c.Undo(actor="ana"))
+    assert "to someone at the table" in message and "bo" not in message, message
+
+
 def test_the_masters_undo_of_a_seen_draw_reshuffles_the_deck_and_records_the_order(table):
     order = table.cards("deck:item")
     table.do(c.Draw(actor="ana", stack="deck:item", count=10))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ledger import commands as c
-from ledger.errors import BadCatalog, NotAllowed
+from ledger.errors import BadCatalog, NotAllowed, RuleBroken
 from ledger.formats import load_format, standard_format
 from ledger.vocabulary import Suit
 
@@ -240,12 +240,15 @@ def test_hero_may_not_search_another_heros_discard_pile(personal):
 
 def test_buries_where_allowed_a_hero_buries_into_their_own_deck_not_another_heros(personal):
     """Rule buries-where-allowed (§5): ana buries into her own deck (where bury puts her
-    cards in this format), never into bo's, nor into another suit's; the master anywhere."""
+    cards in this format), never into bo's, nor into another suit's; the master into any
+    deck of the card's suit (ruleset 14: a deck holds one suit, a hero's own too)."""
     personal.add("item-sword", "item-bow", "item-rope", to="inventory:ana")
     for deck in ("deck:item:bo", "deck:skill:bo", "deck:skill"):
         message = str(personal.refuse(c.Bury(actor="ana", cards=("item-sword",), to=deck), NotAllowed))
         assert deck in message and "deck:item:ana" in message
-    personal.do(c.Bury(actor="ana", cards=("item-sword",), to="deck:skill:ana"))  # a deck of her own
+    own_other_suit = str(personal.refuse(c.Bury(actor="ana", cards=("item-sword",), to="deck:skill:ana"), RuleBroken))
+    assert "its own is deck:item:ana" in own_other_suit, own_other_suit  # a deck of her own, of another suit
+    personal.do(c.Bury(actor="ana", cards=("item-sword",), to="deck:item:ana"))  # a deck of her own
     personal.do(c.Bury(actor="ana", cards=("item-bow",)))
     assert personal.zone("item-bow") == "deck:item:ana"
     personal.do(c.Bury(cards=("item-rope",), to="deck:item:bo"))  # the master

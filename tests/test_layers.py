@@ -25,6 +25,7 @@ READ_SIDE_MAY_IMPORT = {
     "ledger.texts",  # outside text shown on one line, never driving a terminal (as errors write it)
     "ledger.structs",  # the msgspec types of the events' fields (``projections.decoding``)
     "ledger.integrity",  # the hash chain: an export checks every action it hands out
+    "ledger.rulesets",  # a moment shown under the rules it was decided under (views.facts_as_of)
 }
 
 

@@ -90,7 +90,7 @@ from ledger.visibility import can_identify
 from ledger.vocabulary import Suit
 from projections.queries import history_view
 from projections.readmodel import ReadModel, card_row, zone_row
-from projections.views import action_view, listed_cards, zones_view
+from projections.views import action_view, listed_cards, table_facts, zones_view
 
 from .test_properties import CATALOG, CATALOG_IDS, assert_every_card_in_one_place
 
@@ -1148,7 +1148,8 @@ class LedgerMachine(RuleBasedStateMachine):
         code, out, err = REPLAYER.run("--db", str(self.path), "--json", "zones")
         assert code == 0, err
         assert "locked" not in err
-        expected = json.loads(json.dumps(zones_view(self.campaign, "referee")))
+        expected = json.loads(json.dumps({**zones_view(self.campaign, "referee"),
+                                          **table_facts(self.campaign, "referee")}))  # heroes, locations, battle
         expected["checkpoint"] = {"seq": self.campaign.version, "head": self.campaign.last_hash}
         assert json.loads(out) == expected, "a child process replays the log to another state"
         STATS["child replays"] += 1

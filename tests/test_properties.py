@@ -317,7 +317,7 @@ def test_refused_commands_in_a_session_leave_the_file_and_a_fresh_load_unchanged
     sessions, checked on known refusals so that a silent pass is impossible."""
     session = Session(tmp_path / "campaign.db")
     try:
-        session.step(c.Add(cards=("item-sword", "item-bow", "companion-wolf"), to="deck:item"))
+        session.step(c.Add(cards=("item-sword", "item-bow", "item-torch"), to="deck:item"))
         for command in (
             c.Draw(actor="ana", stack="deck:event"),                       # empty, depot has none
             c.Draw(actor="ana", stack="deck:item", count=4),              # only 3 cards
@@ -332,7 +332,7 @@ def test_refused_commands_in_a_session_leave_the_file_and_a_fresh_load_unchanged
             session.step(command)
         assert session.refused == 9 and session.accepted == 1
         session.step(c.Draw(actor="ana", stack="deck:item", count=3))
-        assert session.campaign.table.cards_in("inventory:ana") == ["item-sword", "item-bow", "companion-wolf"]
+        assert session.campaign.table.cards_in("inventory:ana") == ["item-sword", "item-bow", "item-torch"]
         check_replay_and_history(session, [0, 1, 2, 3, 4])
         check_inverses(session.app, session.cid)
     finally:

@@ -54,7 +54,7 @@ def test_sheet_card_added_from_the_box_to_an_inventory_goes_to_discard(game):
     assert [r.rule for r in rec.event.redirects] == ["sheet-card-placement"]
 
 
-@pytest.mark.parametrize("zone", ["table:ana", "deck:house", "deck:item", "discard", "extra:ana"])
+@pytest.mark.parametrize("zone", ["table:ana", "deck:house", "discard", "extra:ana"])  # its suit's deck (ruleset 14)
 def test_sheet_card_may_go_to_table_deck_discard_or_extra_zone(game, zone):
     game.add("house-north", to="extra:bo")
     assert game.zone("house-north") == "extra:bo"
@@ -159,13 +159,13 @@ def test_bury_of_a_sheet_card_goes_to_its_own_suits_deck(game):
     assert game.cards("deck:class") == ["class-monk"]
 
 
-def test_bury_to_another_deck_goes_to_its_bottom(game):
-    game.add("skill-dodge", "skill-stealth", to="deck:skill")
+def test_bury_to_a_deck_named_goes_to_its_bottom(game):
+    """(Into a deck of its own suit: from ruleset 14 a deck holds one suit, test_rules_decks.)"""
+    game.add("item-bow", "item-rope", to="deck:item")
     game.add("item-sword", to="discard")
     assert _spot_face(game, "item-sword") == "up"
-    game.do(c.Bury(cards=("item-sword",), to="deck:skill"))
-    assert game.cards("deck:skill") == ["skill-dodge", "skill-stealth", "item-sword"]
-    assert game.cards("deck:item") == []
+    game.do(c.Bury(cards=("item-sword",), to="deck:item"))
+    assert game.cards("deck:item") == ["item-bow", "item-rope", "item-sword"]
     assert _spot_face(game, "item-sword") == "down"
 
 

@@ -27,7 +27,6 @@ def _reorders(rec, stack):
         ("table:ana", "deck:item", "down"),  # face-up card into a deck
         ("inventory:ana", "discard", "up"),  # face-down card into the discard pile
         ("inventory:ana", "depot", "up"),  # face-down card into the depot
-        ("table:ana", "deck:skill", "down"),  # a deck of another suit is still a deck
     ],
 )
 def test_card_entering_a_stack_takes_the_stacks_orientation(game, start, stack, face):

@@ -91,6 +91,7 @@ from .placement import (
     SHEET_CARD_ZONES,
     asset_knowledge_placement,
     bury_deck_for,
+    deck_holds_its_suit,
     discard_pile_for,
     moves_something,
     not_already_in,
@@ -99,7 +100,6 @@ from .placement import (
 )
 from .stacks import (
     deck_can_give,
-    deck_holds_its_suit,
     enough_to_shuffle,
     entry_face,
     may_add_to,

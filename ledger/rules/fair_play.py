@@ -271,11 +271,14 @@ def showed_nothing_hidden(actor: str, events: Sequence[ActionRecorded]) -> None:
     search's reshuffle, so probing a deck would cost nothing."""
     if sees_everything(actor) or not _fair():
         return
-    shown = [event.seq for event in events if event.identified]
+    shown = [event for event in events if event.identified]
     if shown:
-        raise NotAllowed(_("seq {seq} showed hidden cards to someone at the table, so only the master may take it "
-                           "back (ask the master: a deck those cards return to is shuffled again)").format(
-            seq=shown[0]))
+        # to her alone (her draw, her search): said so; to others too: "someone", naming no one
+        text = (_("seq {seq} showed {actor} hidden cards, so only the master may take it back (ask the master: a deck "
+                  "those cards return to is shuffled again)") if set(shown[0].identified) == {actor} else
+                _("seq {seq} showed hidden cards to someone at the table, so only the master may take it back (ask "
+                  "the master: a deck those cards return to is shuffled again)"))
+        raise NotAllowed(text.format(seq=shown[0].seq, actor=actor))
     if ruleset() < 10:
         return
     missed = [event for event in events if getattr(event, "missed", ())]

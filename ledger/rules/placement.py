@@ -10,6 +10,8 @@ from ..catalog import Card
 from ..errors import RuleBroken
 from ..formats import ZoneSpec, destination
 from ..i18n import _, ngettext
+from ..rulesets import ruleset
+from ..terms import suit_word
 from ..vocabulary import Role, Zone
 
 # Where a sheet card may be (RULES.md §5), by the role a zone id names. The box and
@@ -35,6 +37,21 @@ def _resolve(campaign: Campaign, template: str, card: str, fallback: str) -> str
         owner = campaign.zone_of(card).owner
     zid = destination(template, str(campaign.card(card).suit), owner or "")
     return zid if zid in campaign.zones() else fallback
+
+
+def deck_holds_its_suit(campaign: Campaign, card: str, zone: ZoneSpec) -> None:
+    """RULES.md §2, seed 001 (ruleset 14): each campaign deck holds the cards of one suit
+    ("um para cartas de cada naipe"): a card goes into a deck of its own suit only (a deck
+    that names no suit, a format's own, takes any). Under older rules any card went into any
+    deck: a typo (deck:skill for deck:item) put an item among the skills without a word.
+    Its own deck is where ``bury`` puts it (a format's hero decks: the hero's of its suit)."""
+    if ruleset() < 14 or not zone.is_deck or zone.suit is None:
+        return
+    suit = campaign.card(card).suit
+    if suit != zone.suit:
+        raise RuleBroken(_("card {card} is of suit {suit} and {zone} holds only cards of suit {holds} (a campaign "
+                           "deck holds one suit); its own is {own}").format(
+            card=card, suit=suit_word(str(suit)), zone=zone.id, holds=suit_word(str(zone.suit)), own=bury_deck_for(campaign, card)))
 
 
 def sheet_card_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str | None:

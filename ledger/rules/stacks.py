@@ -74,20 +74,6 @@ def something_to_search(campaign: Campaign, zone: ZoneSpec) -> None:
                           _("{zone} is empty: there is nothing to search in it")).format(zone=zone.id))
 
 
-def deck_holds_its_suit(campaign: Campaign, card: str, zone: ZoneSpec) -> None:
-    """RULES.md §2, seed 001 (ruleset 14): each campaign deck holds the cards of one suit
-    ("um para cartas de cada naipe"): a card goes into a deck of its own suit only (a deck
-    that names no suit, a format's own, takes any). Under older rules any card went into any
-    deck: a typo (deck:skill for deck:item) put an item among the skills without a word."""
-    if ruleset() < 14 or not zone.is_deck or zone.suit is None:
-        return
-    suit = campaign.card(card).suit
-    if suit != zone.suit:
-        raise RuleBroken(_("card {card} is of suit {suit} and {zone} holds only cards of suit {holds} (a campaign "
-                           "deck holds one suit); its own is {own}").format(
-            card=card, suit=suit_word(str(suit)), zone=zone.id, holds=suit_word(str(zone.suit)), own=Zone.deck(suit)))
-
-
 def must_be_ordered(zone: ZoneSpec) -> None:
     """RULES.md §3: decks keep an order, so they are shuffled; a pile's order has no meaning."""
     if not zone.ordered:
