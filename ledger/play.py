@@ -17,6 +17,7 @@ from .events import ActionRecorded, Redirect, Refill
 from .rulebook import REFILL_LIMIT
 from .rules import deck_holds_its_suit, discard_pile_for, entry_face, placement, refill_candidates
 from .rulesets import ruleset
+from .visibility import can_identify, sees_everything
 from .vocabulary import Face, Zone, attached_container
 
 Lookup = Callable[[int], ActionRecorded]
@@ -136,7 +137,10 @@ class Play:
             self.redirects.append(Redirect(card=card, asked=zone_id, actual=actual, rule=rule))
             index = None
         zone = self.campaign.zone(actual)
-        deck_holds_its_suit(self.campaign, card, zone)
+        if sees_everything(self.actor) or can_identify(self.campaign, self.actor, card):
+            # (a card the actor does not see is judged before it is found: the draw by its
+            # deck's suit, the search by the catalog's; a refusal here would name it)
+            deck_holds_its_suit(self.campaign, card, zone)
         lie = entry_face(zone, face if rule is None else None)
         for other in moving:
             self._origins.setdefault(other, self.table.zone_of(other))

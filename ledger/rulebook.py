@@ -114,6 +114,7 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("reshuffles-after-search", "§4", N_("after searching a face-down deck it is shuffled again")),
     Rule("something-to-search", "§4", N_("a search looks through a stack that holds cards")),
     Rule("deck-holds-its-suit", "§4", N_("a campaign deck holds the cards of its own suit")),
+    Rule("draws-into-its-suit", "§4", N_("a draw into a deck of one suit is from a deck of that suit")),
     # -- §5 where cards may be -----------------------------------------------------------
     Rule("sheet-card-placement", "§5", N_("a sheet card may only be on a table, in a deck, in a discard "
          "pile, attached or in an extra zone")),

@@ -420,3 +420,50 @@ def test_left_nothing_to_chance_a_hero_takes_back_no_shuffle_whose_new_order_she
     looking.do(c.Shuffle(actor="ana", stack="deck:item"))
     looking.do(c.Undo(actor="ana"))
     assert looking.cards("deck:item") == ["item-axe", "item-shield"]
+
+
+# -- ruleset 14 with decks of a hero's own: a refusal names no card she does not see ------------
+def test_draws_into_its_suit_a_heros_draw_into_her_deck_of_another_suit_is_refused_by_the_decks_alone(personal):
+    """A review: the suit of a drawn card was judged after it was drawn, and the refusal
+    named the face-down top card (nothing recorded: as often as she liked). Now the two
+    decks decide, before any card is drawn."""
+    from ledger.errors import LedgerError
+
+    personal.add("skill-dodge", "skill-stealth", "skill-tracking", to="deck:skill")
+    err = str(personal.refuse(c.Draw(actor="ana", stack="deck:skill", to="deck:item:ana"), LedgerError))
+    assert "deck:skill" in err and "deck:item:ana" in err and "skill-" not in err.replace("deck:skill", ""), err
+
+
+@pytest.fixture
+def unordered(app, sample_catalog, tmp_path):
+    """The personal format with hero decks that keep no order (so a hero may search into hers)."""
+    fmt = load_format(write(tmp_path, "u.toml", PERSONAL_FORMAT.replace("ordered = true\n", "")))
+    game = Game(app, app.start(sample_catalog, name="U", fmt=fmt).campaign.id)
+    game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+    return game
+
+
+def test_deck_holds_its_suit_a_heros_search_is_judged_by_the_catalog_before_it_looks(unordered):
+    """A review: a search into her own deck of another suit was refused for a card it found
+    and recorded (missed) for one it did not: a free probe of the deck. Now every card named
+    is judged by its suit in the catalog, wherever it lies, before the search looks."""
+    from ledger.errors import LedgerError
+
+    unordered.add("skill-tracking", to="table:ana")
+    unordered.add("skill-dodge", "skill-stealth", to="deck:skill")
+    before = unordered.app.stored_event_count()
+    for named in ("skill-dodge", "skill-fireball"):  # in the deck, and not
+        err = unordered.refuse(c.Search(actor="ana", stack="deck:skill", take=(named,), to="deck:item:ana",
+                                        by="skill-tracking"), LedgerError)
+        assert f"card {named} is of suit skill" in str(err)
+    assert unordered.app.stored_event_count() == before
+
+
+def test_deck_holds_its_suit_a_format_that_buries_every_card_in_one_deck_still_buries(app, sample_catalog, tmp_path):
+    """A review: a format whose bury_to names one deck ("deck:event") could bury nothing but
+    events under ruleset 14, refused in words naming that very deck as the card's own."""
+    fmt = load_format(write(tmp_path, "b.toml", 'name = "graveyard"\nbury_to = "deck:event"\n'))
+    game = Game(app, app.start(sample_catalog, name="B", fmt=fmt).campaign.id)
+    game.add("item-sword", to="discard")
+    game.do(c.Bury(cards=("item-sword",)))
+    assert game.zone("item-sword") == "deck:event"

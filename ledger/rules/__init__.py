@@ -93,6 +93,7 @@ from .placement import (
     bury_deck_for,
     deck_holds_its_suit,
     discard_pile_for,
+    draws_into_its_suit,
     moves_something,
     not_already_in,
     placement,
@@ -143,7 +144,7 @@ __all__ = [
     "must_be_ordered", "enough_to_shuffle", "position_in_range",
     # §4 campaign decks
     "must_be_in_campaign", "must_be_in_box", "may_add_to", "refill_candidates", "deck_can_give",
-    "reshuffles_after_search", "something_to_search", "deck_holds_its_suit",
+    "reshuffles_after_search", "something_to_search", "deck_holds_its_suit", "draws_into_its_suit",
     # §5 placement and attachments
     "sheet_card_placement", "asset_knowledge_placement", "placement", "discard_pile_for", "bury_deck_for",
     "not_already_in", "moves_something", "not_attached_to_itself", "host_in_play", "no_attachment_cycle",

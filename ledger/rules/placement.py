@@ -48,10 +48,22 @@ def deck_holds_its_suit(campaign: Campaign, card: str, zone: ZoneSpec) -> None:
     if ruleset() < 14 or not zone.is_deck or zone.suit is None:
         return
     suit = campaign.card(card).suit
-    if suit != zone.suit:
+    own = bury_deck_for(campaign, card)
+    if suit != zone.suit and own != zone.id:  # (a format that buries every card in one deck: that one)
         raise RuleBroken(_("card {card} is of suit {suit} and {zone} holds only cards of suit {holds} (a campaign "
                            "deck holds one suit); its own is {own}").format(
-            card=card, suit=suit_word(str(suit)), zone=zone.id, holds=suit_word(str(zone.suit)), own=bury_deck_for(campaign, card)))
+            card=card, suit=suit_word(str(suit)), zone=zone.id, holds=suit_word(str(zone.suit)), own=own))
+
+
+def draws_into_its_suit(stack: ZoneSpec, to: ZoneSpec) -> None:
+    """RULES.md §2, seed 001 (ruleset 14): a draw into a deck of one suit is from a deck of
+    that suit. Decided by the two decks, before a card is drawn: the drawn cards are unseen,
+    and a refusal that named one of another suit would show it (and, nothing recorded, any
+    number of times)."""
+    if ruleset() < 14 or not to.is_deck or to.suit is None or stack.suit == to.suit:
+        return
+    raise RuleBroken(_("a draw from {stack} cannot go into {to}: {to} holds only cards of suit {holds} (a campaign "
+                       "deck holds one suit)").format(stack=stack.id, to=to.id, holds=suit_word(str(to.suit))))
 
 
 def sheet_card_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str | None:

@@ -141,8 +141,8 @@ def _streams_end_on_exit(follower: Follower) -> None:
             continue
 
         def handler(number: int, frame: Any, previous: Any = previous) -> None:
+            loop.call_soon_threadsafe(follower.end_streams)  # first: the handler before may raise
             previous(number, frame)
-            loop.call_soon_threadsafe(follower.end_streams)
 
         signal.signal(signum, handler)
 
@@ -247,9 +247,13 @@ def api_routes() -> Any:
 
     @api.get("/catalog", summary="Every card of the campaign's catalog: id, name, suit, level")
     async def catalog(request: Request, seated: SEATED) -> dict[str, Any]:
-        """The catalog is no secret (a hero names the cards she searches a face-down deck
-        for by their ids, and the rules refuse only an id it lacks); where each card lies is."""
-        _seat, cid = seated
+        """The catalog is no secret to whoever plays (a hero names the cards she searches a
+        face-down deck for by their ids, and the rules refuse only an id it lacks); where each
+        card lies is. The public seat, which only watches, is not given it: its other replies
+        do not say whether a card it never saw exists."""
+        seat, cid = seated
+        if seat.actor is None:
+            raise Refused(403, "read-only", _("the public seat watches; the catalog is for the seats that play"))
         clerk: Clerk = request.app.state.clerk
 
         def view() -> dict[str, Any]:

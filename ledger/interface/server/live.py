@@ -127,11 +127,11 @@ class Follower:
     async def open(self, seat: Seat) -> Stream:
         """A stream of ``seat``'s campaign: every action recorded from now on is sent to it."""
         stream = Stream(seat, language())  # spoken as the request that opened it
-        if self.stopping:  # (a request that came in on a kept-alive connection meanwhile)
-            stream.stopping = True
-            end(stream)
         await self.clerk(self._follow, seat.campaign)
         self.streams.setdefault(seat.campaign, set()).add(stream)
+        if self.stopping:  # (a request that came in on a kept-alive connection meanwhile, or while it was followed)
+            stream.stopping = True
+            end(stream)
         return stream
 
     def close(self, stream: Stream) -> None:

@@ -848,8 +848,9 @@
     const heroes = () => heroesIn((state.live || state.shown).zones);
     const hers = (s) => notBox(s) && (MASTER || s.every((c) => ownerOf(c.zone, heroes()) === ACTOR
       && !c.zone.startsWith("deck:")));
-    // she activates cards of her own zones and of zones nobody owns (the scenario)
-    const usable = (c) => MASTER || [null, ACTOR].includes(ownerOf(c.zone, heroes()));
+    // she activates cards of her own zones and of the scenario, which nobody owns
+    const usable = (c) => MASTER || c.zone === "scenario" || (ownerOf(c.zone, heroes()) === ACTOR
+      && !c.zone.startsWith("deck:"));
 
     add("draw", _("Draw"), () => !!state.stack, () => {
       if (MASTER) openDrawPanel();
@@ -858,7 +859,8 @@
     add("shuffle", _("Shuffle"), () => !!state.stack, () => act({action: "shuffle", stack: state.stack}));
     // the master picks the cards a search takes; a hero names them unseen (RULES.md §4)
     add("search", _("Search…"), () => !!state.stack && sel().every((c) => c.zone === state.stack)
-      && (sel().length > 0 || (!MASTER && stackSize(state.stack) > 0)), () => openSearchPanel());
+      && (sel().length > 0 || (!MASTER && stackSize(state.stack) > 0
+        && [null, ACTOR].includes(ownerOf(state.stack, heroes())))), () => openSearchPanel());  // not another's deck
     add("send", _("Send to…"), () => hers(sel()), () => openSendPanel());
     add("discard", _("Discard"), () => hers(sel()) && sel().some((c) => c.zone !== "discard"),
       () => act({action: "discard", cards: cards()}));
@@ -1077,7 +1079,8 @@
     for (const [zone, entries] of Object.entries(view.zones)) {
       if (ownerOf(zone, heroes) !== ACTOR || zone.startsWith("deck:")) continue;
       for (const entry of entries) {
-        if (entry.id && entry.face !== "down") out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone)]);
+        if (!entry.id || entry.face === "down") continue;  // a face-down host's attachments are inactive too (§7)
+        out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone)]);
         for (const att of entry.attached || []) {
           const info = (view.cards || {})[att];
           if (att && info) out.push([att, cardName(att) + " — " + zoneLabel(zone)]);
