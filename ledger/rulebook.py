@@ -70,7 +70,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # or drawn into a deck of another suit is refused: a typo, deck:skill for deck:item, put an item
 # among the skills silently, and a later search pulled it out of the wrong deck), and a search of
 # an empty stack is refused (there is nothing to look through; it was recorded, reshuffling
-# nothing, and a hero could not take it back, as a search that missed).
+# nothing, and a hero could not take it back, as a search that missed), and a card sent to the
+# pile keeping no order that it lies in (the discard pile) is nothing to do (it was recorded
+# each time, moving it to the pile's end, while --position top on it was refused).
 RULESET = 14
 
 

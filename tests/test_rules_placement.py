@@ -275,3 +275,19 @@ def test_card_attached_to_a_moved_attachment_is_discarded_whatever_the_order_nam
     assert game.zone("companion-wolf") == "inventory:ana"
     assert game.zone("item-torch") == "inventory:ana"
     assert game.zone("item-spear") == "discard"
+
+
+def test_moves_something_a_card_sent_to_the_unordered_pile_it_lies_in_is_nothing_to_do(game):
+    """A QA pass (ruleset 14): `send item-axe --to discard` with item-axe already in the
+    discard pile, which keeps no order, was recorded each time (it moved to the pile's end),
+    while `--position top` on it was refused as nothing to do. Both are nothing to do now;
+    a card that does move comes along with the others."""
+    game.add("item-axe", "item-bow", to="discard")
+    game.add("item-rope", to="inventory:ana")
+    before = game.app.stored_event_count()
+    for cards in (("item-axe",), ("item-axe", "item-bow")):
+        err = game.refuse(c.Send(cards=cards, to="discard"), RuleBroken)
+        assert "nothing to do" in str(err)
+    assert game.app.stored_event_count() == before
+    game.do(c.Send(cards=("item-axe", "item-rope"), to="discard"))
+    assert set(game.cards("discard")) == {"item-axe", "item-bow", "item-rope"}

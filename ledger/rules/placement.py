@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ..campaign import Campaign
 from ..catalog import Card
+from ..changes import CardChanged
 from ..errors import RuleBroken
 from ..formats import ZoneSpec, destination
 from ..i18n import _, ngettext
@@ -111,7 +112,12 @@ def not_already_in(campaign: Campaign, card: str, zone_id: str) -> None:
 
 def moves_something(campaign: Campaign, changes: Sequence[object], cards: tuple[str, ...], to: str) -> None:
     """A send must move or turn at least one card; one that changes nothing is refused,
-    naming where the cards lie (where a placement rule sends them, if not ``to``)."""
+    naming where the cards lie (where a placement rule sends them, if not ``to``). From
+    ruleset 14, a card moved within a pile that keeps no order (the discard pile) is not
+    moved: sending a card to the discard pile it lies in was recorded each time, while
+    ``--position top`` on it was refused as nothing to do."""
+    if ruleset() >= 14:
+        changes = [ch for ch in changes if not _within_unordered_pile(campaign, ch)]
     if changes:
         return
     zones = {campaign.zone_of(card).id for card in cards}
@@ -125,3 +131,13 @@ def moves_something(campaign: Campaign, changes: Sequence[object], cards: tuple[
     raise RuleBroken(ngettext("nothing to do: {cards} already lies that way in {zone}",
                               "nothing to do: {cards} already lie that way in {zone}", len(cards)).format(
         cards=", ".join(cards), zone=to))
+
+
+def _within_unordered_pile(campaign: Campaign, change: object) -> bool:
+    """A card that stayed in a pile keeping no order, lying as it lay: no change in the game."""
+    if not isinstance(change, CardChanged) or change.was.at != change.now.at:
+        return False
+    zones = campaign.zones()
+    zone = zones.get(change.now.at)
+    return zone is not None and zone.is_stack and not zone.ordered and \
+        change.was.model_copy(update={"index": 0}) == change.now.model_copy(update={"index": 0})
