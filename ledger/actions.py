@@ -143,6 +143,7 @@ def draw(play: Play, cmd: c.Draw) -> Decided:
     rules.may_use_stack(play.campaign, play.actor, deck, "draw from")
     to = rules.hand_for(play.actor, cmd.to, "draw")
     rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "draw")
+    rules.draws_elsewhere(deck, play.campaign.zone(to))
     rules.draws_into_its_suit(deck, play.campaign.zone(to))
     rules.seed_is_the_masters(play.actor, cmd.seed)
     if cmd.seed is not None:
@@ -256,8 +257,9 @@ def search(play: Play, cmd: c.Search) -> Decided:
     to = rules.hand_for(play.actor, cmd.to, "take the cards") if cmd.take else cmd.to
     if to is not None:
         rules.sends_to_own_zone(play.actor, play.campaign.zone(to), "take", named=ruleset() >= 10)
-    if to is not None:  # the suit of each card named: the catalog's, wherever the card lies
-        for card in cmd.take:
+    for card in cmd.take:  # the suit of each card named: the catalog's, wherever the card lies
+        rules.searched_in_its_suit(play.campaign, card, stack)
+        if to is not None:
             rules.deck_holds_its_suit(play.campaign, card, play.campaign.zone(to))
     reshuffle = rules.reshuffles_after_search(stack)
     if reshuffle:  # a deck holding a face-up card (ruleset 11), whatever the search names

@@ -72,7 +72,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # an empty stack is refused (there is nothing to look through; it was recorded, reshuffling
 # nothing, and a hero could not take it back, as a search that missed), and a card sent to the
 # pile keeping no order that it lies in (the discard pile) is nothing to do (it was recorded
-# each time, moving it to the pile's end, while --position top on it was refused).
+# each time, moving it to the pile's end, while --position top on it was refused); a search of a
+# deck of one suit for a card of another is refused by the catalog before it looks (a hero's was
+# recorded as a miss she could not take back), and a draw into the deck drawn from is refused.
 RULESET = 14
 
 
@@ -117,6 +119,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("something-to-search", "§4", N_("a search looks through a stack that holds cards")),
     Rule("deck-holds-its-suit", "§4", N_("a campaign deck holds the cards of its own suit")),
     Rule("draws-into-its-suit", "§4", N_("a draw into a deck of one suit is from a deck of that suit")),
+    Rule("searched-in-its-suit", "§4", N_("a search of a deck of one suit looks for cards of that suit")),
+    Rule("draws-elsewhere", "§4", N_("a draw takes cards out of the deck it draws from")),
     # -- §5 where cards may be -----------------------------------------------------------
     Rule("sheet-card-placement", "§5", N_("a sheet card may only be on a table, in a deck, in a discard "
          "pile, attached or in an extra zone")),

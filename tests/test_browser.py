@@ -623,7 +623,14 @@ def test_a_heros_page_offers_no_action_the_rules_refuse_her_on_another_heros_car
         expect(ana.page.locator(f'button[data-action="{action}"]')).to_be_hidden()
     master.card("table:bo", "companion-wolf").click()
     for action in card_actions:
-        expect(master.page.locator(f'button[data-action="{action}"]')).to_be_visible()
+        if action != "reveal":
+            expect(master.page.locator(f'button[data-action="{action}"]')).to_be_visible()
+    expect(master.page.locator('button[data-action="reveal"]')).to_be_hidden()  # face up already
+    master.page.click("#clear-selection")
+    master.card("discard", referee_zones(t)["zones"]["discard"][0]["id"]).click()  # in the discard pile:
+    for action in ("discard", "exhaust", "restore"):  # not discarded again, nor tilted (RULES.md §7)
+        expect(master.page.locator(f'button[data-action="{action}"]')).to_be_hidden()
+    expect(master.page.locator('button[data-action="send"]')).to_be_visible()
     ana.page.click("#clear-selection")
     own = next(entry["id"] for entry in referee_zones(t)["zones"]["table:ana"])
     ana.card("table:ana", own).click()

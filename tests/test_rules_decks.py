@@ -350,3 +350,28 @@ def test_something_to_search_an_empty_stack_is_refused_and_the_hero_is_not_left_
                                by="skill-tracking" if actor == "ana" else None), RuleBroken)
     assert f"{stack} is empty" in str(err)
     assert game.app.stored_event_count() == before
+
+
+def test_searched_in_its_suit_a_heros_search_of_a_deck_for_a_card_of_another_suit_is_refused_before_it_looks(game):
+    """A QA pass (ruleset 14): ana's search of deck:skill for item-sword was recorded as a
+    miss, reshuffling the deck, and only the master could take it back; a skill deck holds
+    no item, so the search could tell her nothing. Judged by the catalog, before it looks."""
+    game.add("skill-dodge", "skill-stealth", to="deck:skill")
+    game.add("item-sword", to="deck:item")
+    game.add("skill-tracking", to="table:ana")
+    before = game.app.stored_event_count()
+    for card in ("item-sword", "item-bow"):  # in a deck, and in the box: the same words
+        err = str(game.refuse(c.Search(actor="ana", stack="deck:skill", take=(card,), by="skill-tracking"),
+                              RuleBroken))
+        assert err == (f"card {card} is of suit item and deck:skill holds only cards of suit skill, so a search "
+                       "there cannot find it; its deck is deck:item"), err
+    assert game.app.stored_event_count() == before
+
+
+def test_draws_elsewhere_a_draw_into_the_deck_it_draws_from_is_refused(game):
+    """A QA pass (ruleset 14): the master's `draw deck:item --to deck:item` was recorded, moving
+    its top card to the bottom; the refusal says how to do that."""
+    game.add("item-sword", "item-bow", to="deck:item")
+    err = str(game.refuse(c.Draw(stack="deck:item", to="deck:item", seed=1), RuleBroken))
+    assert "send it there with --position bottom" in err
+    assert game.cards("deck:item") == ["item-sword", "item-bow"]

@@ -286,8 +286,9 @@ def test_moves_something_a_card_sent_to_the_unordered_pile_it_lies_in_is_nothing
     game.add("item-rope", to="inventory:ana")
     before = game.app.stored_event_count()
     for cards in (("item-axe",), ("item-axe", "item-bow")):
-        err = game.refuse(c.Send(cards=cards, to="discard"), RuleBroken)
-        assert "nothing to do" in str(err)
+        for position in (None, "top", "bottom"):
+            err = game.refuse(c.Send(cards=cards, to="discard", position=position), RuleBroken)
+            assert "nothing to do" in str(err) and "a pile that keeps no order" in str(err), str(err)
     assert game.app.stored_event_count() == before
     game.do(c.Send(cards=("item-axe", "item-rope"), to="discard"))
     assert set(game.cards("discard")) == {"item-axe", "item-bow", "item-rope"}

@@ -93,10 +93,12 @@ from .placement import (
     bury_deck_for,
     deck_holds_its_suit,
     discard_pile_for,
+    draws_elsewhere,
     draws_into_its_suit,
     moves_something,
     not_already_in,
     placement,
+    searched_in_its_suit,
     sheet_card_placement,
 )
 from .stacks import (
@@ -145,6 +147,7 @@ __all__ = [
     # §4 campaign decks
     "must_be_in_campaign", "must_be_in_box", "may_add_to", "refill_candidates", "deck_can_give",
     "reshuffles_after_search", "something_to_search", "deck_holds_its_suit", "draws_into_its_suit",
+    "searched_in_its_suit", "draws_elsewhere",
     # §5 placement and attachments
     "sheet_card_placement", "asset_knowledge_placement", "placement", "discard_pile_for", "bury_deck_for",
     "not_already_in", "moves_something", "not_attached_to_itself", "host_in_play", "no_attachment_cycle",

@@ -135,8 +135,8 @@ def buries_where_allowed(campaign: Campaign, actor: str, card: str, deck: ZoneSp
         return
     own = bury_deck_for(campaign, card)
     if deck.id != own:
-        raise NotAllowed(_("{actor} may bury {card} only into {own}, its suit's deck, or a deck of their own, not "
-                           "into {deck} (ask the master)").format(
+        raise NotAllowed(_("{actor} may bury {card} only into {own}, its suit's deck, or a deck of their own of "
+                           "that suit, not into {deck} (ask the master)").format(
             actor=actor, card=card, own=own, deck=deck.id))
 
 

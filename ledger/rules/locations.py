@@ -43,7 +43,10 @@ def access_levels(access: dict[str, int]) -> dict[str, int]:
 def not_already_at(campaign: Campaign, hero: str, location: str) -> None:
     """A hero travels only to a location they are not at."""
     if campaign.table.heroes[hero].location == location:
-        raise RuleBroken(_("{hero} is already at {location}").format(hero=hero, location=location))
+        others = [place for place in campaign.table.locations if place != location]
+        raise RuleBroken((_("{hero} is already at {location}; the other locations: {others}") if others else
+                          _("{hero} is already at {location}, the only location (add another with location add)"))
+                         .format(hero=hero, location=location, others=", ".join(others)))
 
 
 def battle_toggles(campaign: Campaign, on: bool) -> None:

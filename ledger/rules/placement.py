@@ -51,9 +51,33 @@ def deck_holds_its_suit(campaign: Campaign, card: str, zone: ZoneSpec) -> None:
     suit = campaign.card(card).suit
     own = bury_deck_for(campaign, card)
     if suit != zone.suit and own != zone.id:  # (a format that buries every card in one deck: that one)
-        raise RuleBroken(_("card {card} is of suit {suit} and {zone} holds only cards of suit {holds} (a campaign "
-                           "deck holds one suit); its own is {own}").format(
+        raise RuleBroken(_("card {card} is of suit {suit} and {zone} holds only cards of suit {holds} (each deck "
+                           "holds one suit); its own is {own}").format(
             card=card, suit=suit_word(str(suit)), zone=zone.id, holds=suit_word(str(zone.suit)), own=own))
+
+
+def searched_in_its_suit(campaign: Campaign, card: str, stack: ZoneSpec) -> None:
+    """RULES.md §2, seed 001 (ruleset 14): a search of a deck of one suit looks for cards of
+    that suit, judged by the catalog before it looks (so it tells no one anything): a
+    hero's search of deck:skill for an item was recorded as a miss, reshuffling the deck,
+    and only the master could take it back. (A card of another suit put into a deck under
+    older rules is taken out by the master, who may send any card.)"""
+    if ruleset() < 14 or not stack.is_deck or stack.suit is None:
+        return
+    suit = campaign.card(card).suit
+    if suit != stack.suit:
+        raise RuleBroken(_("card {card} is of suit {suit} and {stack} holds only cards of suit {holds}, so a search "
+                           "there cannot find it; its deck is {own}").format(
+            card=card, suit=suit_word(str(suit)), stack=stack.id, holds=suit_word(str(stack.suit)),
+            own=bury_deck_for(campaign, card)))
+
+
+def draws_elsewhere(stack: ZoneSpec, to: ZoneSpec) -> None:
+    """RULES.md §4 (ruleset 14): a draw takes cards out of the deck: one into the very deck
+    it draws from only moved its top card to the bottom (recorded as a draw)."""
+    if ruleset() >= 14 and stack.id == to.id:
+        raise RuleBroken(_("a draw from {stack} into {stack} takes nothing out of it; to put its top card at the "
+                           "bottom, send it there with --position bottom").format(stack=stack.id))
 
 
 def draws_into_its_suit(stack: ZoneSpec, to: ZoneSpec) -> None:
@@ -63,8 +87,8 @@ def draws_into_its_suit(stack: ZoneSpec, to: ZoneSpec) -> None:
     number of times)."""
     if ruleset() < 14 or not to.is_deck or to.suit is None or stack.suit == to.suit:
         return
-    raise RuleBroken(_("a draw from {stack} cannot go into {to}: {to} holds only cards of suit {holds} (a campaign "
-                       "deck holds one suit)").format(stack=stack.id, to=to.id, holds=suit_word(str(to.suit))))
+    raise RuleBroken(_("a draw from {stack} cannot go into {to}: {to} holds only cards of suit {holds} (each deck "
+                       "holds one suit)").format(stack=stack.id, to=to.id, holds=suit_word(str(to.suit))))
 
 
 def sheet_card_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str | None:
@@ -122,6 +146,12 @@ def moves_something(campaign: Campaign, changes: Sequence[object], cards: tuple[
         return
     zones = {campaign.zone_of(card).id for card in cards}
     where = zones.pop() if len(zones) == 1 else to
+    target = campaign.zones().get(to)
+    if where == to and ruleset() >= 14 and target is not None and target.is_stack and not target.ordered:
+        raise RuleBroken(ngettext("nothing to do: {cards} already lies in {zone}, a pile that keeps no order (a "
+                                  "position means nothing there)",
+                                  "nothing to do: {cards} already lie in {zone}, a pile that keeps no order (a "
+                                  "position means nothing there)", len(cards)).format(cards=", ".join(cards), zone=to))
     if where != to:
         raise RuleBroken(ngettext("nothing to do: {cards} already lies that way in {zone}, where a placement rule "
                                   "sends it instead of {to}",

@@ -848,29 +848,35 @@
     const heroes = () => heroesIn((state.live || state.shown).zones);
     const hers = (s) => notBox(s) && (MASTER || s.every((c) => ownerOf(c.zone, heroes()) === ACTOR
       && !c.zone.startsWith("deck:")));
+    // a deck she may draw from or shuffle: one nobody owns, or hers
+    const usableStack = () => MASTER || [null, ACTOR].includes(ownerOf(state.stack, heroes()));
+    // exhausted and restored only on a table, in an extra zone or in the scenario (RULES.md §7)
+    const tilts = (s) => s.every((c) => ["table", "extra", "scenario"].includes(c.zone.split(":")[0]));
+    const faces = (s) => s.map((c) => faceOf(c.id));
     // she activates cards of her own zones and of the scenario, which nobody owns
     const usable = (c) => MASTER || c.zone === "scenario" || (ownerOf(c.zone, heroes()) === ACTOR
       && !c.zone.startsWith("deck:"));
 
-    add("draw", _("Draw"), () => !!state.stack, () => {
+    add("draw", _("Draw"), () => !!state.stack && usableStack(), () => {
       if (MASTER) openDrawPanel();
       else act({action: "draw", stack: state.stack, count: 1});
     }, "primary");
-    add("shuffle", _("Shuffle"), () => !!state.stack, () => act({action: "shuffle", stack: state.stack}));
+    add("shuffle", _("Shuffle"), () => !!state.stack && usableStack() && stackSize(state.stack) > 1,
+      () => act({action: "shuffle", stack: state.stack}));
     // the master picks the cards a search takes; a hero names them unseen (RULES.md §4)
     add("search", _("Search…"), () => !!state.stack && sel().every((c) => c.zone === state.stack)
       && (sel().length > 0 || (!MASTER && stackSize(state.stack) > 0
         && [null, ACTOR].includes(ownerOf(state.stack, heroes())))), () => openSearchPanel());  // not another's deck
     add("send", _("Send to…"), () => hers(sel()), () => openSendPanel());
-    add("discard", _("Discard"), () => hers(sel()) && sel().some((c) => c.zone !== "discard"),
+    add("discard", _("Discard"), () => hers(sel()) && sel().some((c) => c.zone.split(":")[0] !== "discard"),
       () => act({action: "discard", cards: cards()}));
     add("bury", _("Bury"), () => hers(sel()), () => act({action: "bury", cards: cards()}));
     add("exile", _("Exile"), () => hers(sel()), () => act({action: "exile", cards: cards()}));
-    add("reveal", _("Reveal"), () => hers(sel()), () => act({action: "reveal", cards: cards()}));
-    add("show", _("Show to…"), () => hers(sel()) && currentHeroes().some((h) => h !== ACTOR), () => openShowPanel());
-    add("hide", _("Hide"), () => hers(sel()), () => act({action: "hide", cards: cards()}));
-    add("exhaust", _("Exhaust"), () => hers(sel()), () => act({action: "exhaust", cards: cards()}));
-    add("restore", _("Restore"), () => hers(sel()), () => act({action: "restore", cards: cards()}));
+    add("reveal", _("Reveal"), () => hers(sel()) && faces(sel()).some((f) => f !== "up"), () => act({action: "reveal", cards: cards()}));
+    add("show", _("Show to…"), () => hers(sel()) && faces(sel()).some((f) => f !== "up") && currentHeroes().some((h) => h !== ACTOR), () => openShowPanel());
+    add("hide", _("Hide"), () => hers(sel()) && faces(sel()).some((f) => f !== "down"), () => act({action: "hide", cards: cards()}));
+    add("exhaust", _("Exhaust"), () => hers(sel()) && tilts(sel()), () => act({action: "exhaust", cards: cards()}));
+    add("restore", _("Restore"), () => hers(sel()) && tilts(sel()), () => act({action: "restore", cards: cards()}));
     add("attach", _("Attach to…"), () => sel().length === 1 && hers(sel()), () => openAttachPanel());
     add("detach", _("Detach"), () => sel().length === 1 && sel()[0].attached && hers(sel()),
       () => act({action: "detach", card: sel()[0].id}));
@@ -1088,6 +1094,15 @@
       }
     }
     return out;
+  }
+
+  /** How a card lies in the latest view ("up", "down"), or null for an attached card (its
+   * face is not in the zones reply) or one not found. */
+  function faceOf(id) {
+    for (const entries of Object.values(((state.live || state.shown || {}).zones) || {})) {
+      for (const entry of entries) if (entry.id === id) return entry.face || null;
+    }
+    return null;
   }
 
   function stackSize(zone) {
