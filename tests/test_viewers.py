@@ -725,7 +725,8 @@ def test_where_the_master_put_a_card_in_a_face_down_deck_is_the_referees_alone(g
     taken = game.do(c.Search(stack="discard", take=("item-spear", "item-dagger"), to="deck:item"))
     view = action_view(taken.event, taken.campaign, "bo")
     assert view["taken"] == ["item-dagger", "item-spear"] and "take item-dagger, item-spear" in view["summary"], view
-    pile = game.do(c.Send(cards=("item-lantern",), to="discard", position=2))  # a face-up pile: its order is public
+    game.add("item-staff", to="scenario")  # (a card already in the discard pile moved in it is nothing to do: ruleset 14)
+    pile = game.do(c.Send(cards=("item-staff",), to="discard", position=2))  # a face-up pile: its order is public
     assert action_view(pile.event, pile.campaign, "bo")["position"] == "2"
 
 

@@ -141,7 +141,10 @@ def _streams_end_on_exit(follower: Follower) -> None:
             continue
 
         def handler(number: int, frame: Any, previous: Any = previous) -> None:
-            loop.call_soon_threadsafe(follower.end_streams)  # first: the handler before may raise
+            try:  # first: the handler before may raise
+                loop.call_soon_threadsafe(follower.end_streams)
+            except RuntimeError:  # the loop already closed: nothing left to end
+                pass
             previous(number, frame)
 
         signal.signal(signum, handler)
