@@ -137,7 +137,7 @@ class Play:
             self.redirects.append(Redirect(card=card, asked=zone_id, actual=actual, rule=rule))
             index = None
         zone = self.campaign.zone(actual)
-        if sees_everything(self.actor) or can_identify(self.campaign, self.actor, card):
+        if zone.is_deck and (sees_everything(self.actor) or can_identify(self.campaign, self.actor, card)):
             # (a card the actor does not see is judged before it is found: the draw by its
             # deck's suit, the search by the catalog's; a refusal here would name it)
             deck_holds_its_suit(self.campaign, card, zone)

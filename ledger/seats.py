@@ -103,12 +103,14 @@ def check_who(ledger: Ledger, cid: UUID, who: str) -> None:
         return
     if who == REFEREE:
         raise BadInput(_("the master's seat is 'master' (it sees as the referee); WHO is master, public or a hero id"))
-    if who.strip().lower() in (MASTER, PUBLIC, REFEREE) or who.strip().lower() in ledger.campaign(cid).table.heroes:
-        near = MASTER if who.strip().lower() == REFEREE else who.strip().lower()  # seat add Master, seat add ' Ana'
+    campaign = ledger.campaign(cid)
+    lowered = who.strip().lower()  # seat add Master, seat add ' Ana'
+    if lowered in (MASTER, PUBLIC, REFEREE) or lowered in campaign.table.heroes:
+        near = MASTER if lowered == REFEREE else lowered
         if near != who:
             raise BadInput(_("no seat {who}: did you mean {near}? (WHO is master, public or a hero id)").format(
                 who=repr(who), near=near))
-    ledger.campaign(cid).check_hero(who)
+    campaign.check_hero(who)
 
 
 def _append(ledger: Ledger, entry: object) -> None:

@@ -19,6 +19,7 @@ from ledger.campaign import Campaign
 from ledger.i18n import ENGLISH, _, language, pgettext
 from ledger.terms import action_name, state_name, suit_name, suit_word, zone_name
 from ledger.texts import escaped
+from ledger.vocabulary import Suit
 
 from .summaries import HIDDEN_NAME
 
@@ -112,7 +113,7 @@ def render_table_facts(out: Console, view: dict[str, Any]) -> None:
         say(_("a battle is on: no trading with a discard pile unless an effect opens it"))
 
 
-_SUIT_ORDER = {suit: rank for rank, suit in enumerate(("house", "class", "entity", "item", "skill", "companion", "event"))}
+_SUIT_ORDER = {str(suit): rank for rank, suit in enumerate(Suit)}  # the rulebook's order of the suits
 
 
 def _suit(suit: str) -> str:
