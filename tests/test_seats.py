@@ -199,8 +199,10 @@ def test_a_who_that_is_not_master_public_or_a_hero_is_refused_with_nothing_appen
 def test_a_who_in_the_wrong_case_asks_whether_the_id_was_meant(demo, who, near):
     """A QA pass: `seat add Master` said "no hero 'Master' in this campaign (heroes: ana,
     bo)", naming no seat but the heroes; `--as Master` already asked."""
+    before = stored_events(demo)
     line = one_error_line(run_ledger("seat", "add", who, db=demo))
     assert f"did you mean {near}?" in line, line
+    assert stored_events(demo) == before
 
 
 def test_referee_is_refused_with_a_hint_to_use_master(demo):
