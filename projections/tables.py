@@ -262,6 +262,11 @@ class PostgresTables:
 
 
 class _PostgresWriter:
+    COPY_FROM = 64
+    """Rows from which an insert of positional rows is sent with ``COPY`` (a rebuild's
+    batches: ~4x quicker than psycopg's ``executemany``, which sends each row as a statement
+    of its own) rather than row by row (the few rows of one action caught up)."""
+
     def __init__(self, cursor: Any):
         self.cursor = cursor
 
@@ -270,8 +275,41 @@ class _PostgresWriter:
         return self.cursor
 
     def executemany(self, sql: str, rows: Sequence[Any]) -> Any:
-        self.cursor.executemany(postgres_sql(sql), rows)
+        insert = _plain_insert(sql) if len(rows) >= self.COPY_FROM else None
+        if insert is None:
+            self.cursor.executemany(postgres_sql(sql), rows)
+        else:
+            self._copy(*insert, rows)
         return self.cursor
+
+    def _copy(self, table: str, columns: str, or_ignore: bool, rows: Sequence[Any]) -> None:
+        """The rows inserted with ``COPY``, as ``INSERT`` would (a row whose key is taken
+        fails the transaction); ``or_ignore`` (``INSERT OR IGNORE``): copied into a scratch
+        table of this transaction, then inserted from it, rows whose key is taken left out."""
+        into = f"ledger_copy_{table}" if or_ignore else table
+        if or_ignore:
+            self.cursor.execute(f'CREATE TEMP TABLE IF NOT EXISTS "{into}" (LIKE "{table}") ON COMMIT DROP')
+        with self.cursor.copy(f'COPY "{into}" ({columns}) FROM STDIN') as copy:
+            for row in rows:
+                copy.write_row(row)
+        if or_ignore:
+            self.cursor.execute(f'INSERT INTO "{table}" ({columns}) SELECT {columns} FROM "{into}" '
+                                "ON CONFLICT DO NOTHING")
+            self.cursor.execute(f'TRUNCATE "{into}"')
+
+
+_INSERT = re.compile(r"INSERT (OR IGNORE )?INTO \[?(\w+)\]? \(([\w, ]+)\) VALUES \(\?(?:, ?\?)*\)")
+
+
+@lru_cache(maxsize=64)
+def _plain_insert(sql: str) -> tuple[str, str, bool] | None:
+    """The table, columns and ``OR IGNORE`` of an ``INSERT [OR IGNORE] INTO t (a, b) VALUES
+    (?, ?)`` of the read models' (nothing else: no ``ON CONFLICT ... DO UPDATE``, no named
+    parameters), which ``COPY`` may do; None for any other statement."""
+    found = _INSERT.fullmatch(sql)
+    if found is None or found.group(3).count(",") != sql.count("?") - 1:
+        return None
+    return found.group(2), found.group(3), bool(found.group(1))
 
 
 def _fetched(cursor: Any) -> tuple[list[str], list[tuple[Any, ...]]]:

@@ -1,5 +1,6 @@
 """The read models on PostgreSQL (issue #13): made once however many processes open
-a new schema at the same moment (``ledger serve --workers`` starting together)."""
+a new schema at the same moment (``ledger serve --workers`` starting together); a rebuild's
+batches written with COPY (issue #14)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 from ledger.application import Ledger
 from ledger.catalog import load_catalog, sample_catalog_path
-from projections.readmodel import ReadModel
+from projections.readmodel import INSERTS, ReadModel
+from projections.tables import _PostgresWriter
 from tests.postgres_support import fresh_schema
 
 
@@ -112,3 +114,56 @@ def test_an_older_schemas_rows_without_witnesses_are_filled_and_walked_by_the_in
             made = conn.execute("SELECT indexdef FROM pg_indexes WHERE schemaname = %s AND indexname = %s",
                                 [schema, WITNESSED_INDEX]).fetchone()
             assert made is not None and "WHERE" in made[0], made
+
+
+def test_a_rebuild_copies_its_batches_and_writes_the_rows_catching_up_action_by_action_wrote():
+    """A rebuild's batches go in with COPY (``_PostgresWriter.COPY_FROM`` rows or more); one
+    action caught up at a time, row by row: both give the same rows, the log's."""
+    from ledger.interface.simulate import simulate, start_simulation
+    from projections.consistency import compare_with_log
+    from tests.test_readmodel import dump
+
+    with fresh_schema() as url:
+        ledger = Ledger.open(url, create=True)
+        model = ReadModel(ledger, url)
+        try:
+            cid = start_simulation(ledger, heroes=3, seed=3)
+            model.catch_up()
+            for seed in range(120):
+                simulate(ledger, cid, 1, seed=seed)
+                model.catch_up()
+            caught_up = dump(url)
+            assert len(caught_up["history"]) > _PostgresWriter.COPY_FROM
+            assert len(caught_up["card_actions"]) > _PostgresWriter.COPY_FROM
+            assert model.rebuild() == ledger.recorder.max_notification_id()
+            assert dump(url) == caught_up
+            assert compare_with_log(model) is None
+        finally:
+            model.close()
+            ledger.close()
+
+
+def test_copied_rows_of_an_insert_or_ignore_leave_out_the_rows_whose_key_is_taken_and_a_plain_insert_refuses_them():
+    from eventsourcing.persistence import IntegrityError
+
+    with fresh_schema() as url:
+        ledger = Ledger.open(url, create=True)
+        ledger.start(load_catalog(sample_catalog_path()), slug="north")
+        model = ReadModel(ledger, url)
+        try:
+            model.catch_up()
+            rows = [("north", f"card-{n}", n, ",ana,") for n in range(100)]
+            with model.tables.writing() as db:
+                db.executemany(INSERTS["card_actions"], rows[:30])
+                db.executemany(INSERTS["card_actions"], rows)  # 30 taken, 70 new: copied, 30 left out
+            assert model.read("SELECT count(*) FROM card_actions WHERE campaign = 'north'")[0][0] == 100
+            history = [("north", 1000 + n, "draw", "ana", "2026-12-04T00:00:00", "x", "[]", None, None, None)
+                       for n in range(100)]
+            with pytest.raises(IntegrityError, match="history_pkey"):
+                with model.tables.writing() as db:
+                    db.executemany(INSERTS["history"], history[:1])
+                    db.executemany(INSERTS["history"], history)  # seq 1000 taken: refused, as INSERT is
+            assert model.read("SELECT count(*) FROM history WHERE seq >= 1000")[0][0] == 0  # all rolled back
+        finally:
+            model.close()
+            ledger.close()
