@@ -240,34 +240,6 @@ def floor_postgres(url: str) -> tuple[int, float]:
     return rows, rows / dt
 
 
-def copy_stored(path: Path, pg_url: str) -> None:
-    """The SQLite file's whole log (notification order kept) and its campaigns'
-    snapshots, into the PostgreSQL schema through eventsourcing's recorder API: the same
-    stored events as ``import_campaign`` writes, used only when it fails (it fails on
-    PostgreSQL for a campaign that has snapshots: ``_insert`` calls ``_insert_events``,
-    which eventsourcing's PostgresAggregateRecorder, the snapshots' recorder, lacks)."""
-    from eventsourcing.persistence import StoredEvent
-
-    from ledger.application import Ledger
-
-    src, dst = Ledger.open(path), Ledger.open(pg_url, create=True)
-    try:
-        last = 0
-        while notes := src.recorder.select_notifications(start=last + 1, limit=1000):
-            dst.recorder.insert_events([StoredEvent(n.originator_id, n.originator_version, n.topic, n.state)
-                                        for n in notes])
-            last = notes[-1].id
-        assert src.snapshots is not None and dst.snapshots is not None
-        for entry in src.campaigns():
-            version = 0
-            while page := src.snapshots.recorder.select_events(entry.campaign_id, gt=version, limit=1000):
-                dst.snapshots.recorder.insert_events(page)
-                version = page[-1].originator_version
-    finally:
-        src.close()
-        dst.close()
-
-
 def measure_rebuild(work: Path, pg_url: str, size: int, repeats: int) -> dict[str, Any]:
     from ledger.application import Ledger
     from ledger.transfer import export, import_campaign
@@ -286,14 +258,7 @@ def measure_rebuild(work: Path, pg_url: str, size: int, repeats: int) -> dict[st
     import_campaign(exported, copy)
     say(f"  imported into {copy} ({time.perf_counter() - t0:.1f} s)")
     t0 = time.perf_counter()
-    try:
-        import_campaign(exported, pg_url)
-        how = "ledger.transfer.import_campaign"
-    except AttributeError as exc:  # a campaign with snapshots: see copy_stored
-        say(f"  import_campaign into PostgreSQL failed: {type(exc).__name__}: {exc}; copying {copy.name}'s "
-            "stored events and snapshots through the recorder API instead")
-        copy_stored(copy, pg_url)
-        how = f"copied through the recorder API (import_campaign failed: {type(exc).__name__}: {exc})"
+    import_campaign(exported, pg_url)
     say(f"  into schema {schema_of(pg_url)} ({time.perf_counter() - t0:.1f} s)")
     best: dict[str, dict[str, Any]] = {}
     for _ in range(repeats):  # alternated; the best of each kept (the least disturbed)
@@ -311,7 +276,7 @@ def measure_rebuild(work: Path, pg_url: str, size: int, repeats: int) -> dict[st
                 prev["floor"] = max(prev["floor"], got["floor"])
                 prev["rss_mb"] = max(prev["rss_mb"], got["rss_mb"])
     unlink_sqlite(copy)
-    out: dict[str, Any] = {"rebuild_size": size, "rebuild_pg_by": how}
+    out: dict[str, Any] = {"rebuild_size": size}
     for name, got in best.items():
         out.update({f"rebuild_{name}": got["eps"], f"rebuild_floor_{name}": got["floor"],
                     f"rebuild_ratio_{name}": got["eps"] / got["floor"], f"rebuild_rss_{name}": got["rss_mb"],
@@ -657,7 +622,7 @@ def report(f: dict[str, Any]) -> None:
     if "rebuild" in f:
         r = f["rebuild"]
         print(f"rebuild: a simulated campaign of {r['rebuild_size']:,} actions, exported, imported into a new SQLite "
-              f"file and put into PostgreSQL by {r['rebuild_pg_by']} "
+              f"file and a new PostgreSQL schema "
               f"(floor rows: PostgreSQL {r['rebuild_rows_pg']:,}, SQLite {r['rebuild_rows_sqlite']:,}); "
               f"load at the end: {r['load']}")
     if "server" in f:
