@@ -92,6 +92,17 @@ def _one_question(request: Request) -> None:
 SEATED = Annotated[tuple[Seat, UUID], Depends(seated)]
 
 
+async def _each_field_once(request: Request, _seated: SEATED) -> None:
+    """Refuses a body that names a key twice in one object (``bodies.named_once``), after the
+    seat is known (no token: 401 before the body is read) and before the body is checked
+    against the action it names: a parser keeps the last of two keys, so that check would
+    complain of the wrong thing (``{"action": "draw", "stack": ..., "action": "undo"}``)."""
+    twice = named_once(await request.body())
+    if twice is not None:
+        raise Refused(422, "bad-input", _("the body names {field!r} twice; name each field once").format(
+            field=twice))
+
+
 def create_app(db: str) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -295,7 +306,7 @@ def api_routes() -> Any:
         request: Request, seated: SEATED,
         start: Annotated[int | None, DIGITS, Query(alias="from", ge=1, le=2**53)] = None,
         to: Annotated[int | None, DIGITS, Query(ge=1, le=2**53)] = None,
-        card: Annotated[str | None, Query(max_length=100)] = None,
+        card: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
         actor: Annotated[str | None, Query(max_length=100)] = None,
         limit: Annotated[int | None, DIGITS, Query(ge=1, le=2**53)] = None,
     ) -> list[dict[str, Any]]:
@@ -347,13 +358,10 @@ def api_routes() -> Any:
         return await clerk(clerk.latest_checkpoint, cid)
 
     @api.post("/actions", summary="Record an action as the seat's actor")
-    async def act(request: Request, seated: SEATED, body: Annotated[ActionBody, Body()]) -> dict[str, Any]:
+    async def act(request: Request, seated: SEATED, _once: Annotated[None, Depends(_each_field_once)],
+                  body: Annotated[ActionBody, Body()]) -> dict[str, Any]:
         seat, cid = seated
-        twice = named_once(await request.body())  # a malformed body is told so before a read-only seat is
-        if twice is not None:
-            raise Refused(422, "bad-input", _("the body names {field!r} twice; name each field once").format(
-                field=twice))
-        if seat.actor is None:
+        if seat.actor is None:  # (a malformed body is told so first, as to any other seat)
             raise Refused(403, "read-only", _("the public seat only reads; actions come from the master and heroes"))
         command = body.command(seat.actor)
         clerk: Clerk = request.app.state.clerk
