@@ -102,6 +102,7 @@ def add_hero(play: Play, cmd: c.AddHero) -> Decided:
     hero = check_hero_id(cmd.hero)
     rules.master_only(play.actor, N_("adds heroes"))
     rules.new_hero(play.campaign, hero)
+    rules.hero_zones_new(play.campaign, hero)
     rules.printable_text("--name", cmd.name)
     play.apply(HeroChanged(hero=hero, was=None, now=Hero(name=cmd.name or hero, knowledge=cmd.knowledge)))
     return e.HeroAdded, {"hero": hero}

@@ -104,6 +104,10 @@ class Format(BaseModel):
     def zones(self, heroes: tuple[str, ...]) -> dict[str, ZoneSpec]:
         return _expand(self.stacks, heroes)
 
+    def hero_zones(self, hero: str) -> dict[str, str]:
+        """The zones this format makes for one hero, each with the stack template it comes from."""
+        return {zone: spec.id for spec in self.stacks if "{hero}" in spec.id for zone in _expand((spec,), (hero,))}
+
     def value_type(self, suit: Suit) -> str:
         return self.value_types.get(suit) or DEFAULT_VALUE_TYPES.get(str(suit), str(suit))
 

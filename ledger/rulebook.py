@@ -74,8 +74,11 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # pile keeping no order that it lies in (the discard pile) is nothing to do (it was recorded
 # each time, moving it to the pile's end, while --position top on it was refused); a search of a
 # deck of one suit for a card of another is refused by the catalog before it looks (a hero's was
-# recorded as a miss she could not take back), and a draw into the deck drawn from is refused.
-RULESET = 14
+# recorded as a miss she could not take back), and a draw into the deck drawn from is refused;
+# 15 = a hero id that would name a zone the campaign has already, through a format's stack made
+# for each hero (hero ``item`` and ``deck:{hero}``: ``deck:item``), is refused (RULES.md §3: the
+# hero's zone replaced the campaign's item deck, which she then looked through as her own).
+RULESET = 15
 
 
 class Rule(NamedTuple):
@@ -94,6 +97,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("hand-for", "§1", N_("cards a hero takes go to their inventory unless told otherwise; "
          "the master has no inventory")),
     Rule("new-hero", "§1", N_("a hero joins a campaign once")),
+    Rule("hero-zones-new", "§3", N_("the zones a format makes for each hero are the new hero's own: a hero id "
+         "that would name a zone the campaign has already is refused")),
     Rule("knowledge-changes", "§1", N_("a knowledge change must change the hero's knowledge")),
     # -- §3 stacks -----------------------------------------------------------------------
     Rule("entry-face", "§3", N_("a card entering a stack takes the stack's orientation, however it gets there")),

@@ -261,6 +261,34 @@ def test_master_may_draw_from_a_heros_deck_for_them(personal):
     assert personal.zone("item-sword") == "inventory:ana"
 
 
+@pytest.mark.parametrize("template, hero, taken", [
+    ("deck:{hero}", "item", "deck:item"),
+    ("{hero}", "discard", "discard"),
+    ("{hero}", "depot", "depot"),
+    ("{hero}", "limbo", "limbo"),
+    ("{hero}", "scenario", "scenario"),
+])
+def test_hero_zones_new_a_hero_id_that_would_name_a_zone_of_the_campaign_is_refused(
+        app, sample_catalog, tmp_path, template, hero, taken):
+    """A QA pass: in a format with a stack per hero (deck:{hero}), hero "item" was added and
+    her deck replaced the campaign's item deck, which she then looked through as her own.
+    Ruleset 15 refuses the hero id (older campaigns decide as they were decided)."""
+    from ledger.rulesets import decided_under
+
+    text = f'name = "personal"\n{_stack(template, "deck", "face-down-controller-may-look", "ordered = true")}'
+    fmt = load_format(write(tmp_path, "personal.toml", text))
+    game = Game(app, app.start(sample_catalog, name="P", fmt=fmt).campaign.id)
+    before = game.campaign.zones()[taken]
+    err = str(game.refuse(c.AddHero(hero=hero, name="X"), RuleBroken))
+    assert f"would name {taken}, a zone this campaign has already" in err and template in err, err
+    assert game.campaign.zones()[taken] == before and before.owner is None
+    game.do(c.AddHero(hero="ana", name="Ana"))  # another id is fine
+    assert game.campaign.zones()[template.replace("{hero}", "ana")].owner == "ana"
+    with decided_under(14):  # as recorded before ruleset 15
+        game.do(c.AddHero(hero=hero, name="X"))
+    assert game.campaign.zones()[taken].owner == hero
+
+
 # -- bad format files ---------------------------------------------------------------
 def _stack(zid: str, kind: str, visibility: str, extra: str = "") -> str:
     return f'[[stacks]]\nid = "{zid}"\nkind = "{kind}"\nvisibility = "{visibility}"\n{extra}'

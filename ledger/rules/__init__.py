@@ -74,7 +74,7 @@ from .fair_play import (
     showed_nothing_hidden,
     shuffles_unseen_order,
 )
-from .heroes import knowledge_changes, new_hero
+from .heroes import hero_zones_new, knowledge_changes, new_hero
 from .locations import (
     access_levels,
     battle_toggles,
@@ -140,7 +140,8 @@ __all__ = [
     # data and the rulebook's API
     "PLACEMENT_RULES", "REFILL_LIMIT", "SHEET_CARD_ZONES", "TRADE_PILE", "rule_text",
     # §1 actors and heroes
-    "actor_in_campaign", "may_act_for", "acts_for", "master_only", "hand_for", "new_hero", "knowledge_changes",
+    "actor_in_campaign", "may_act_for", "acts_for", "master_only", "hand_for", "new_hero", "hero_zones_new",
+    "knowledge_changes",
     # §3 stacks, §9 naming cards
     "entry_face", "may_use_stack", "may_name", "may_move", "must_be_in", "must_be_deck", "must_be_stack",
     "must_be_ordered", "enough_to_shuffle", "position_in_range",
