@@ -409,10 +409,31 @@ def test_export_refuses_to_write_over_another_sqlite_database(source, tmp_path):
     assert "SQLite database" in refusal_line(result)
     assert other.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"], "no partial file left"
-    plain = tmp_path / "old.jsonl"  # any other existing file is replaced, as before
-    plain.write_text("an older export\n", encoding="utf-8")
+    plain = tmp_path / "old.jsonl"  # an older export is replaced
+    assert run_ledger("export", str(plain), db=source).returncode == 0
     assert run_ledger("export", str(plain), db=source).returncode == 0
     assert lines_of(plain)[-1].keys() == {"trailer"}
+
+
+@pytest.mark.parametrize("viewer", ["referee", "ana"])
+def test_export_replaces_an_earlier_export_or_an_empty_file_but_no_other_file_without_force(source, tmp_path,
+                                                                                             viewer):
+    """A QA pass: `ledger export cards.toml` (a slip of the tab key) replaced the catalog."""
+    earlier = tmp_path / "earlier.jsonl"
+    assert run_ledger("--as", viewer, "export", str(earlier), db=source).returncode == 0
+    assert run_ledger("--as", viewer, "export", str(earlier), db=source).returncode == 0
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    assert run_ledger("--as", viewer, "export", str(empty), db=source).returncode == 0
+    catalog = tmp_path / "cards.toml"
+    catalog.write_text('[[cards]]\nid = "item-sword"\n', encoding="utf-8")
+    before = catalog.read_bytes()
+    result = run_ledger("--as", viewer, "export", str(catalog), db=source)
+    assert "holds something other than an export" in refusal_line(result) and "--force" in refusal_line(result)
+    assert catalog.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cards.toml", "earlier.jsonl", "empty.jsonl"]
+    assert run_ledger("--as", viewer, "export", "--force", str(catalog), db=source).returncode == 0
+    assert lines_of(catalog)[-1].keys() == {"trailer"}
 
 
 def test_a_cut_export_whose_trailer_was_rewritten_is_told_apart_only_by_a_signature(source, tmp_path):

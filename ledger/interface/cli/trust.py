@@ -209,14 +209,16 @@ def keys_show(s: Session) -> None:
 
 @cli.command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Write over FILE even if it holds something other than an export.")
 @pass_session
-def export(s: Session, file: str | None) -> None:
+def export(s: Session, file: str | None, force: bool) -> None:
     """Write the campaign's log as JSON Lines (stdout without FILE, or with -), ending
     with a trailer (the count and head hash, signed when there is a key).
 
     As the referee (the default) it is the whole log, importable. With --as public or
     --as HERO it is only what that viewer may know: hidden cards as null, no seeds, no
     deck orders, no action hashes; its first line says so, and it cannot be imported.
+    An existing FILE is replaced only if it holds an export (or nothing), unless --force.
 
     \b
     Example: ledger export campaign.jsonl    |    ledger --as ana export ana.jsonl
@@ -228,6 +230,8 @@ def export(s: Session, file: str | None) -> None:
             file=repr(file)))
     if file is not None:  # before the database is opened: a refusal touches nothing
         _refuse_overwriting(s, Path(file), _partial(Path(file)))
+        if not force:
+            _refuse_replacing_other_files(Path(file))
     ledger = s.ledger()
     cid = s.cid()
     viewer = s.viewing(ledger.campaign(cid))
@@ -300,6 +304,26 @@ def _refuse_overwriting(s: Session, *paths: Path) -> None:
         if _is_sqlite(path):
             raise BadInput(_("export would write over {file}, an SQLite database; export to a new file, e.g. "
                              "campaign.jsonl").format(file=path))
+
+
+# How every export begins: the referee's with its first action, a viewer's with its header.
+EXPORT_STARTS = (b'{"campaign_id":', b'{"export":')
+
+
+def _refuse_replacing_other_files(path: Path) -> None:
+    """Export replaces an earlier export (or an empty file) without asking; any other file
+    (a catalog, a README, someone's notes) only with --force: a slip of the tab key would
+    lose it."""
+    try:
+        if not path.is_file() or path.stat().st_size == 0:  # missing (the usual case), a pipe, a device
+            return
+        with path.open("rb") as handle:
+            start = handle.read(3 + max(map(len, EXPORT_STARTS))).removeprefix(b"\xef\xbb\xbf")
+    except OSError:  # unreadable: the write will say what is wrong
+        return
+    if not start.startswith(EXPORT_STARTS):
+        raise BadInput(_("export would replace {file}, which holds something other than an export; export to a "
+                         "new file, or give --force to replace it").format(file=path))
 
 
 def _same_file(path: Path, other: Path) -> bool:
