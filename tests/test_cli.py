@@ -396,6 +396,7 @@ def test_bad_numbers_are_refused_as_bad_input_naming_the_option_and_append_nothi
         ["activate", "item-rope", "--ap", "-1"],
         ["activate", "item-rope", "--effect", "0"],
         ["explain", "-1"],  # a seq, not an unknown option
+        ["access", "village", "item", "-1"],  # a level (a QA pass: "No such option '-1'")
         ["history", "--limit", "0"],
         # a value click's own types refuse (a choice, a range): refused as well, not a usage error
         ["send", "item-rope", "--to", "discard", "--face", "sideways"],
@@ -416,6 +417,21 @@ def test_bad_numbers_are_refused_as_bad_input_naming_the_option_and_append_nothi
         if args[-2].startswith("--") and args[-1] not in ("9", str(LAST + 1)):  # those two: the campaign refuses
             assert line.startswith((f"error: {args[-2]}: ", f"error: {args[-2]} '")), line  # (NAME=VALUE: quoted)
         assert "action_points" not in line
+
+
+def test_a_negative_number_argument_is_the_number_and_options_after_it_are_still_options(campaign_copy):
+    """A QA pass: `access village item -1` was click's "No such option '-1'" (exit 2)."""
+    db = campaign_copy
+    before = stored(db)
+    line = one_error_line(run_ledger("access", "village", "item", "-1", "--by", "event-festival", db=db),
+                          exit_codes=(1,))
+    assert "no location 'village'" in line, line  # the command was read: --by a card, level -1
+    for args, unknown in ((["access", "village", "item", "-1", "--bogus"], "--bogus"),
+                          (["access", "village", "item", "--bogus=2", "-1"], "--bogus"),
+                          (["hero", "knowledge", "ana", "-1", "--cl"], "--cl")):
+        line = one_error_line(run_ledger(*args, db=db), exit_codes=(2,))
+        assert f"'{unknown}'" in line and "'-1'" not in line, line
+    assert stored(db) == before
 
 
 # -- the database file -------------------------------------------------------------------

@@ -69,16 +69,25 @@ class LedgerCommand(TranslatedCommand):
 
 class SignedArguments(LedgerCommand):
     """A command whose number argument may be typed negative (``explain -1``, ``hero
-    knowledge ana -1``): a lone ``-N`` is the number, refused as such, not an unknown
-    option; any other unknown option is still a usage error."""
+    knowledge ana -1``, ``access village item -1 --by CARD``): a lone ``-N`` is the number,
+    refused as such, not an unknown option; any other unknown option is still a usage
+    error, and options after the number are read as options."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        for at, token in enumerate(args):
+        known = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
+        signed = False
+        for token in args:
             if token == "--":
                 break
             if token[:1] == "-" and token[1:].isdigit() and token[1:].isascii():
-                args = [*args[:at], "--", *args[at:]]
-                break
+                signed = True
+            elif token[:1] == "-" and token.split("=", 1)[0] not in known:  # as click would say it
+                from difflib import get_close_matches
+
+                option = token.split("=", 1)[0]
+                raise click.NoSuchOption(option, possibilities=get_close_matches(option, known), ctx=ctx)
+        if signed:
+            ctx.ignore_unknown_options = True
         return super().parse_args(ctx, args)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from ...i18n import N_, _
-from .group import cli
+from .group import SignedArguments, cli
 from .session import INTEGER, POSITION, Session, pairs, pass_session, record
 
 
@@ -228,7 +228,7 @@ def battle_end(s: Session) -> None:
     record(s, EndBattle(actor=s.actor))
 
 
-@cli.command()
+@cli.command(cls=SignedArguments)  # -1: a level refused as such
 @click.argument("location_id")
 @click.argument("suit")
 @click.argument("level", type=INTEGER, required=False)
