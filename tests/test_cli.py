@@ -411,6 +411,8 @@ def test_bad_numbers_are_refused_as_bad_input_naming_the_option_and_append_nothi
         ["location", "add", "v8", "--access", "item=\u0661"],
         ["--actor", "ana", "activate", "item-rope", "--energy", "ice=1_0"],
         ["hero", "knowledge", "ana", "\u0663"],
+        ["simulate", "--actions", str(2**63)],  # a QA pass: both were taken
+        ["simulate", "--actions", "1", "--seed", str(2**63)],
     ):
         line = one_error_line(run_ledger(*args, db=db), exit_codes=(1,))
         assert stored(db) == before, f"{args} appended events"

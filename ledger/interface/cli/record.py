@@ -86,6 +86,7 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
     \b
     Example: ledger --db sim.db simulate --actions 10000 --seed 7
     """
+    from ...bounds import LONGEST_ID, bounded
     from ...rules.actors import master_only
     from ..simulate import SIMULATION_SLUG, finish_setup, start_simulation
     from ..simulate import simulate as play_randomly
@@ -94,6 +95,11 @@ def simulate(s: Session, count: int, seed: int, heroes: int) -> None:
     master_only(s.actor, N_("runs a simulation"))
     if count < 1:
         raise BadInput(_("--actions {count}: give a number of actions, at least 1").format(count=count))
+    for option, number in (("--actions", count), ("--seed", seed)):
+        try:
+            bounded(number, option, LONGEST_ID, flags=False)  # 2**63 actions: no campaign, a seed no shuffle takes
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
     if not 1 <= heroes <= 12:
         raise BadInput(_("--heroes {heroes}: between 1 and 12 heroes").format(heroes=heroes))
     ledger = s.ledger(create=True)
