@@ -32,6 +32,7 @@ from .i18n import PORTUGUESE, _, language
 from .vocabulary import EffectKind, EffectScope, Suit, Task
 
 CARD_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
+WHOLE = re.compile(r"-?[0-9]{1,50}")
 RESERVED_CARD_IDS = frozenset({"box", "discard", "depot", "scenario", "limbo", "master", "referee", "public"})
 
 
@@ -43,7 +44,10 @@ class Effect(BaseModel):
 
     @classmethod
     def parse(cls, text: str) -> Effect:
-        kind, _at, scope = text.strip().partition("@")
+        kind, at, scope = text.strip().partition("@")
+        if at and not scope:  # activate@: a scope was meant
+            raise ValueError(_("{effect}: a scope after @ (card, attachment, anywhere or discard)").format(
+                effect=repr(text.strip())))
         return cls(kind=kind, scope=scope or "card")  # type: ignore[arg-type]
 
     def __str__(self) -> str:
@@ -95,8 +99,10 @@ class Card(BaseModel):
     @field_validator("level", "value", "knowledge", mode="before")
     @classmethod
     def _whole_number(cls, v: Any) -> Any:
-        if isinstance(v, bool) or isinstance(v, float):
-            raise ValueError(_("must be a whole number"))
+        # digits as a person writes them: not 1.0, +1, 1_000 or 1e3, which Python's int() or
+        # pydantic would read (a CSV cell is a string); a negative one is refused by its range
+        if isinstance(v, bool) or isinstance(v, float) or (isinstance(v, str) and not WHOLE.fullmatch(v)):
+            raise ValueError(_("must be a whole number, written in digits (e.g. 2)"))
         return v
 
     @field_validator("effects", mode="before")
@@ -105,7 +111,10 @@ class Card(BaseModel):
         if v is None or v == "":
             return ()
         if isinstance(v, str):
-            v = [p for p in v.split(";") if p.strip()]
+            v = v.split(";")
+            if any(not p.strip() for p in v):  # activate;;  or a lone ;
+                raise ValueError(_("an empty effect between ';'; effects are activate or auto, each optionally "
+                                   "@scope, separated by ';'"))
         if not isinstance(v, (list, tuple)):
             raise ValueError(_("a list of effects: activate or auto, each optionally @scope"))
         return tuple(Effect.parse(e) if isinstance(e, str) else e for e in v)

@@ -228,6 +228,14 @@ BAD_CSV_ROWS = [
     ("blank-name", "item-a,item,,1,3,0,,", ["row 2", "name"]),
     ("too-many-fields", "item-ok,item,Ok,1,1,0,,\nitem-a,item,A,1,3,0,,,surplus", ["row 3"]),
     ("too-few-fields", "item-a,item,A,1", ["row 2"]),
+    # found by a QA pass: read as numbers by int() or pydantic, not as a person writes one
+    ("level-written-as-a-fraction", "item-a,item,A,1.0,3,0,,", ["row 2", "level", "whole number"]),
+    ("level-with-a-plus-sign", "item-a,item,A,+1,3,0,,", ["row 2", "level", "whole number"]),
+    ("value-with-an-underscore", "item-a,item,A,1,1_000,0,,", ["row 2", "value", "whole number"]),
+    ("knowledge-in-exponent-form", "item-a,item,A,1,3,1e1,,", ["row 2", "knowledge", "whole number"]),
+    ("an-empty-effect", "item-a,item,A,1,3,0,,activate;;auto", ["row 2", "effects", "empty effect"]),
+    ("only-a-separator", "item-a,item,A,1,3,0,,;", ["row 2", "effects", "empty effect"]),
+    ("a-scope-left-out", "item-a,item,A,1,3,0,,activate@", ["row 2", "effects", "scope after @"]),
 ]
 
 

@@ -272,8 +272,8 @@ IN_PORTUGUESE = [
      "c.toml card 'house-a': knowledge: a sheet card (house) has no knowledge requirement"),
     ("fractional-level", "c.toml", ('[[cards]]\nid = "item-a"\nsuit = "item"\nname = "A"\nlevel = 1.5\nvalue = 1\n'
                                     'knowledge = 0\n'),
-     "c.toml carta 'item-a': level: deve ser um número inteiro",
-     "c.toml card 'item-a': level: must be a whole number"),
+     "c.toml carta 'item-a': level: deve ser um número inteiro, escrito em algarismos (por exemplo 2)",
+     "c.toml card 'item-a': level: must be a whole number, written in digits (e.g. 2)"),
     ("effects-not-a-list", "c.toml", ('[[cards]]\nid = "item-a"\nsuit = "item"\nname = "A"\nlevel = 1\nvalue = 1\n'
                                       'knowledge = 0\neffects = 5\n'),
      "c.toml carta 'item-a': effects: uma lista de efeitos: activate ou auto, cada um opcionalmente com @escopo",
