@@ -664,6 +664,9 @@ def _must_be_campaign_file(path: Path, new_ok: bool = False) -> str:
     if new_ok and not names:
         return name  # an empty database (say, a file whose creation was interrupted): init may use it
     if mode.lower() != "wal" or "stored_events" not in names:
+        if new_ok:  # init (import, simulate) into another program's database: it is left as it is
+            raise StoreError(_("{path} is an SQLite database of something else, not a campaign database; start the "
+                               "campaign in a new file (--db campaign.db)").format(path=path))
         raise StoreError(_("{path} is not a campaign database; name another with --db, or start one with init").format(
             path=path))
     if cut_short(path, page):  # nothing may read it as whole, or write to it

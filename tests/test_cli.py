@@ -437,6 +437,22 @@ def test_a_negative_number_argument_is_the_number_and_options_after_it_are_still
 
 
 # -- the database file -------------------------------------------------------------------
+def test_init_into_another_programs_sqlite_database_says_so_and_leaves_it_as_it_was(tmp_path):
+    """A QA pass: init into a foreign SQLite file said "... or start one with init"."""
+    import sqlite3
+
+    db = tmp_path / "notes.db"
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    connection.close()
+    before = db.read_bytes()
+    for args in (["init", "--catalog", SAMPLE], ["simulate", "--actions", "1"]):
+        line = one_error_line(run_ledger(*args, db=db))
+        assert "an SQLite database of something else" in line and "with init" not in line, line
+    assert "start one with init" in one_error_line(run_ledger("zones", db=db))
+    assert db.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["notes.db"]
+
+
 def test_a_missing_database_is_refused_pointing_at_init_and_not_created(tmp_path):
     db = tmp_path / "nothing-here.db"
     for args in (["zones"], ["campaigns"], ["--actor", "ana", "draw", "deck:item"]):
