@@ -436,6 +436,30 @@ def test_a_negative_number_argument_is_the_number_and_options_after_it_are_still
     assert stored(db) == before
 
 
+@pytest.mark.parametrize("args, option", [
+    (["--actor", "ana", "draw", "deck:item", "--count", "1", "--count", "2"], "--count"),
+    (["--actor", "ana", "--actor", "master", "draw", "deck:item"], "--actor"),
+    (["--db", "other.db", "exile", "item-rope"], "--db"),  # with run_ledger's own --db
+    (["send", "item-rope", "--to", "limbo", "--to=discard"], "--to"),
+    (["hero", "add", "bo", "--knowledge", "1", "--knowledge", "2"], "--knowledge"),
+    (["--as", "ana", "--as", "public", "zones"], "--as"),
+])
+def test_an_option_that_takes_one_value_is_refused_when_given_twice(campaign_copy, args, option):
+    """A QA pass: click kept the last of `--count 1 --count 2` (and of --db, --actor)
+    without a word, as a query's repeated key is refused by the table server."""
+    before = stored(campaign_copy)
+    line = one_error_line(run_ledger(*args, db=campaign_copy), exit_codes=(2,))
+    assert f"{option} is given twice" in line, line
+    assert stored(campaign_copy) == before
+    assert not (campaign_copy.parent / "other.db").exists()
+
+
+def test_options_that_gather_values_may_still_repeat(campaign_copy):
+    line = one_error_line(run_ledger("reveal", "item-rope", "--to", "ana", "--to", "ana", db=campaign_copy))
+    assert "a hero is named twice" in line, line  # the command read both, and the rule refuses the second
+    succeeded(run_ledger("zones", "--help", "--help", db=campaign_copy))
+
+
 # -- the database file -------------------------------------------------------------------
 def test_init_into_another_programs_sqlite_database_says_so_and_leaves_it_as_it_was(tmp_path):
     """A QA pass: init into a foreign SQLite file said "... or start one with init"."""

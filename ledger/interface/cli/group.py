@@ -48,7 +48,28 @@ def load_commands(module: str | None = None) -> None:
         importlib.import_module(f"{__package__}.{name}")
 
 
-class LedgerCommand(TranslatedCommand):
+class GivenOnce(click.Command):
+    """An option that takes one value is given once: click kept the last of ``--count 1
+    --count 2`` (or ``--db a.db --db b.db``) without a word, as a query string's repeated
+    key is refused by the table server. Options that gather values (``--to`` of reveal)
+    and ``--help`` may repeat."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            order = self.make_parser(ctx).parse_args(args=list(args))[2]
+        except click.ClickException:  # click says what is wrong, as ever
+            return super().parse_args(ctx, args)
+        seen: set[str | None] = set()
+        for param in order:
+            if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_eager):
+                if param.name in seen:
+                    raise click.UsageError(_("{option} is given twice; give it once").format(
+                        option=max(param.opts, key=len)), ctx)
+                seen.add(param.name)
+        return super().parse_args(ctx, args)
+
+
+class LedgerCommand(GivenOnce, TranslatedCommand):
     """A command whose refused values name the option the person typed: a command's
     field that pydantic refuses (``action_points``) is said as its option (``--ap``)."""
 
@@ -91,7 +112,7 @@ class SignedArguments(LedgerCommand):
         return super().parse_args(ctx, args)
 
 
-class LedgerGroup(TranslatedGroup):
+class LedgerGroup(GivenOnce, TranslatedGroup):
     """A click group whose ``main`` never lets a traceback reach the user: refusals and
     bad input print one ``error:`` line on stderr (and the error object on stdout with
     ``--json``) and exit 1; usage errors exit 2; a bare ``ledger`` shows the help.
