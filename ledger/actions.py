@@ -190,6 +190,8 @@ def discard(play: Play, cmd: c.Discard) -> Decided:
         return e.CardsDiscarded, {"cards": tuple(taken), "stack": deck.id, "seed": cmd.seed}
     if not cmd.cards:
         raise BadInput(_("name the cards to discard, or --from DECK to discard from the top of a deck"))
+    if (cmd.count != 1 or cmd.seed is not None) and ruleset() >= 15:  # they were passed over without a word
+        raise BadInput(_("--count and --seed go with --from DECK; the cards named are discarded, each once"))
     _known(play, cmd.cards, "discard")
     rules.may_name(play.campaign, play.actor, cmd.cards, "discard")
     _theirs(play, cmd.cards, "discard")

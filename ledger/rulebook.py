@@ -77,7 +77,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # recorded as a miss she could not take back), and a draw into the deck drawn from is refused;
 # 15 = a hero id that would name a zone the campaign has already, through a format's stack made
 # for each hero (hero ``item`` and ``deck:{hero}``: ``deck:item``), is refused (RULES.md §3: the
-# hero's zone replaced the campaign's item deck, which she then looked through as her own).
+# hero's zone replaced the campaign's item deck, which she then looked through as her own), and
+# a discard of named cards given a count or a seed (which go with a discard from a deck's top,
+# and were passed over without a word) is refused.
 RULESET = 15
 
 

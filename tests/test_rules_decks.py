@@ -124,6 +124,22 @@ def test_discard_from_a_deck_takes_its_top_cards(game):
     assert rec.event.refills == ()
 
 
+@pytest.mark.parametrize("extra", [{"count": 2}, {"seed": 5}])
+def test_discard_of_named_cards_takes_no_count_or_seed(game, extra):
+    """A QA pass: `discard item-sword --count 2` discarded the one card named, the count
+    passed over without a word."""
+    game.add("item-sword", to="table:ana")
+    err = game.refuse(c.Discard(cards=("item-sword",), **extra), BadInput)
+    assert "go with --from" in str(err)
+    game.do(c.Discard(cards=("item-sword",)))
+    from ledger.rulesets import decided_under
+
+    game.add("item-bow", to="table:ana")
+    with decided_under(14):  # as recorded before ruleset 15, so that such a record still verifies
+        game.do(c.Discard(cards=("item-bow",), **extra))
+    assert game.zone("item-bow") == "discard"
+
+
 def test_discard_from_an_empty_deck_refills_it_from_the_depot_first(game):
     game.add("item-sword", "item-bow", "item-rope", "skill-dodge", to="depot")
     before = game.app.last_seq(game.cid)
