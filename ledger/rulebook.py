@@ -79,7 +79,8 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # for each hero (hero ``item`` and ``deck:{hero}``: ``deck:item``), is refused (RULES.md §3: the
 # hero's zone replaced the campaign's item deck, which she then looked through as her own), and
 # a discard of named cards given a count or a seed (which go with a discard from a deck's top,
-# and were passed over without a word) is refused.
+# and were passed over without a word) is refused, as is the master's search --by a card that is
+# not active (the record would say its effect allowed the search; the master needs no --by).
 RULESET = 15
 
 

@@ -13,7 +13,7 @@ import pytest
 from ledger import commands as c
 from ledger.audit import verify
 from ledger.changes import StackReordered
-from ledger.errors import LedgerError, NotAllowed
+from ledger.errors import LedgerError, NotAllowed, RuleBroken
 from ledger.events import ActionUndone
 
 from .conftest import Game, run_ledger
@@ -183,6 +183,23 @@ def test_a_hero_may_search_by_an_active_card_they_control(table):
     done = table.do(c.Search(actor="ana", stack="deck:item", take=("item-bow",), by="skill-tracking"))
     assert table.zone("item-bow") == "inventory:ana"
     assert done.event.allowed_by == "skill-tracking"
+
+
+def test_search_allowed_the_masters_search_by_a_card_names_an_active_one(table):
+    """A QA pass: the master's `search --by` a card in the box was recorded as allowed by
+    it (the master needs no --by; when he gives one, the record says that effect allowed it)."""
+    from ledger.rulesets import decided_under
+
+    err = table.refuse(c.Search(stack="deck:item", take=("item-bow",), to="inventory:ana", by="skill-tracking"),
+                       RuleBroken)
+    assert "skill-tracking is not active" in str(err) and "without --by" in str(err)
+    table.do(c.Search(stack="deck:item", take=("item-bow",), to="inventory:ana"))
+    table.add("skill-tracking", to="table:ana")
+    done = table.do(c.Search(stack="deck:item", take=("item-sword",), to="inventory:ana", by="skill-tracking"))
+    assert done.event.allowed_by == "skill-tracking"
+    table.do(c.Send(cards=("skill-tracking",), to="box"))
+    with decided_under(14):  # as recorded before ruleset 15
+        table.do(c.Search(stack="deck:item", take=("item-rope",), to="inventory:ana", by="skill-tracking"))
 
 
 @pytest.mark.parametrize("pile", ["discard", "depot"])

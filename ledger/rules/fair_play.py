@@ -180,6 +180,9 @@ def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
     if sees_everything(actor) or not _fair():
         if by is not None:
             campaign.card(by)
+            if ruleset() >= 15 and "active" not in card_states(campaign, by):  # the record would say it allowed it
+                raise RuleBroken(_("card {card} is not active, so its effect allows no search now; the master "
+                                   "searches without --by").format(card=by))
         return
     if by is None:
         raise NotAllowed(_("{actor} may search only by an effect that allows it: name the active card you control "
