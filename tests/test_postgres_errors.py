@@ -174,6 +174,45 @@ def test_a_lost_listening_connection_is_one_line_in_the_log_and_tried_again_ever
     assert all("\n" not in r.getMessage() and "Connection refused" in r.getMessage() for r in records)
 
 
+def test_a_stopping_server_waits_for_its_following_of_the_log_only_so_long(monkeypatch, caplog):
+    """A full run hung for minutes in a test's shutdown, the follower awaiting a task it had
+    cancelled (a listening connection caught mid-way, as far as could be told). A task that
+    does not end when cancelled now holds the stop STOP_PATIENCE at most, said in the log."""
+    import asyncio
+    import logging
+    import time
+    import types
+
+    from ledger.interface.server import live
+
+    monkeypatch.setattr(live, "STOP_PATIENCE", 0.2, raising=False)
+
+    async def deaf() -> None:
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            await asyncio.sleep(3)  # (as a stuck connection would: the cancel is not heard for a while)
+
+    async def main() -> float:
+        follower = types.SimpleNamespace(_task=asyncio.get_running_loop().create_task(deaf()), _listener=None,
+                                         streams={})
+        await asyncio.sleep(0)
+        began = time.monotonic()
+        await live.Follower.stop(follower)
+        return time.monotonic() - began
+
+    with caplog.at_level(logging.WARNING, logger="ledger.server"):
+        loop = asyncio.new_event_loop()
+        try:
+            waited = loop.run_until_complete(main())
+        finally:
+            for task in asyncio.all_tasks(loop):
+                task.get_coro().close()
+            loop.close()
+    assert waited < 2, waited
+    assert any("did not stop within" in r.getMessage() for r in caplog.records if r.name == "ledger.server")
+
+
 def test_a_database_that_does_not_answer_is_not_waited_for_again_by_every_request(monkeypatch):
     """The table server does its work one piece at a time: with the database down, each
     request held every seat for the pool's wait (5 s). Once it did not answer, requests are

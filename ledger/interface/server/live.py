@@ -42,6 +42,7 @@ log = logging.getLogger("ledger.server")
 
 LISTEN_PATIENCE = 30.0
 """Seconds at most between two tries at listening again (PostgreSQL's LISTEN/NOTIFY)."""
+STOP_PATIENCE = 2.0  # seconds the server waits, when it stops, for its following of the log to end
 
 
 @dataclass(eq=False)
@@ -102,13 +103,16 @@ class Follower:
                 pause = min(2 * pause, LISTEN_PATIENCE)
 
     async def stop(self) -> None:
-        for task in (self._task, self._listener):
-            if task is not None:
-                task.cancel()
-                try:
-                    await task
-                except asyncio.CancelledError:
-                    pass
+        """Stops following the log. Its tasks are cancelled and waited for, up to
+        STOP_PATIENCE: a listening connection caught mid-way (connecting, closing) once
+        held a test's shutdown for ever, and a stopping server waits for nothing."""
+        tasks = [task for task in (self._task, self._listener) if task is not None]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=STOP_PATIENCE)
+            if pending:
+                log.warning("following the log did not stop within %.0f s; stopping without it", STOP_PATIENCE)
         for streams in self.streams.values():
             for stream in streams:
                 end(stream)
