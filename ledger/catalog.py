@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import BadCatalog, UnknownCard, first_problem
 from .i18n import PORTUGUESE, _, language
+from .texts import escaped, printable
 from .vocabulary import EffectKind, EffectScope, Suit, Task
 
 CARD_ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
@@ -215,11 +216,25 @@ NAME_COLUMNS = ("name", "name_en", "name_pt")
 ``name_pt`` may stand for it)."""
 
 
+TEXT_FIELDS = ("name", "name_en", "name_pt", "rarity", "art", "artist")
+LONGEST_TEXT = 200  # a name's limit (the model's), for the other texts of a file too
+
+
 def _card(raw: dict[str, Any], where: str) -> Card:
     try:
-        return Card.model_validate(raw)
+        card = Card.model_validate(raw)
     except ValidationError as exc:
         raise BadCatalog(f"{where}: {first_problem(exc)}") from None
+    for field in TEXT_FIELDS:  # a file's, not the log's: a campaign recorded with one still loads
+        text = getattr(card, field)
+        if text is not None and not printable(text):
+            raise BadCatalog(_("{where}: {field}: '{text}' holds a character that is not printable (a control "
+                               "character, a line break); write the text on one line").format(
+                where=where, field=field, text=escaped(text)[:60]))
+        if text is not None and len(text) > LONGEST_TEXT:
+            raise BadCatalog(_("{where}: {field}: a text of {length} characters; at most {longest}").format(
+                where=where, field=field, length=len(text), longest=LONGEST_TEXT))
+    return card
 
 
 def _blank_to_none(raw: dict[str, Any]) -> dict[str, Any]:
@@ -279,7 +294,8 @@ def _parse_csv(text: str, source: str) -> Catalog:
     cards = []
     first_seen: dict[str, int] = {}
     for row in reader:
-        line = reader.line_num
+        # the row's first line (line_num is its last: a quoted cell may hold line breaks)
+        line = reader.line_num - sum(v.count("\n") for v in row.values() if isinstance(v, str))
         if None in row:
             raise BadCatalog(_("{source} row {line}: more fields than columns").format(source=source, line=line))
         raw = {k: (v.strip() if isinstance(v, str) else v) for k, v in row.items() if v is not None}

@@ -236,6 +236,8 @@ BAD_CSV_ROWS = [
     ("an-empty-effect", "item-a,item,A,1,3,0,,activate;;auto", ["row 2", "effects", "empty effect"]),
     ("only-a-separator", "item-a,item,A,1,3,0,,;", ["row 2", "effects", "empty effect"]),
     ("a-scope-left-out", "item-a,item,A,1,3,0,,activate@", ["row 2", "effects", "scope after @"]),
+    ("a-terminal-escape-in-a-name", "item-a,item,A\x1b[2J,1,3,0,,", ["row 2", "name", "not printable", "\\x1b"]),
+    ("a-line-break-in-a-name", 'item-a,item,"A\nB",1,3,0,,', ["row 2", "name", "not printable"]),
 ]
 
 
@@ -301,6 +303,9 @@ BAD_TOML_CARDS = [
     ("missing-id", toml_card(id=None), ["cards entry 2", "id"]),  # the second [[cards]] table
     ("non-string-id", toml_card(id=17), ["cards entry 2", "id"]),
     ("missing-name", toml_card(id="item-a", name=None), ["'item-a'", "name"]),
+    ("a-nul-in-the-artist", toml_card(id="item-a", artist="x\u0000y"), ["'item-a'", "artist", "not printable"]),
+    ("a-right-to-left-override-in-a-name", toml_card(id="item-a", name="A\u202eB"), ["'item-a'", "name", "\\u202e"]),
+    ("a-huge-artist", toml_card(id="item-a", artist="x" * 5000), ["'item-a'", "artist", "5000 characters"]),
 ]
 
 
