@@ -663,6 +663,10 @@ def _must_be_campaign_file(path: Path, new_ok: bool = False) -> str:
             raise unreadable(again, path, lock_timeout=seconds) from None
     if new_ok and not names:
         return name  # an empty database (say, a file whose creation was interrupted): init may use it
+    if mode.lower() != "wal" and "stored_events" in names:  # a copy a tool made (VACUUM INTO, a backup)
+        raise StoreError(_("{path} holds a campaign log but is not in WAL mode, as a campaign database is (a copy "
+                           "made with VACUUM INTO or a backup tool?); switch it back with: sqlite3 {path} "
+                           "'PRAGMA journal_mode=WAL'").format(path=path))
     if mode.lower() != "wal" or "stored_events" not in names:
         if new_ok:  # init (import, simulate) into another program's database: it is left as it is
             raise StoreError(_("{path} is an SQLite database of something else, not a campaign database; start the "

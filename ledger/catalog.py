@@ -113,6 +113,8 @@ class Card(BaseModel):
             return ()
         if isinstance(v, str):
             v = v.split(";")
+            if len(v) > 1 and not v[-1].strip():  # one ; after the last (a spreadsheet's habit)
+                v = v[:-1]
             if any(not p.strip() for p in v):  # activate;;  or a lone ;
                 raise ValueError(_("an empty effect between ';'; effects are activate or auto, each optionally "
                                    "@scope, separated by ';'"))
@@ -228,8 +230,9 @@ def _card(raw: dict[str, Any], where: str) -> Card:
     for field in TEXT_FIELDS:  # a file's, not the log's: a campaign recorded with one still loads
         text = getattr(card, field)
         if text is not None and not printable(text):
-            raise BadCatalog(_("{where}: {field}: '{text}' holds a character that is not printable (a control "
-                               "character, a line break); write the text on one line").format(
+            raise BadCatalog(_("{where}: {field}: '{text}' holds a character that is not printable (a control or "
+                               "format character, a line break): the ledger would show it as its code; write the "
+                               "text on one line, without it").format(
                 where=where, field=field, text=escaped(text)[:60]))
         if text is not None and len(text) > LONGEST_TEXT:
             raise BadCatalog(_("{where}: {field}: a text of {length} characters; at most {longest}").format(
@@ -295,7 +298,7 @@ def _parse_csv(text: str, source: str) -> Catalog:
     first_seen: dict[str, int] = {}
     for row in reader:
         # the row's first line (line_num is its last: a quoted cell may hold line breaks)
-        line = reader.line_num - sum(v.count("\n") for v in row.values() if isinstance(v, str))
+        line = reader.line_num - sum(v.count("\n") for v in _cells(row))
         if None in row:
             raise BadCatalog(_("{source} row {line}: more fields than columns").format(source=source, line=line))
         raw = {k: (v.strip() if isinstance(v, str) else v) for k, v in row.items() if v is not None}
@@ -309,6 +312,15 @@ def _parse_csv(text: str, source: str) -> Catalog:
         first_seen[card.id] = line
         cards.append(card)
     return _catalog(cards, source)
+
+
+def _cells(row: dict[Any, Any]) -> Iterator[str]:
+    """The cells of a CSV row, the surplus ones (more fields than columns) too."""
+    for value in row.values():
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list):
+            yield from (cell for cell in value if isinstance(cell, str))
 
 
 def _catalog(cards: list[Card], source: str) -> Catalog:

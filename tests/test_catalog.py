@@ -238,6 +238,8 @@ BAD_CSV_ROWS = [
     ("a-scope-left-out", "item-a,item,A,1,3,0,,activate@", ["row 2", "effects", "scope after @"]),
     ("a-terminal-escape-in-a-name", "item-a,item,A\x1b[2J,1,3,0,,", ["row 2", "name", "not printable", "\\x1b"]),
     ("a-line-break-in-a-name", 'item-a,item,"A\nB",1,3,0,,', ["row 2", "name", "not printable"]),
+    ("surplus-fields-over-two-lines", 'item-a,item,A,1,3,0,,,"x\ny"', ["row 2", "more fields than columns"]),
+    ("two-separators-at-the-end", "item-a,item,A,1,3,0,,activate;;", ["row 2", "effects", "empty effect"]),
 ]
 
 
@@ -273,6 +275,11 @@ def test_csv_with_only_a_header_is_refused_as_having_no_cards(tmp_path):
 def test_empty_csv_file_is_refused(tmp_path):
     message = refusal(write(tmp_path, "empty.csv", ""))
     assert "missing column" in message
+
+
+def test_one_separator_after_the_last_effect_is_a_spreadsheets_habit_and_taken(tmp_path):
+    catalog = load_catalog(write(tmp_path, "ok.csv", f"{HEADER}\nitem-a,item,A,1,3,0,,activate;auto@discard;\n"))
+    assert [str(e) for e in catalog["item-a"].effects] == ["activate", "auto@discard"]
 
 
 def test_csv_id_with_a_line_break_is_refused_in_one_line(tmp_path):

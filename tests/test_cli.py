@@ -428,6 +428,10 @@ def test_a_negative_number_argument_is_the_number_and_options_after_it_are_still
     line = one_error_line(run_ledger("access", "village", "item", "-1", "--by", "event-festival", db=db),
                           exit_codes=(1,))
     assert "no location 'village'" in line, line  # the command was read: --by a card, level -1
+    line = one_error_line(run_ledger("explain", "-", db=db), exit_codes=(1,))  # a lone - is no option (a review)
+    assert "'-'" in line and "seq" in line, line
+    line = one_error_line(run_ledger("access", "village", "item", "-1", "--by", "-x", db=db), exit_codes=(1,))
+    assert "No such option" not in line, line  # an option's value, whatever it looks like
     for args, unknown in ((["access", "village", "item", "-1", "--bogus"], "--bogus"),
                           (["access", "village", "item", "--bogus=2", "-1"], "--bogus"),
                           (["hero", "knowledge", "ana", "-1", "--cl"], "--cl")):
@@ -439,7 +443,7 @@ def test_a_negative_number_argument_is_the_number_and_options_after_it_are_still
 @pytest.mark.parametrize("args, option", [
     (["--actor", "ana", "draw", "deck:item", "--count", "1", "--count", "2"], "--count"),
     (["--actor", "ana", "--actor", "master", "draw", "deck:item"], "--actor"),
-    (["--db", "other.db", "exile", "item-rope"], "--db"),  # with run_ledger's own --db
+    (["--db", "other.db", "exile", "item-rope"], "--db"),  # with run_ledger's own --db (a path from the cwd)
     (["send", "item-rope", "--to", "limbo", "--to=discard"], "--to"),
     (["hero", "add", "bo", "--knowledge", "1", "--knowledge", "2"], "--knowledge"),
     (["--as", "ana", "--as", "public", "zones"], "--as"),
@@ -448,16 +452,16 @@ def test_an_option_that_takes_one_value_is_refused_when_given_twice(campaign_cop
     """A QA pass: click kept the last of `--count 1 --count 2` (and of --db, --actor)
     without a word, as a query's repeated key is refused by the table server."""
     before = stored(campaign_copy)
-    line = one_error_line(run_ledger(*args, db=campaign_copy), exit_codes=(2,))
+    line = one_error_line(run_ledger(*args, db=campaign_copy, cwd=campaign_copy.parent), exit_codes=(2,))
     assert f"{option} is given twice" in line, line
     assert stored(campaign_copy) == before
-    assert not (campaign_copy.parent / "other.db").exists()
 
 
-def test_options_that_gather_values_may_still_repeat(campaign_copy):
+def test_options_that_gather_values_and_flags_may_still_repeat(campaign_copy):
     line = one_error_line(run_ledger("reveal", "item-rope", "--to", "ana", "--to", "ana", db=campaign_copy))
     assert "a hero is named twice" in line, line  # the command read both, and the rule refuses the second
     succeeded(run_ledger("zones", "--help", "--help", db=campaign_copy))
+    json_of(succeeded(run_ledger("--json", "--json", "campaigns", db=campaign_copy)))  # a review: `alias lj='ledger --json'`
 
 
 # -- the database file -------------------------------------------------------------------
@@ -475,6 +479,23 @@ def test_init_into_another_programs_sqlite_database_says_so_and_leaves_it_as_it_
         assert "an SQLite database of something else" in line and "with init" not in line, line
     assert "start one with init" in one_error_line(run_ledger("zones", db=db))
     assert db.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["notes.db"]
+
+
+def test_a_copy_of_a_campaign_out_of_wal_mode_is_named_so_with_the_way_back(campaign_copy, tmp_path):
+    """A review: a copy made with VACUUM INTO (rollback journal) was "of something else"."""
+    import sqlite3
+
+    copy = tmp_path / "vacuumed.db"
+    with sqlite3.connect(campaign_copy) as connection:
+        connection.execute("VACUUM INTO ?", (str(copy),))
+    connection.close()
+    for args in (["zones"], ["init", "--catalog", SAMPLE]):
+        line = one_error_line(run_ledger(*args, db=copy))
+        assert "holds a campaign log but is not in WAL mode" in line and "journal_mode=WAL" in line, line
+    with sqlite3.connect(copy) as connection:
+        connection.execute("PRAGMA journal_mode=WAL")
+    connection.close()
+    succeeded(run_ledger("verify", db=copy))
 
 
 def test_a_missing_database_is_refused_pointing_at_init_and_not_created(tmp_path):

@@ -436,6 +436,20 @@ def test_export_replaces_an_earlier_export_or_an_empty_file_but_no_other_file_wi
     assert lines_of(catalog)[-1].keys() == {"trailer"}
 
 
+def test_a_viewers_export_does_not_replace_the_referees_without_force(source, tmp_path):
+    """A review: `--as ana export full.jsonl` replaced the one export that can be imported."""
+    full = tmp_path / "full.jsonl"
+    assert run_ledger("export", str(full), db=source).returncode == 0
+    before = full.read_bytes()
+    for viewer in ("ana", "public"):
+        line = refusal_line(run_ledger("--as", viewer, "export", str(full), db=source))
+        assert "the referee's export" in line and "--force" in line, line
+        assert full.read_bytes() == before
+    assert run_ledger("--as", "master", "export", str(full), db=source).returncode == 0  # the referee's again
+    assert run_ledger("--as", "ana", "export", "--force", str(full), db=source).returncode == 0
+    assert json.loads(full.read_text(encoding="utf-8").splitlines()[0]).keys() == {"export"}
+
+
 def test_a_cut_export_whose_trailer_was_rewritten_is_told_apart_only_by_a_signature(source, tmp_path):
     """Found by a QA pass: README said the trailer catches an export cut short, but its
     head is the last kept line's own hash, so a rewritten trailer matches. A plain

@@ -51,8 +51,8 @@ def load_commands(module: str | None = None) -> None:
 class GivenOnce(click.Command):
     """An option that takes one value is given once: click kept the last of ``--count 1
     --count 2`` (or ``--db a.db --db b.db``) without a word, as a query string's repeated
-    key is refused by the table server. Options that gather values (``--to`` of reveal)
-    and ``--help`` may repeat."""
+    key is refused by the table server. Options that gather values (``--to`` of reveal),
+    flags (``--json``: twice is the same) and ``--help`` may repeat."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -61,7 +61,8 @@ class GivenOnce(click.Command):
             return super().parse_args(ctx, args)
         seen: set[str | None] = set()
         for param in order:
-            if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_eager):
+            if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_eager
+                                                        or param.is_flag):  # (a flag twice is the flag)
                 if param.name in seen:
                     raise click.UsageError(_("{option} is given twice; give it once").format(
                         option=max(param.opts, key=len)), ctx)
@@ -95,14 +96,19 @@ class SignedArguments(LedgerCommand):
     error, and options after the number are read as options."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        known = {opt for param in self.get_params(ctx) for opt in (*param.opts, *param.secondary_opts)}
+        options = [param for param in self.get_params(ctx) if isinstance(param, click.Option)]
+        known = {opt for param in options for opt in (*param.opts, *param.secondary_opts)}
+        valued = {opt for param in options if not (param.is_flag or param.count) for opt in param.opts}
         signed = False
-        for token in args:
+        tokens = iter(args)
+        for token in tokens:
             if token == "--":
                 break
-            if token[:1] == "-" and token[1:].isdigit() and token[1:].isascii():
+            if token in valued:
+                next(tokens, None)  # its value, whatever it looks like (--by -x)
+            elif token[:1] == "-" and token[1:].isdigit() and token[1:].isascii():
                 signed = True
-            elif token[:1] == "-" and token.split("=", 1)[0] not in known:  # as click would say it
+            elif token[:1] == "-" and token != "-" and token.split("=", 1)[0] not in known:  # as click would say it
                 from difflib import get_close_matches
 
                 option = token.split("=", 1)[0]

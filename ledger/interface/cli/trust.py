@@ -231,7 +231,7 @@ def export(s: Session, file: str | None, force: bool) -> None:
     if file is not None:  # before the database is opened: a refusal touches nothing
         _refuse_overwriting(s, Path(file), _partial(Path(file)))
         if not force:
-            _refuse_replacing_other_files(Path(file))
+            _refuse_replacing_other_files(Path(file), s.viewer)
     ledger = s.ledger()
     cid = s.cid()
     viewer = s.viewing(ledger.campaign(cid))
@@ -310,10 +310,10 @@ def _refuse_overwriting(s: Session, *paths: Path) -> None:
 EXPORT_STARTS = (b'{"campaign_id":', b'{"export":')
 
 
-def _refuse_replacing_other_files(path: Path) -> None:
+def _refuse_replacing_other_files(path: Path, viewer: str) -> None:
     """Export replaces an earlier export (or an empty file) without asking; any other file
     (a catalog, a README, someone's notes) only with --force: a slip of the tab key would
-    lose it."""
+    lose it. Nor does a viewer's export replace the referee's, the one that can be imported."""
     try:
         if not path.is_file() or path.stat().st_size == 0:  # missing (the usual case), a pipe, a device
             return
@@ -321,6 +321,10 @@ def _refuse_replacing_other_files(path: Path) -> None:
             start = handle.read(3 + max(map(len, EXPORT_STARTS))).removeprefix(b"\xef\xbb\xbf")
     except OSError:  # unreadable: the write will say what is wrong
         return
+    if start.startswith(EXPORT_STARTS[0]) and viewer != REFEREE:
+        raise BadInput(_("export would replace {file}, the referee's export (the one that can be imported), with "
+                         "what {viewer} may know; export to a new file, or give --force to replace it").format(
+            file=path, viewer=viewer))
     if not start.startswith(EXPORT_STARTS):
         raise BadInput(_("export would replace {file}, which holds something other than an export; export to a "
                          "new file, or give --force to replace it").format(file=path))
