@@ -334,7 +334,7 @@ def load_catalog(path: str | Path) -> Catalog:
     """Loads a catalog file; ``.csv`` is CSV, anything else TOML."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark (Notepad's) is no text
     except FileNotFoundError:
         raise BadCatalog(_("{path}: no such catalog file; a sample ships with the ledger: {sample}").format(
             path=path, sample=sample_catalog_path())) from None

@@ -210,7 +210,7 @@ def load_format(path: str | Path) -> Format:
     """The standard format extended by the stacks and settings of a format file."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark (Notepad's) is no text
     except FileNotFoundError:
         raise BadCatalog(_("{file}: no such format file").format(file=path)) from None
     except UnicodeDecodeError:

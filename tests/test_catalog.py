@@ -277,6 +277,15 @@ def test_empty_csv_file_is_refused(tmp_path):
     assert "missing column" in message
 
 
+@pytest.mark.parametrize("name", ["bom.toml", "bom.csv"])
+def test_a_catalog_saved_with_a_byte_order_mark_loads(tmp_path, name):
+    """A QA pass: a TOML catalog saved by Notepad (a byte order mark first) was "not valid TOML"."""
+    text = toml_card(id="item-a") if name.endswith(".toml") else f"{HEADER}\nitem-a,item,A,1,3,0,,\n"
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    assert load_catalog(path).ids() == ["item-a"]
+
+
 def test_one_separator_after_the_last_effect_is_a_spreadsheets_habit_and_taken(tmp_path):
     catalog = load_catalog(write(tmp_path, "ok.csv", f"{HEADER}\nitem-a,item,A,1,3,0,,activate;auto@discard;\n"))
     assert [str(e) for e in catalog["item-a"].effects] == ["activate", "auto@discard"]

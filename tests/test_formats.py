@@ -329,6 +329,12 @@ def test_bad_format_file_is_refused_in_one_line_naming_the_file(tmp_path, text, 
         assert part in message, f"{part!r} not in {message!r}"
 
 
+def test_a_format_file_saved_with_a_byte_order_mark_loads(tmp_path):
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + PERSONAL_FORMAT.encode("utf-8"))
+    assert load_format(path).name == "personal-decks"
+
+
 def test_missing_format_file_is_refused_naming_the_file(tmp_path):
     path = tmp_path / "absent.toml"
     with pytest.raises(BadCatalog, match="no such format file") as info:
