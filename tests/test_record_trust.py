@@ -429,10 +429,37 @@ def test_verify_signed_by_another_key_fails(demo, key, tmp_path):
     succeeded(run_ledger("checkpoint", db=demo, env=key["env"]))
     other = json_of(succeeded(run_ledger("--json", "keys", "init", env={"LEDGER_KEY": str(tmp_path / "o.pem")})))
     line, report = verify_fails(demo, "--signed-by", other["public"])
-    assert "not signed by the key you trust" in line
+    assert "no checkpoint kept in this file is signed by the key you trust" in line, line
     # no finding about the log (found by a QA pass: it said "not intact", with a first bad seq)
     assert "not intact" not in line and "first bad seq" not in line, line
     assert report["unvouched"] is True and report["bad_seq"] is None and report["ok"] is False
+
+
+def test_verify_signed_by_passes_over_checkpoints_of_no_key_or_another_but_checks_them(demo, key, tmp_path):
+    """A QA pass: the README's order (a checkpoint, then keys init, then a signed checkpoint)
+    made every `verify --signed-by` fail on the first, unsigned one, and anyone holding the
+    file could break it for everyone with a checkpoint signed by a key of their own. Those
+    vouch for nothing, but are still checked against the log as plain verify checks them."""
+    first = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo)))  # before the master had a key
+    succeeded(run_ledger("hero", "add", "zed", db=demo))
+    json_of(succeeded(run_ledger("--json", "keys", "init", env={"LEDGER_KEY": str(tmp_path / "f.pem")})))
+    succeeded(run_ledger("checkpoint", db=demo, env={"LEDGER_KEY": str(tmp_path / "f.pem")}))  # someone else's
+    line, report = verify_fails(demo, "--signed-by", key["public"])  # nothing of the master's yet
+    assert "no checkpoint kept in this file is signed by the key you trust" in line, line
+    signed = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
+    report = json_of(succeeded(run_ledger("--json", "verify", "--signed-by", key["public"], db=demo)))
+    assert report["ok"] and report["signed_to"] == signed["seq"] and report["signed_keys"] == [key["public"]]
+    # a checkpoint of no key that the log does not match is still a finding
+    ledger = Ledger.open(demo)
+    try:
+        (row,) = [s for s in ledger.recorder.select_notifications(start=1, limit=10_000)
+                  if s.topic.endswith("CheckpointTaken") and json.loads(s.state).get("head") == first["head"]]
+    finally:
+        ledger.close()
+    changed = row.state.replace(first["head"].encode(), b"0" * len(first["head"]))
+    assert raw(demo, "UPDATE stored_events SET state = ? WHERE state = ?", [changed, row.state]) == 1
+    line, report = verify_fails(demo, "--signed-by", key["public"])
+    assert report["bad_seq"] == first["seq"] and "not intact" in line, line
 
 
 def test_verify_signed_by_a_file_with_no_signed_checkpoint_says_nothing_vouches_not_that_the_log_is_bad(demo, key):
