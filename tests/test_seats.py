@@ -297,5 +297,21 @@ def test_behind_a_proxy_a_strangers_bad_tokens_do_not_lock_the_players_out(demo,
         assert _zones_status(base, token, "198.51.100.7") == (200 if proxy else 429)  # ana, through the proxy
 
 
+def test_serve_takes_db_after_the_command_as_server_md_writes_it(demo, tmp_path):
+    """A QA pass: SERVER.md's `ledger serve [--db PATH|URL] ...` was "--db is a global option"."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_ledger("serve", "--db", str(demo), "--port", str(port), cwd=tmp_path)
+        assert "address already in use" in one_error_line(done).lower()  # the file was opened: it is a campaign's
+    missing = one_error_line(run_ledger("serve", "--db", str(tmp_path / "none.db"), cwd=tmp_path))
+    assert "no campaign database at" in missing and "none.db" in missing, missing
+    twice = one_error_line(run_ledger("serve", "--db", str(demo), db=demo), exit_codes=(2,))
+    assert "--db is given twice" in twice, twice
+
+
 def test_serve_proxy_takes_an_ip_address(demo):
     assert "--proxy" in one_error_line(run_ledger("serve", "--proxy", "my-proxy", db=demo))

@@ -159,16 +159,24 @@ def seat_revoke(s: Session, who: str, campaign: str | None) -> None:
 @click.option("--proxy", default=None, metavar="ADDRESS",
               help="The address of the HTTPS proxy in front of the server: the client address it forwards "
                    "(X-Forwarded-For) is the one failed tokens are counted by, not the proxy's.")
+@click.option("--db", "db", default=None, metavar="PATH|URL",
+              help="The campaign database, as the global --db says it (SERVER.md writes it here).")
 @pass_session
-def serve(s: Session, host: str, port: int, workers: int, proxy: str | None) -> None:
+def serve(s: Session, host: str, port: int, workers: int, proxy: str | None, db: str | None) -> None:
     """Serve every campaign of the file to the seats' own devices (SERVER.md).
 
     \b
     Example: ledger --db demo.db serve    then open the links of ledger seat add
-             ledger --db demo.db serve --proxy 127.0.0.1    behind an HTTPS proxy on this machine
+             ledger serve --db demo.db --proxy 127.0.0.1    behind an HTTPS proxy on this machine
     """
     from ..server.app import run
 
+    if db is not None:
+        parent = click.get_current_context().parent
+        if parent is not None and parent.get_parameter_source("db") == click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError(_("--db is given twice (before serve and after it); give it once"))
+        s.close()
+        s.db = db
     s.ledger()  # refuse a missing or foreign file here, with its one line
     s.close()
     _port_free(host, port)
