@@ -464,6 +464,24 @@ def test_options_that_gather_values_and_flags_may_still_repeat(campaign_copy):
     json_of(succeeded(run_ledger("--json", "--json", "campaigns", db=campaign_copy)))  # a review: `alias lj='ledger --json'`
 
 
+def test_an_actions_result_is_shown_as_the_view_asked_with_as(campaign_copy):
+    """A QA pass: `--as public --actor ana draw deck:item` printed the card drawn, and
+    `--json --as public shuffle` the deck's old and new orders and the commitment's salt,
+    to a master projecting his terminal "as public"."""
+    db = campaign_copy
+    drawn = succeeded(run_ledger("--as", "public", "--actor", "ana", "draw", "deck:item", db=db)).stdout
+    assert "a hidden card" in drawn and "item-" not in drawn.split(":", 2)[-1], drawn
+    own = succeeded(run_ledger("--actor", "ana", "draw", "deck:item", db=db)).stdout  # her own view, as before
+    assert "a hidden card" not in own, own
+    shuffled = json_of(succeeded(run_ledger("--json", "--as", "public", "shuffle", "deck:skill", db=db)))
+    text = json.dumps(shuffled)
+    assert '"rng"' not in text and '"salt"' not in text and "skill-" not in text, text
+    before = stored(db)
+    line = one_error_line(run_ledger("--as", "zed", "exile", "item-rope", db=db))
+    assert "no hero 'zed'" in line, line
+    assert stored(db) == before, "refused for its view, yet recorded"
+
+
 # -- the database file -------------------------------------------------------------------
 def test_init_into_another_programs_sqlite_database_says_so_and_leaves_it_as_it_was(tmp_path):
     """A QA pass: init into a foreign SQLite file said "... or start one with init"."""

@@ -302,7 +302,14 @@ def action_data(s: Session, rec: Recorded) -> dict[str, Any]:
     from ...checkpoints import take
 
     checkpoint = take(rec.event.originator_id, rec.seq, rec.event.hash, s.view_signer())
-    return recorded_view(rec.event, rec.campaign, s.actor, checkpoint.as_dict())
+    return recorded_view(rec.event, rec.campaign, shown_to(s), checkpoint.as_dict())
+
+
+def shown_to(s: Session) -> str:
+    """Whom an action's result is shown as: the actor (the master sees everything, a hero
+    what she may), or the view asked with ``--as`` (a QA pass: `--as public draw` printed
+    the card drawn to a master projecting his terminal)."""
+    return s.actor if s.viewer == REFEREE else s.viewer
 
 
 def with_message(data: dict[str, Any], message: str) -> dict[str, Any]:
@@ -314,7 +321,9 @@ def with_message(data: dict[str, Any], message: str) -> dict[str, Any]:
 
 def record(s: Session, command: Command) -> None:
     """Run one command and print what was recorded (``--json``: the action, its
-    ``message`` the line printed without ``--json``)."""
+    ``message`` the line printed without ``--json``), as ``shown_to`` says."""
+    if s.viewer not in (REFEREE, PUBLIC):  # a hero the result is shown as: one of this campaign, before recording
+        s.ledger().campaign(s.cid()).check_hero(s.viewer)
     rec = s.run(command)
     try:  # every action leaves the read models caught up
         s.model(recorded=rec).refuse_damaged(rec.campaign.slug, rec.campaign.id)
