@@ -140,3 +140,22 @@ def test_json_demo_refusal_is_one_json_error(tmp_path):
     error = json_error(run_ledger("--json", "demo", db=db, cwd=tmp_path))
     assert str(db) in error["message"]
     assert files(tmp_path) == before
+
+
+def test_a_demo_whose_reader_stops_early_is_recorded_whole(tmp_path):
+    """A QA pass: `ledger demo | head -3` stopped the demo after its first action (the pipe
+    closed under its narration), leaving a demo cut short that the next run refused. The
+    whole demo is recorded before a line is printed."""
+    import os
+    import subprocess
+    import sys
+
+    db = tmp_path / "demo.db"
+    env = {**os.environ, "LEDGER_DAEMON": "off"}
+    proc = subprocess.Popen([sys.executable, "-m", "ledger", "--db", str(db), "demo"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stdout.read(20)  # a reader that stops early, as head does
+    proc.stdout.close()
+    proc.wait(60)
+    assert seq_and_heroes(db)[0] == DEMO_ACTIONS + 1
+    succeeded(run_ledger("demo", db=db))  # an untouched demo: played again over it

@@ -169,15 +169,22 @@ def demo(ctx: click.Context) -> None:
     """
     from ..demo import play_demo
 
+    import io
+
+    from rich.console import Console
+
     s: Session = ctx.obj
     explicit = ctx.parent is not None and ctx.parent.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
     db = s.db if explicit else "demo.db"
     if not s.as_json:
-        play_demo(db, s.out)[0].close()  # no connection outlives the command
+        # the whole demo is recorded before a line is printed: `ledger demo | head -3` (or a
+        # pager quit early) cut it after its first action, leaving a demo the next run refused
+        buffer, out = io.StringIO(), s.out
+        narration = Console(file=buffer, width=out.width, force_terminal=out.is_terminal,
+                            color_system=out.color_system, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
+        play_demo(db, narration)[0].close()  # no connection outlives the command
+        click.echo(buffer.getvalue(), nl=False)
         return
-    import io
-
-    from rich.console import Console
 
     # --json: the narration (tables and all) is left out; stdout is the one JSON document
     ledger, facts = play_demo(db, Console(file=io.StringIO()))
