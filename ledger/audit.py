@@ -117,9 +117,10 @@ class _Evidence:
                  after: int = 0):
         self.ledger = ledger
         self.cid = cid
-        self.expected: dict[int, list[tuple[str, str]]] = {}
+        # seq -> (head, where it was kept, whether someone the verifier trusts vouched for it)
+        self.expected: dict[int, list[tuple[str, str, bool]]] = {}
         for seq, head in expect:
-            self.expected.setdefault(seq, []).append((head, _("the checkpoint you hold")))
+            self.expected.setdefault(seq, []).append((head, _("the checkpoint you hold"), True))
         self.signed_to: int | None = None
         self.signed_keys: list[str] = []
         kept = ledger.kept_checkpoints(cid)
@@ -142,12 +143,19 @@ class _Evidence:
             self.signed_to = max(self.signed_to or 0, checkpoint.seq)
             if checkpoint.key not in self.signed_keys:
                 self.signed_keys.append(checkpoint.key)
-        self.expected.setdefault(checkpoint.seq, []).append((checkpoint.head, where))
+        vouched = signed_by in (None, checkpoint.key)
+        self.expected.setdefault(checkpoint.seq, []).append((checkpoint.head, where, vouched))
 
     def check(self, campaign: Campaign) -> None:
         """The log's state at ``campaign.version`` against what was kept for that seq."""
         seq = campaign.version
-        for head, source in self.expected.pop(seq, ()):
+        for head, source, vouched in self.expected.pop(seq, ()):
+            if head != campaign.last_hash and not vouched:  # --signed-by, and a checkpoint it did not sign
+                if self.signed_to is not None and seq <= self.signed_to:
+                    continue  # the key trusted vouches for the log past it: that checkpoint was put there
+                raise _Bad(seq, _("the log's head at seq {seq} is not the one {checkpoint} names, a checkpoint the "
+                                  "key you trust did not sign: either the record was rewritten at or before seq "
+                                  "{seq}, or that checkpoint was put there").format(seq=seq, checkpoint=source))
             if head != campaign.last_hash:
                 # TRANSLATORS: {checkpoint} is "the checkpoint you hold" or "the checkpoint #2 kept in this file
                 # (seq 40)".

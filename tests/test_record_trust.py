@@ -449,17 +449,30 @@ def test_verify_signed_by_passes_over_checkpoints_of_no_key_or_another_but_check
     signed = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
     report = json_of(succeeded(run_ledger("--json", "verify", "--signed-by", key["public"], db=demo)))
     assert report["ok"] and report["signed_to"] == signed["seq"] and report["signed_keys"] == [key["public"]]
-    # a checkpoint of no key that the log does not match is still a finding
-    ledger = Ledger.open(demo)
+    # one of no key that the log does not match: plain verify says so; under --signed-by, where
+    # the trusted key vouches for the log past it (a review), it was put there, and is passed over
+    _spoil(demo, first["head"])
+    assert verify_fails(demo)[1]["bad_seq"] == first["seq"]
+    assert json_of(succeeded(run_ledger("--json", "verify", "--signed-by", key["public"], db=demo)))["ok"]
+    # past what the trusted key vouches for, it is a finding, said as one of two things
+    succeeded(run_ledger("hero", "add", "yan", db=demo))
+    later = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo)))
+    _spoil(demo, later["head"])
+    line, report = verify_fails(demo, "--signed-by", key["public"])
+    assert report["bad_seq"] == later["seq"] and "a checkpoint the key you trust did not sign" in line \
+        and "or that checkpoint was put there" in line, line
+
+
+def _spoil(db: Path, head: str) -> None:
+    """The kept checkpoint naming ``head`` names another head."""
+    ledger = Ledger.open(db)
     try:
         (row,) = [s for s in ledger.recorder.select_notifications(start=1, limit=10_000)
-                  if s.topic.endswith("CheckpointTaken") and json.loads(s.state).get("head") == first["head"]]
+                  if s.topic.endswith("CheckpointTaken") and json.loads(s.state).get("head") == head]
     finally:
         ledger.close()
-    changed = row.state.replace(first["head"].encode(), b"0" * len(first["head"]))
-    assert raw(demo, "UPDATE stored_events SET state = ? WHERE state = ?", [changed, row.state]) == 1
-    line, report = verify_fails(demo, "--signed-by", key["public"])
-    assert report["bad_seq"] == first["seq"] and "not intact" in line, line
+    changed = row.state.replace(head.encode(), b"0" * len(head))
+    assert raw(db, "UPDATE stored_events SET state = ? WHERE state = ?", [changed, row.state]) == 1
 
 
 def test_verify_signed_by_a_file_with_no_signed_checkpoint_says_nothing_vouches_not_that_the_log_is_bad(demo, key):

@@ -312,7 +312,8 @@ def show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> No
 @click.option("--campaign", "campaign_slug", default=None, help="Which campaign, when the file holds several.")
 @click.option("--actor", default=MASTER, show_default=True, help="Who acts: master or a hero id.")
 @click.option("--as", "viewer", default=REFEREE, show_default=True,
-              help="Whose view a read shows: referee (master: the same), public or a hero id.")
+              help="Whose view a read (and an action's result) shows: referee (master: the same), public or a "
+                   "hero id.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
 @click.option("--lang", type=LANG_CHOICE, default=None, expose_value=False,
               help="The language to speak: pt (Português) or en (default: $LEDGER_LANG, then the locale).")

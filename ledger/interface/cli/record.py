@@ -183,7 +183,7 @@ def demo(ctx: click.Context) -> None:
         narration = Console(file=buffer, width=out.width, force_terminal=out.is_terminal,
                             color_system=out.color_system, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
         play_demo(db, narration)[0].close()  # no connection outlives the command
-        click.echo(buffer.getvalue(), nl=False)
+        click.echo(buffer.getvalue(), nl=False, color=out.is_terminal)  # (FORCE_COLOR into a pipe: kept)
         return
 
     # --json: the narration (tables and all) is left out; stdout is the one JSON document
