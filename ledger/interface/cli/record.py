@@ -167,11 +167,11 @@ def demo(ctx: click.Context) -> None:
     \b
     Example: ledger demo && ledger --db demo.db zones
     """
-    from ..demo import play_demo
-
     import io
 
     from rich.console import Console
+
+    from ..demo import play_demo
 
     s: Session = ctx.obj
     explicit = ctx.parent is not None and ctx.parent.get_parameter_source("db") != click.core.ParameterSource.DEFAULT
