@@ -289,6 +289,17 @@ def test_hero_zones_new_a_hero_id_that_would_name_a_zone_of_the_campaign_is_refu
     assert game.campaign.zones()[taken].owner == hero
 
 
+def test_hero_zones_new_a_hero_id_that_would_name_where_a_cards_attachments_lie_is_refused(app, sample_catalog,
+                                                                                         tmp_path):
+    """A review: with a format's stack on:{hero}, hero "item-sword" got the zone where the
+    cards attached to item-sword lie (a card attached to it showed twice)."""
+    fmt = load_format(write(tmp_path, "on.toml", f'name = "on"\n{_stack("on:{hero}", "area", "face-up")}'))
+    game = Game(app, app.start(sample_catalog, name="On", fmt=fmt).campaign.id)
+    err = str(game.refuse(c.AddHero(hero="item-sword", name="X"), RuleBroken))
+    assert "would name on:item-sword, where the cards attached to item-sword lie" in err, err
+    game.do(c.AddHero(hero="ana", name="Ana"))  # no card's id: a zone of her own
+
+
 # -- bad format files ---------------------------------------------------------------
 def _stack(zid: str, kind: str, visibility: str, extra: str = "") -> str:
     return f'[[stacks]]\nid = "{zid}"\nkind = "{kind}"\nvisibility = "{visibility}"\n{extra}'
