@@ -480,6 +480,8 @@ def test_an_actions_result_is_shown_as_the_view_asked_with_as(campaign_copy):
     line = one_error_line(run_ledger("--as", "zed", "exile", "item-rope", db=db))
     assert "no hero 'zed'" in line, line
     assert stored(db) == before, "refused for its view, yet recorded"
+    joined = succeeded(run_ledger("--as", "cy", "hero", "add", "cy", db=db)).stdout  # a review: shown as she joins
+    assert "cy" in joined, joined
 
 
 # -- the database file -------------------------------------------------------------------

@@ -319,6 +319,8 @@ def _refuse_replacing_other_files(path: Path, viewer: str) -> None:
             return
         with path.open("rb") as handle:
             start = handle.read(3 + max(map(len, EXPORT_STARTS))).removeprefix(b"\xef\xbb\xbf")
+            if not start.strip() and not handle.read(1):  # blank (a newline an editor left): as empty
+                return
     except OSError:  # unreadable: the write will say what is wrong
         return
     if start.startswith(EXPORT_STARTS[0]) and viewer != REFEREE:
