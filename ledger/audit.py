@@ -139,11 +139,11 @@ class _Evidence:
         # With --signed-by, only that key's checkpoints vouch (signed_to); the others are still
         # checked against the log, as plain verify does: one taken before the master had a key,
         # or one signed by someone else's, made every later --signed-by fail (a QA pass).
-        if checkpoint.signature is not None and signed_by in (None, checkpoint.key):
+        vouched = signed_by in (None, checkpoint.key)
+        if checkpoint.signature is not None and vouched:
             self.signed_to = max(self.signed_to or 0, checkpoint.seq)
             if checkpoint.key not in self.signed_keys:
                 self.signed_keys.append(checkpoint.key)
-        vouched = signed_by in (None, checkpoint.key)
         self.expected.setdefault(checkpoint.seq, []).append((checkpoint.head, where, vouched))
 
     def check(self, campaign: Campaign) -> None:

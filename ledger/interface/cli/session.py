@@ -323,7 +323,7 @@ def record(s: Session, command: Command) -> None:
     """Run one command and print what was recorded (``--json``: the action, its
     ``message`` the line printed without ``--json``), as ``shown_to`` says."""
     if s.viewer not in (REFEREE, PUBLIC) and getattr(command, "hero", None) != s.viewer:  # (hero add HERO --as HERO)
-        s.ledger().campaign(s.cid()).check_hero(s.viewer)  # a hero the result is shown as, before recording
+        s.viewing(s.ledger().campaign(s.cid()))  # a hero the result is shown as is one, checked before recording
     rec = s.run(command)
     try:  # every action leaves the read models caught up
         s.model(recorded=rec).refuse_damaged(rec.campaign.slug, rec.campaign.id)
