@@ -61,15 +61,17 @@ class Report:
     signed_to: int | None = None  # the latest seq a kept checkpoint signed (and whose signature holds)
     signed_keys: tuple[str, ...] = ()  # the public keys of those signatures
     unvouched: bool = False  # refused for want of the trusted key's signature, not for the log
+    held_at: int | None = None  # a held checkpoint's head is the log's at this seq, not at the seq it names
 
     @property
     def ok(self) -> bool:
-        return self.bad_seq is None and not self.unvouched
+        return self.bad_seq is None and not self.unvouched and self.held_at is None
 
     def as_dict(self) -> dict[str, Any]:
         return {"campaign": self.campaign, "ok": self.ok, "actions": self.actions,
                 "bad_seq": self.bad_seq, "reason": self.reason, "head": self.head if self.ok else None,
-                "signed_to": self.signed_to, "signed_keys": list(self.signed_keys), "unvouched": self.unvouched}
+                "signed_to": self.signed_to, "signed_keys": list(self.signed_keys), "unvouched": self.unvouched,
+                "held_at": self.held_at}
 
 
 class _Bad(Exception):
@@ -201,8 +203,52 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
     the snapshots a replay passes (for imports). A log of ``split_from`` actions or more
     is checked in parts side by side, one process each (``jobs``, default one a core:
     ``_check_parts``), with the very same report."""
-    report = _verify_log(ledger, cid, progress, take_snapshots, list(expect), signed_by, jobs, split_from)
+    expect = list(expect)
+    report = _verify_log(ledger, cid, progress, take_snapshots, expect, signed_by, jobs, split_from)
+    if not report.ok and not report.unvouched:
+        return _misplaced(ledger, cid, report, expect, signed_by, jobs, split_from, progress)
     return _as_listed(ledger, cid, report) if report.ok else report
+
+
+MISPLACED_TRIES = 3
+"""Other seqs tried for a held checkpoint's head before ``verify`` gives up on a hint."""
+
+
+def _misplaced(ledger: Ledger, cid: UUID, report: Report, expect: list[tuple[int, str]], signed_by: str | None,
+               jobs: int | None, split_from: int, progress: Callable[[int], None] | None) -> Report:
+    """A failure at a checkpoint a player holds (``--expect N:HEAD``) whose head the log has
+    at another seq M: a seq mistyped, or copied from another checkpoint. The report stays
+    a failure (the log does not hold that head at N) and names M (``held_at``) only when the
+    whole log verifies with ``M:HEAD`` instead: that second pass computes every head again,
+    so M is never taken from the stored bytes, where anyone holding the file could write
+    any head. The stored bytes only say which seqs are worth that pass."""
+    assert report.bad_seq is not None
+    last = ledger.last_seq(cid)
+    cut = report.bad_seq > last  # "actions are missing": a checkpoint past the log's end
+    for held in expect:
+        seq, head = held
+        if seq != report.bad_seq and not (cut and seq > last):  # not the failure this checkpoint makes
+            continue
+        others = [candidate for candidate in expect if candidate != held]
+        for found in _seqs_naming(ledger, cid, head, besides=seq):
+            again = _verify_log(ledger, cid, progress, False, [*others, (found, head)], signed_by, jobs, split_from)
+            if again.ok:  # no finding about the log: the checkpoint is the log's, at another seq
+                return Report(again.campaign, again.actions, head=again.head, held_at=found, reason=_(
+                    "the checkpoint you hold names seq {seq}, but its head is the log's head at seq {found} (the "
+                    "whole log verifies with --expect {found}:{head}): the seq was mistyped or copied from another "
+                    "checkpoint").format(seq=seq, found=found, head=head))
+    return report
+
+
+def _seqs_naming(ledger: Ledger, cid: UUID, head: str, besides: int) -> Iterator[int]:
+    """The first few seqs (besides ``besides``) whose stored action holds the text ``head``."""
+    wanted, tries = head.encode(), 0
+    for stored in stored_actions(ledger, cid):
+        if stored.originator_version != besides and wanted in stored.state:
+            yield stored.originator_version
+            tries += 1
+            if tries == MISPLACED_TRIES:
+                return
 
 
 def _as_listed(ledger: Ledger, cid: UUID, report: Report) -> Report:

@@ -368,6 +368,44 @@ def test_an_expected_checkpoint_inside_the_log_names_the_seq_it_was_taken_at(tmp
     assert report["bad_seq"] == n
 
 
+@pytest.mark.parametrize("shift", [-3, 2, 40])
+def test_a_held_checkpoint_given_the_wrong_seq_is_named_at_the_seq_the_log_holds_it_not_a_rewrite(demo, shift):
+    """A seq mistyped (or copied from another checkpoint), before, after or past the log's
+    end: the record was not changed, and verify says where the log holds that head."""
+    kept = checkpoint_of(demo)
+    succeeded(run_ledger("draw", "deck:skill", "--to", "inventory:ana", db=demo))
+    wrong = kept["seq"] + shift
+    line, report = verify_fails(demo, "--expect", f"{wrong}:{kept['head']}")
+    assert report["held_at"] == kept["seq"] and report["bad_seq"] is None and not report["ok"]
+    assert f"names seq {wrong}, but its head is the log's head at seq {kept['seq']}" in line
+    assert "rewritten" not in line and "not intact" not in line and "missing" not in line
+    exported, imported = demo.parent / "e.jsonl", demo.parent / "imported.db"
+    succeeded(run_ledger("export", str(exported), db=demo))
+    line = one_error_line(run_ledger("import", str(exported), "--expect", f"{wrong}:{kept['head']}", db=imported))
+    assert f"head is the log's head at seq {kept['seq']}" in line and "is bad" not in line
+    assert not imported.exists()
+
+
+def test_a_rewritten_log_whose_text_holds_the_checkpoints_head_is_still_a_rewrite(tmp_path):
+    """The seq a hint would name is looked for in the stored bytes, which the forger writes:
+    here a hero's name is the real head of seq N. Only a whole second verify at that seq
+    would make it a hint, and it fails: the head is computed, not read."""
+    a, b, n = _two_histories(tmp_path)
+    ledger = Ledger.open(a)
+    try:
+        at_n = ledger.event(ledger.resolve(None), n).hash
+    finally:
+        ledger.close()
+    ledger = Ledger.open(b)
+    try:
+        planted = ledger.execute(ledger.resolve(None), c.AddHero(hero="zed", name=at_n)).seq
+    finally:
+        ledger.close()
+    line, report = verify_fails(b, "--expect", f"{n}:{at_n}")
+    assert report["bad_seq"] == n and report["held_at"] is None and planted != n
+    assert "rewritten at or before" in line
+
+
 # -- signing ------------------------------------------------------------------------------
 @pytest.fixture
 def key(tmp_path) -> dict:
