@@ -411,6 +411,9 @@ def set_access(play: Play, cmd: c.SetAccess) -> Decided:
     place = rules.known_location(play.campaign, cmd.location)
     suit = str(check_suit(cmd.suit))
     effects = dict(place.effects)
+    if ruleset() >= 16 and cmd.clear == (cmd.level is not None):  # an API body without its level cleared
+        raise BadInput(_("give a level (0-3) and the card whose effect changes the access (by), or clear the "
+                         "effect (clear), not both"))
     if cmd.level is None:
         rules.has_access_effect(place, cmd.location, suit)
         if cmd.by and ruleset() >= 3:  # a card of the catalog, whose effects' reach is recorded from rules 3

@@ -177,13 +177,16 @@ class EndBattle(Command):
 
 
 class SetAccess(Command):
-    """An effect changes a location's access level for a suit (``level`` None clears it)."""
+    """An effect changes a location's access level for a suit, or ``clear`` removes it
+    (from ruleset 16 a clear says so: a level left out was a clear, by mistake too)."""
 
     type: Literal["SetAccess"] = "SetAccess"
+    later: ClassVar[tuple[str, ...]] = ("clear",)
     location: str
     suit: str
     level: int | None = None  # 0-3: the rules say so, in the words of location add (rules.access_levels)
     by: str | None = None
+    clear: bool = False
 
 
 class Trade(Command):

@@ -80,8 +80,11 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # hero's zone replaced the campaign's item deck, which she then looked through as her own), and
 # a discard of named cards given a count or a seed (which go with a discard from a deck's top,
 # and were passed over without a word) is refused, as is the master's search --by a card that is
-# not active (the record would say its effect allowed the search; the master needs no --by).
-RULESET = 15
+# not active (the record would say its effect allowed the search; the master needs no --by);
+# 16 = an access change without a level says it clears the effect (``clear``): a table-server
+# body that left its level out (``"by"`` alone too) cleared the effect silently, the opposite of
+# what the master meant, where the CLI's ``--clear`` was always explicit.
+RULESET = 16
 
 
 class Rule(NamedTuple):

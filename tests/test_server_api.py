@@ -1537,6 +1537,24 @@ def test_a_reveal_to_nobody_is_refused_not_read_as_everyone(tmp_path):
         assert "default" not in schema and schema["minItems"] == 1, schema
 
 
+def test_an_access_body_without_its_level_is_refused_not_read_as_a_clear(tmp_path):
+    """Found by a QA pass: ``{"action": "access", ..., "by": CARD}`` without ``level`` cleared
+    the festival's effect (reopening or closing trading), the opposite of what the master
+    meant; the CLI asks for a LEVEL or --clear. From ruleset 16 a clear says ``"clear": true``."""
+    seated = table(tmp_path)
+    place = {"action": "access", "location": "village", "suit": "item"}
+    with client_for(seated.db) as client:
+        patient(client)
+        with nothing_appended(seated.db):
+            for body in ({**place, "by": "event-festival"}, place, {**place, "level": 2, "by": "event-festival",
+                                                                      "clear": True}):
+                error = one_error(client.post(f"{API}/actions", json=body, headers=seated.headers("master")), 422)
+                assert "level" in error["message"] and "clear" in error["message"], (body, error)
+        cleared = client.post(f"{API}/actions", json={**place, "clear": True}, headers=seated.headers("master"))
+        assert cleared.status_code == 200, cleared.text
+        assert "back to normal" in json.dumps(cleared.json()), cleared.json()
+
+
 def test_a_history_is_served_while_the_file_is_locked_when_the_read_models_hold_the_campaign(tmp_path,
                                                                                               monkeypatch):
     """Found by a QA pass: the read models lag behind the log whenever the master adds a seat

@@ -20,6 +20,7 @@ import pytest
 from ledger import commands as c
 from ledger.errors import BadInput, CardNotThere, NotAllowed, RuleBroken, UnknownCard, UnknownZone
 from ledger.events import AccessUsed, Settlement, TradeCompleted
+from ledger.rulesets import decided_under
 
 pytestmark = pytest.mark.both_stores
 
@@ -205,10 +206,26 @@ def test_an_access_effect_reopens_the_discard_pile_during_battle_up_to_its_level
 def test_clearing_an_access_effect_closes_the_discard_pile_again_in_battle(festival):
     festival.do(c.StartBattle())
     festival.do(c.SetAccess(location="village", suit="item", level=2, by="event-festival"))
-    rec = festival.do(c.SetAccess(location="village", suit="item", level=None))
+    rec = festival.do(c.SetAccess(location="village", suit="item", clear=True))
     assert rec.event.level is None
     err = festival.refuse(c.Trade(hero="ana", take=("item-bow",), give=("item-sword", "item-rope")), RuleBroken)
     assert "battle" in str(err)
+
+
+def test_an_access_change_without_a_level_says_it_clears_from_ruleset_16(festival):
+    """A level left out (a table-server body with ``by`` alone, say) is no clear: it says
+    ``clear``, and a clear gives no level. Recorded before ruleset 16, a level left out
+    cleared, and such a record still decides (and verifies) so."""
+    festival.do(c.SetAccess(location="village", suit="item", level=2, by="event-festival"))
+    for wrong in (c.SetAccess(location="village", suit="item", by="event-festival"),
+                  c.SetAccess(location="village", suit="item"),
+                  c.SetAccess(location="village", suit="item", level=1, by="event-festival", clear=True)):
+        err = festival.refuse(wrong, BadInput)
+        assert "level" in str(err) and "clear" in str(err)
+    with decided_under(15):
+        rec = festival.do(c.SetAccess(location="village", suit="item"))
+    assert rec.event.level is None and rec.event.ruleset == 15
+    assert "clear" not in rec.event.command  # left out of the record while false: older records decide alike
 
 
 def test_an_access_effect_changes_the_locations_level_outside_battle_too(festival):
@@ -218,14 +235,14 @@ def test_an_access_effect_changes_the_locations_level_outside_battle_too(festiva
 
 
 def test_clearing_an_access_effect_that_does_not_exist_is_refused(festival):
-    festival.refuse(c.SetAccess(location="village", suit="item", level=None), RuleBroken)
+    festival.refuse(c.SetAccess(location="village", suit="item", clear=True), RuleBroken)
 
 
 def test_clearing_an_access_effect_by_a_card_the_catalog_lacks_is_refused_naming_it(festival):
     """Found by a QA pass: ``access village item --clear --by x`` failed with "unexpected
     failure (KeyError)" (a 500 on the table server)."""
     festival.do(c.SetAccess(location="village", suit="item", level=2, by="event-festival"))
-    err = festival.refuse(c.SetAccess(location="village", suit="item", level=None, by="event-festivl"), UnknownCard)
+    err = festival.refuse(c.SetAccess(location="village", suit="item", clear=True, by="event-festivl"), UnknownCard)
     assert "event-festivl" in str(err) and "event-festival" in str(err)  # did you mean
 
 

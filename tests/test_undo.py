@@ -213,7 +213,7 @@ def every_kind_script() -> list[c.Command]:
                 attach={"item-bow": "companion-wolf"}),
         c.StartBattle(),
         c.SetAccess(location="village", suit="item", level=1, by="event-festival"),
-        c.SetAccess(location="village", suit="item", level=None),
+        c.SetAccess(location="village", suit="item", clear=True),
         c.EndBattle(),
         c.AddLocation(location="keep", access={"class": 1}),
         c.Travel(hero="ana", location="keep"),
@@ -298,7 +298,8 @@ def draw_any_command(data, campaign) -> c.Command:
         level = None if data.draw(st.integers(0, 3)) == 0 else data.draw(st.integers(0, 3))
         return c.SetAccess(location=data.draw(st.sampled_from(locations)),
                            suit=data.draw(st.sampled_from(ASSET_SUITS)),
-                           level=level, by=None if level is None else data.draw(st.sampled_from(scenario)))
+                           level=level, by=None if level is None else data.draw(st.sampled_from(scenario)),
+                           clear=level is None)
     if kind == "trade":
         hero = data.draw(st.sampled_from(HEROES))
         discard = [x for x in table.cards_in("discard") if x.split("-")[0] in ASSET_SUITS] or CATALOG_IDS

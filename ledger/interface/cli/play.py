@@ -246,7 +246,7 @@ def access(s: Session, location_id: str, suit: str, level: int | None, by: str |
 
     if clear == (level is not None):
         raise click.UsageError(_("give a LEVEL with --by CARD, or --clear (not both)"))
-    record(s, SetAccess(actor=s.actor, location=location_id, suit=suit, level=level, by=by))
+    record(s, SetAccess(actor=s.actor, location=location_id, suit=suit, level=level, by=by, clear=clear))
 
 
 def _trade_lists(tokens: tuple[str, ...]) -> tuple[list[str], list[str], list[str]]:
