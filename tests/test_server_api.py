@@ -962,7 +962,7 @@ def test_http_replies_say_what_http_asks_them_to(tmp_path):
     with client_for(seated.db) as client:
         patient(client)
         wrong = client.put(f"{API}/zones", headers=seated.headers("master"))
-        assert one_error(wrong, 405) and "GET" in wrong.headers.get("allow", ""), wrong.headers
+        assert one_error(wrong, 405) and wrong.headers.get("allow") == "GET, HEAD", wrong.headers  # HEAD works
         nobody = client.get(f"{API}/zones")
         assert one_error(nobody, 401) and nobody.headers.get("www-authenticate", "").startswith("Bearer")
         # HEAD answers as GET would, headers only (curl -I, a health check); not for a stream
@@ -973,7 +973,7 @@ def test_http_replies_say_what_http_asks_them_to(tmp_path):
             assert (head.status_code, head.content) == (get.status_code, b""), (path, head.status_code)
             assert head.headers.get("content-length") == get.headers.get("content-length"), path
         endless = client.head(f"{API}/stream", headers=seated.headers("master"))
-        assert endless.status_code == 405 and "GET" in endless.headers.get("allow", "")
+        assert endless.status_code == 405 and endless.headers.get("allow") == "GET", endless.headers
         with nothing_appended(seated.db):
             form = client.post(f"{API}/actions", content=b'{"action":"draw","stack":"deck:item"}',
                                headers={**seated.headers("master"), "Content-Type": "application/x-www-form-urlencoded"})
@@ -1535,6 +1535,22 @@ def test_a_reveal_to_nobody_is_refused_not_read_as_everyone(tmp_path):
         # and the published schema does not offer [] as the default of what it refuses
         schema = client.get("/openapi.json").json()["components"]["schemas"]["ActReveal"]["properties"]["to"]
         assert "default" not in schema and schema["minItems"] == 1, schema
+
+
+def test_a_position_that_is_not_top_bottom_or_a_number_is_said_in_the_clis_words(tmp_path):
+    """Found by a QA pass: the refusal named pydantic's branch of the union,
+    ``position.literal['top','bottom']: Input should be 'top' or 'bottom'``, and left out N."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client, nothing_appended(seated.db):
+        patient(client)
+        for action, position in (("send", "1"), ("send", "middle"), ("add", 1.5)):
+            for language, says in (("en", "is not top, bottom or a number (1 = top)"), ("pt-BR", "1 =")):
+                body = {"action": action, "cards": ["item-shield"], "to": "deck:item", "position": position}
+                reply = client.post(f"{API}/actions", json=body,
+                                    headers={**seated.headers("master"), "Accept-Language": language})
+                error = one_error(reply, 422)
+                assert error["message"].startswith("position: ") and says in error["message"], error
+                assert "literal" not in error["message"], error
 
 
 def test_an_access_body_without_its_level_is_refused_not_read_as_a_clear(tmp_path):

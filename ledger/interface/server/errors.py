@@ -92,6 +92,9 @@ def first_problem(errors: Any) -> str:
         where = where[1:]
     if err.get("type") == "extra_forbidden" and action is not None and len(where) == 1:
         return no_such_field(action, where[0])
+    if where[-2:-1] == ["position"] and len(where) == 2:  # a branch of top|bottom|N: the CLI's words, not pydantic's
+        return _("{field}: {problem}").format(field="position", problem=_(
+            "{value!r} is not top, bottom or a number (1 = top)").format(value=err.get("input")))
     msg = problem(err)  # pydantic's words, in the request's language (ledger.errors.PROBLEMS)
     return _("{field}: {problem}").format(field=".".join(where), problem=msg) if where else msg
 
@@ -191,7 +194,11 @@ def install(app: FastAPI, db: str = "") -> None:
             return reply(413, "too-large", str(exc.detail))
         message = {404: _("no such page or endpoint (see /openapi.json)"),
                    405: _("that method is not allowed here (see /openapi.json)")}.get(exc.status_code, str(exc.detail))
-        return reply(exc.status_code, "http", message, exc.headers)  # a 405's Allow, say
+        headers = dict(exc.headers or {})
+        allowed = [method.strip() for method in headers.get("Allow", "").split(",") if method.strip()]
+        if "GET" in allowed and "HEAD" not in allowed and not _request.url.path.endswith("/stream"):
+            headers["Allow"] = ", ".join([*allowed, "HEAD"])  # app.HeadAsGet answers it, but for a stream
+        return reply(exc.status_code, "http", message, headers or None)  # a 405's Allow, say
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
