@@ -529,13 +529,16 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
 def undo(play: Play, cmd: c.Undo) -> Decided:
     """Takes back the latest action still in force (or every one after ``to``) by
     applying the inverses of their changes, newest first. Nothing is deleted."""
-    head = rules.something_to_undo(play.campaign, cmd.to)
-    targets: list[e.ActionRecorded] = []
-    seq: int | None = head
-    while seq is not None and (seq > cmd.to if cmd.to is not None else not targets):
-        event = play.lookup(seq)
-        targets.append(event)
-        seq = event.prev_live
+    if cmd.to is not None and ruleset() >= 16:
+        targets, seq = _not_in_force_at(play, cmd.to)
+    else:
+        head = rules.something_to_undo(play.campaign, cmd.to)
+        targets = []
+        seq = head
+        while seq is not None and (seq > cmd.to if cmd.to is not None else not targets):
+            event = play.lookup(seq)
+            targets.append(event)
+            seq = event.prev_live
     rules.may_take_back(play.actor, targets, "undo")
     rules.showed_nothing_hidden(play.actor, targets)
     rules.left_nothing_to_chance(play.campaign, play.actor, targets)
@@ -552,6 +555,29 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
         play.shuffle(stack)
     return e.ActionUndone, {"targets": tuple(ev.seq for ev in targets), "live_head": seq,
                             "reshuffled_stacks": reshuffled, "keep_order": cmd.keep_order}
+
+
+def _not_in_force_at(play: Play, to: int) -> tuple[list[e.ActionRecorded], int | None]:
+    """``undo --to SEQ`` (ruleset 16): the actions in force now that were not at seq SEQ,
+    newest first, and the latest action in force that stays. Those are the actions
+    recorded after SEQ, and those a redo recorded after SEQ applied again: a redone action
+    keeps its own seq, and before ruleset 16 an ``undo --to`` between its undo and its redo
+    left it in force (the table was not the one at SEQ). An action the first undo or redo
+    after SEQ names was in force at SEQ if that is an undo, and not if it is a redo. The
+    walk stops at the first action that was: those before it in the chain were too."""
+    head = rules.something_to_undo(play.campaign, None)
+    redone: dict[int, bool] = {}  # action -> whether the first undo or redo after ``to`` naming it is a redo
+    for _at, is_redo, named in play.takebacks(to, play.campaign.version):
+        for target in named:
+            redone.setdefault(target, is_redo)
+    targets: list[e.ActionRecorded] = []
+    seq: int | None = head
+    while seq is not None and (seq > to or redone.get(seq, False)):
+        event = play.lookup(seq)
+        targets.append(event)
+        seq = event.prev_live
+    rules.something_in_force_since(targets, to)
+    return targets, seq
 
 
 @handles(c.Redo)

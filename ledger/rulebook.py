@@ -83,7 +83,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # not active (the record would say its effect allowed the search; the master needs no --by);
 # 16 = an access change without a level says it clears the effect (``clear``): a table-server
 # body that left its level out (``"by"`` alone too) cleared the effect silently, the opposite of
-# what the master meant, where the CLI's ``--clear`` was always explicit.
+# what the master meant, where the CLI's ``--clear`` was always explicit; and ``undo --to SEQ``
+# takes back every action in force that was not at SEQ, those a redo after SEQ applied again
+# too (a redone action keeps its own seq: it was left in force, the table not the one at SEQ).
 RULESET = 16
 
 

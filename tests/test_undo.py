@@ -616,6 +616,96 @@ def test_undo_to_seq_reverts_every_action_after_it_in_one_action(game, db_path):
     assert all(history[seq] is None for seq in later)
 
 
+def test_undo_to_seq_takes_back_an_action_a_redo_after_that_seq_applied_again(game):
+    """Found by a QA pass: a redo applies an action again under its own seq, so ``undo --to``
+    a seq between its undo and its redo left it in force: the table was not the one at that
+    seq, and a second ``undo --to`` said there was nothing to undo. From ruleset 16 it is
+    taken back too; one in force at that seq, undone and redone since, is not."""
+    game.add("companion-wolf", "item-rope", to="table:ana")
+    attach = game.do(c.Attach(card="item-rope", host="companion-wolf")).seq
+    mark = game.do(c.Undo()).seq
+    at_mark = table_of(game)
+    game.do(c.Redo())
+    exhaust = game.do(c.Exhaust(cards=("companion-wolf",))).seq
+    rec = game.do(c.Undo(to=mark, keep_order=True))
+    assert rec.event.targets == (exhaust, attach)
+    assert table_of(game) == at_mark == game.app.campaign(game.cid, at=mark).table.to_dict()
+    assert fresh_table(game) == at_mark
+    err = game.refuse(c.Undo(to=mark), RuleBroken)
+    assert "nothing to undo after seq" in str(err)
+    # in force at the mark, then undone and redone since: not taken back
+    mark = game.app.last_seq(game.cid)
+    game.do(c.Undo())  # the latest in force (the add), then applied again
+    game.do(c.Redo())
+    err = game.refuse(c.Undo(to=mark), RuleBroken)
+    assert "every action in force now was in force then" in str(err)
+    assert verify(game.app, game.cid).ok
+
+
+def test_undo_to_seq_after_a_redo_under_ruleset_15_leaves_the_redone_action_as_it_was_recorded(app, sample_catalog):
+    """Recorded before ruleset 16, such an undo took back only the actions after the seq by
+    their own seqs; it still decides (and verifies) so."""
+    with decided_under(15):  # the whole campaign: rules never go back within one
+        game = Game(app, app.start(sample_catalog, name="Fifteen").campaign.id)
+        game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
+        game.add("companion-wolf", "item-rope", to="table:ana")
+        game.do(c.Attach(card="item-rope", host="companion-wolf"))
+        mark = game.do(c.Undo()).seq
+        game.do(c.Redo())
+        exhaust = game.do(c.Exhaust(cards=("companion-wolf",))).seq
+        rec = game.do(c.Undo(to=mark, keep_order=True))
+    assert rec.event.targets == (exhaust,) and rec.event.ruleset == 15
+    assert verify(app, game.cid).ok
+
+
+def _in_force(app: Ledger, cid, at: int | None = None) -> set[int]:
+    """The actions in force at seq ``at`` (now: None), walked back from the live head."""
+    seq, found = app.campaign(cid, at=at).live_head, set()
+    while seq is not None:
+        found.add(seq)
+        seq = app.event(cid, seq).prev_live
+    return found
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_in_random_sessions_undo_to_a_seq_leaves_in_force_only_what_was_then(data):
+    """Whatever undos and redos came between: after the master's ``undo --to SEQ``, every
+    action in force was in force at SEQ; and when none of those has been undone since, the
+    table is the one at SEQ (the master keeping the decks' order)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        app = Ledger.open(Path(tmp) / "campaign.db", create=True)
+        try:
+            cid = app.start(load_catalog(sample_catalog_path()), name="Undo to").campaign.id
+            app.execute(cid, c.AddHero(hero="ana", name="Ana", knowledge=2))
+            app.execute(cid, c.AddHero(hero="bo", name="Bo", knowledge=0))
+            stock(app, cid, data)
+            start = app.last_seq(cid)
+            for _ in range(data.draw(st.integers(3, 20), label="steps")):
+                step = data.draw(st.sampled_from(["action", "action", "undo", "redo"]), label="step")
+                command = {"undo": c.Undo(keep_order=True), "redo": c.Redo()}.get(step) \
+                    or draw_any_command(data, app.campaign(cid))
+                try:
+                    app.execute(cid, command)
+                except LedgerError:
+                    pass
+            to = data.draw(st.integers(start, app.last_seq(cid)), label="undo to")
+            then, now = _in_force(app, cid, at=to), _in_force(app, cid)
+            count = app.stored_event_count()
+            try:
+                app.execute(cid, c.Undo(to=to, keep_order=True))
+            except LedgerError:
+                assert app.stored_event_count() == count, "a refused undo appended an event"
+                assert now <= then, "undo --to refused while an action in force was not then"
+                return
+            assert _in_force(app, cid) <= then
+            if then <= now:
+                assert app.campaign(cid).table.to_dict() == app.campaign(cid, at=to).table.to_dict()
+            assert verify(app, cid).ok
+        finally:
+            app.close()
+
+
 def test_undo_to_seq_without_keep_order_gives_back_the_same_cards_with_the_seen_deck_reshuffled(game):
     """The undo to a seq above, without keep_order: the cards ana drew and the one sent to
     bo's table were seen, so deck:item, where they return, is shuffled again in the undo."""

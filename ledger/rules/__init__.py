@@ -131,6 +131,7 @@ from .trading import (
 from .undo import (
     decks_not_shuffled_since,
     may_take_back,
+    something_in_force_since,
     something_to_redo,
     something_to_undo,
     undo_kept_the_order,
@@ -166,7 +167,7 @@ __all__ = [
     # §8, seed 000: obtaining sheet cards by progression or incorporation
     "obtains_sheet_only", "obtained_from", "obtained_to",
     # undo and redo
-    "something_to_undo", "something_to_redo", "undo_kept_the_order", "decks_not_shuffled_since", "may_take_back",
+    "something_to_undo", "something_in_force_since", "something_to_redo", "undo_kept_the_order", "decks_not_shuffled_since", "may_take_back",
     # fair play: what a hero may do
     "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "buries_where_allowed",
     "seed_is_the_masters", "search_allowed", "searches_decks",

@@ -26,6 +26,14 @@ def something_to_undo(campaign: Campaign, to: int | None) -> int:
     return head
 
 
+def something_in_force_since(targets: Sequence[ActionRecorded], to: int) -> None:
+    """``undo --to SEQ`` (ruleset 16) takes back something: an action in force now that
+    was not at SEQ."""
+    if not targets:
+        raise RuleBroken(_("nothing to undo after seq {to}: every action in force now was in force then").format(
+            to=to))
+
+
 def something_to_redo(campaign: Campaign) -> int:
     """Redo applies again what the latest undo not yet redone took back, while nothing but
     undos and redos has been recorded since that undo (as an editor's redo: undos stack up,

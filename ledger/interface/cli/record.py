@@ -14,7 +14,7 @@ from .speech import plural_form
 
 
 @cli.command()
-@click.option("--to", "to", type=SEQ, default=None, help="Undo every action after SEQ, in one action.")
+@click.option("--to", "to", type=SEQ, default=None, help="Undo every action in force that was not at SEQ (after it, or redone after it), in one action.")
 @click.option("--keep-order", is_flag=True,
               help="Master only: do not shuffle again the decks that seen cards return to (recorded).")
 @click.option("--seed", default=None, type=INTEGER, help="Master only: seed for shuffling those decks again.")
