@@ -550,11 +550,15 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
         for change in reversed(event.changes):
             play.apply_again(change.inverse(), event.seq)
     # Fair play: a deck a seen card returns to gets a new order nobody has seen.
-    reshuffled = () if cmd.keep_order else tuple(rules.decks_to_reshuffle(play.campaign, targets))
+    seen = tuple(rules.decks_to_reshuffle(play.campaign, targets)) if not cmd.keep_order or ruleset() >= 16 else ()
+    reshuffled = () if cmd.keep_order else seen
     for stack in reshuffled:
         play.shuffle(stack)
+    # from ruleset 16 the master's keep_order is recorded where it kept a deck's order (the
+    # history said he kept the order of decks seen cards returned to when no card returned to one)
+    kept = cmd.keep_order and (bool(seen) or ruleset() < 16)
     return e.ActionUndone, {"targets": tuple(ev.seq for ev in targets), "live_head": seq,
-                            "reshuffled_stacks": reshuffled, "keep_order": cmd.keep_order}
+                            "reshuffled_stacks": reshuffled, "keep_order": kept}
 
 
 def _not_in_force_at(play: Play, to: int) -> tuple[list[e.ActionRecorded], int | None]:

@@ -85,7 +85,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # body that left its level out (``"by"`` alone too) cleared the effect silently, the opposite of
 # what the master meant, where the CLI's ``--clear`` was always explicit; and ``undo --to SEQ``
 # takes back every action in force that was not at SEQ, those a redo after SEQ applied again
-# too (a redone action keeps its own seq: it was left in force, the table not the one at SEQ).
+# too (a redone action keeps its own seq: it was left in force, the table not the one at SEQ);
+# and an undo records the master's ``keep_order`` only where it kept a deck's order (the history
+# said so of undos that returned no card to any deck).
 RULESET = 16
 
 

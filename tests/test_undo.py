@@ -616,6 +616,23 @@ def test_undo_to_seq_reverts_every_action_after_it_in_one_action(game, db_path):
     assert all(history[seq] is None for seq in later)
 
 
+def test_an_undo_records_the_masters_keep_order_only_where_it_kept_a_decks_order(game):
+    """Found by a QA pass: ``undo --keep-order`` of an action that returned no card to a deck
+    read "the master kept the order of the decks seen cards returned to" in the history,
+    where no deck was involved (ruleset 16: recorded only where it kept one)."""
+    from projections.summaries import summary
+
+    game.add("item-sword", to="table:ana")
+    rec = game.do(c.Undo(keep_order=True))
+    assert not rec.event.keep_order and "kept the order" not in summary(rec.event)
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.do(c.Draw(actor="ana", stack="deck:item"))  # ana saw the card she drew: it returns to the deck
+    rec = game.do(c.Undo(keep_order=True))
+    assert rec.event.keep_order and rec.event.reshuffled_stacks == ()
+    assert "the master kept the order of the decks seen cards returned to" in summary(rec.event)
+    assert verify(game.app, game.cid).ok
+
+
 def test_undo_to_seq_takes_back_an_action_a_redo_after_that_seq_applied_again(game):
     """Found by a QA pass: a redo applies an action again under its own seq, so ``undo --to``
     a seq between its undo and its redo left it in force: the table was not the one at that
