@@ -87,7 +87,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # takes back every action in force that was not at SEQ, those a redo after SEQ applied again
 # too (a redone action keeps its own seq: it was left in force, the table not the one at SEQ);
 # and an undo records the master's ``keep_order`` only where it kept a deck's order (the history
-# said so of undos that returned no card to any deck).
+# said so of undos that returned no card to any deck); and an action's summary names the cards
+# attached to a card it moved that went along (``projections.summaries``; the stored summaries
+# of older actions stay as written).
 RULESET = 16
 
 

@@ -46,7 +46,7 @@ from .summaries import summarised_like
 
 # Fields the read models never read: skipped by the decoder, never built.
 SKIPPED = frozenset({"originator_id", "originator_version", "command", "rng", "hash", "state_digest", "identified",
-                     "prev_live", "ruleset", "seed"})
+                     "prev_live", "seed"})
 # Fields of nested models the read models never read either: of where a card lies, its
 # container (``at``) alone; of a shuffle, the order before (its cards), not the one after.
 UNREAD: dict[type, frozenset[str]] = {

@@ -22,16 +22,16 @@ from typing import Any
 
 from ledger import events as e
 from ledger.campaign import Campaign
-from ledger.changes import CardChanged, StackReordered
+from ledger.changes import StackReordered
 from ledger.i18n import N_, _, ngettext, pgettext
 from ledger.rulebook import REFILL_LIMIT, RULESET, hero_may, rule_text
 from ledger.states import EFFECTS_LAST_WHILE_ACTIVE_FROM
 from ledger.terms import effect_kind_name, mechanic_name, pgettext_noop, suit_word, value_type_name
 from ledger.visibility import sees_everything
-from ledger.vocabulary import MASTER, host_of
+from ledger.vocabulary import MASTER
 from ledger.witness import visible_cards
 
-from .summaries import HIDDEN_NAME, summary
+from .summaries import HIDDEN_NAME, attachments_that_followed, summary
 
 Rule = str | tuple[str, str]
 """A rule's English name, marked for translation: ``N_("§3 decks")``, or with a context
@@ -75,13 +75,10 @@ def explain(event: e.ActionRecorded, before: Campaign | None, after: Campaign, v
         check(rule_id, _("{card} was sent to {asked} but went to {actual}: {rule}").format(
             card=n(redirect.card), asked=redirect.asked, actual=redirect.actual, rule=_(rule_text(redirect.rule))),
             label=rule_id)
-    named = set(event.named_cards())
-    for change in event.changes:
-        if isinstance(change, CardChanged) and host_of(change.was.at) and change.card not in named \
-                and host_of(change.now.at) is None and change.now.at != change.was.at:
-            check(N_("§5 attachments follow no host"), _(
-                "{card} was attached to {host}, which left its zone: it went to {zone} in the same action").format(
-                card=n(change.card), host=n(host_of(change.was.at)), zone=change.now.at))
+    for card, host, zone in attachments_that_followed(event):
+        check(N_("§5 attachments follow no host"), _(
+            "{card} was attached to {host}, which left its zone: it went to {zone} in the same action").format(
+            card=n(card), host=n(host), zone=zone))
     for commitment in event.commitments:
         committed = ngettext("the new order of {stack} ({size} card) is committed: sha256 {digest}",
                              "the new order of {stack} ({size} cards) is committed: sha256 {digest}",

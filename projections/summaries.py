@@ -12,7 +12,7 @@ only the words around them are translated. The read models store the English sum
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Iterator, Set
 from functools import singledispatch
 from typing import Any
 
@@ -20,6 +20,7 @@ from ledger import events as e
 from ledger.changes import HeroChanged
 from ledger.i18n import ENGLISH, N_, _, language, ngettext, speaking
 from ledger.terms import action_name, effect_kind_name, mechanic_name, suit_word, value_type_name
+from ledger.vocabulary import host_of
 
 HIDDEN_NAME = N_("a hidden card")
 """How a card the viewer may not identify reads (translated where shown: ``_(HIDDEN_NAME)``)."""
@@ -52,7 +53,31 @@ def summary(event: e.ActionRecorded, hidden: Set[str] = frozenset(), in_order: b
     for commitment in event.commitments:  # everyone sees it: a player may keep it
         text += _("; order of {stack} committed: {digest}…").format(
             stack=commitment.stack, digest=commitment.digest[:16])
+    if event.ruleset >= FOLLOWERS_SAID_FROM:
+        for card, host, zone in attachments_that_followed(event):
+            text += _("; {card}, attached to {host}, went to {zone}").format(card=name(card), host=name(host), zone=zone)
     return text
+
+
+FOLLOWERS_SAID_FROM = 16
+"""The ruleset from which a summary names the attachments that left with their host (the
+stored summaries of older actions stay as they were written: ``verify`` holds the read
+models to them)."""
+
+
+def attachments_that_followed(event: Any) -> Iterator[tuple[str, str, str]]:
+    """The cards attached to a card the action moved out of its zone, which went along
+    without being named (RULES.md §5: attachments follow no host): ``(card, host, zone it
+    went to)``. Reads only ``card``, ``was.at`` and ``now.at`` of a change, so the light
+    events of a rebuild (``projections.decoding``) read the same."""
+    named = set(event.named_cards())
+    for change in event.changes:
+        card, was, now = getattr(change, "card", None), getattr(change, "was", None), getattr(change, "now", None)
+        if card is None or card in named or was is None or now is None:
+            continue
+        host = host_of(was.at)
+        if host is not None and host_of(now.at) is None and now.at != was.at:
+            yield card, host, now.at
 
 
 def stored_summary(event: e.ActionRecorded) -> str:

@@ -106,6 +106,29 @@ def test_light_summaries_read_as_the_events_do(played):
                 (summary(event), event.cards_touched(), event.seq)
 
 
+def test_a_summary_names_the_attachments_that_left_with_their_host_light_or_not(tmp_path, sample_catalog):
+    """Found by a QA pass: "send companion-wolf → inventory:ana" said nothing of the rope
+    attached to it, which went to the discard pile in the same action (RULES.md §5). From
+    ruleset 16 the summary names it; the stored summaries of older actions stay as written."""
+    from ledger import commands as c
+
+    ledger = Ledger.open(tmp_path / "follow.db", create=True)
+    try:
+        cid = ledger.start(sample_catalog, name="Follow").campaign.id
+        ledger.execute(cid, c.AddHero(hero="ana", name="Ana", knowledge=1))
+        ledger.execute(cid, c.Add(cards=("companion-wolf", "item-rope"), to="table:ana"))
+        ledger.execute(cid, c.Attach(card="item-rope", host="companion-wolf"))
+        sent = ledger.execute(cid, c.Send(cards=("companion-wolf",), to="inventory:ana")).event
+        note = ledger.recorder.select_notifications(start=sent.seq + 1, limit=1)[0]
+        light = light_decoder(note.topic)(note.state)
+        said = "send companion-wolf → inventory:ana; item-rope, attached to companion-wolf, went to discard"
+        assert summary(light) == summary(sent) == said
+        assert summary(sent, hidden={"item-rope"}).endswith("a hidden card, attached to companion-wolf, went to discard")
+        assert summary(sent.model_copy(update={"ruleset": 15})) == "send companion-wolf → inventory:ana"
+    finally:
+        ledger.close()
+
+
 def test_rebuilt_tables_match_the_log_and_keep_their_indexes(played):
     ledger, _, path = played
     model = ReadModel(ledger, path)
