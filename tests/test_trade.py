@@ -401,7 +401,15 @@ def test_refusing_a_take_of_a_hidden_card_reads_the_same_as_for_a_missing_card(v
 def test_given_cards_must_be_controlled_by_the_hero(village, where):
     village.add("item-torch", to=where)  # value 4: with item-rope (2) it would pay for the bow (5)
     assert village.zone("item-torch") == where
-    village.refuse(c.Trade(hero="ana", take=("item-bow",), give=("item-torch", "item-rope")), CardNotThere)
+    err = village.refuse(c.Trade(hero="ana", take=("item-bow",), give=("item-torch", "item-rope")), CardNotThere)
+    # the places a hero gives from, as the rule takes them (a QA pass: the extra zone was left out)
+    assert "from their inventory, their table, their extra zone, or attached to their cards" in str(err)
+
+
+def test_a_card_in_the_heros_extra_zone_may_be_given(village):
+    village.add("item-torch", to="extra:ana")
+    rec = village.do(c.Trade(hero="ana", take=("item-bow",), give=("item-torch", "item-rope")))
+    assert village.zone("item-torch") == "discard" and rec.event.given == ("item-torch", "item-rope")
 
 
 def test_refusing_a_give_of_a_hidden_card_reads_the_same_as_for_a_missing_card(village):

@@ -36,7 +36,7 @@ def gives_controlled(campaign: Campaign, actor: str, hero: str, cards: tuple[str
     for card in cards:
         if not controlled_by(campaign, hero, card) or not can_identify(campaign, hero, card):
             raise CardNotThere(_("{hero} does not control card {card} ({where}); a hero gives cards from their "
-                                 "inventory, their table, or attached to their cards").format(
+                                 "inventory, their table, their extra zone, or attached to their cards").format(
                 hero=hero, card=card, where=where_for(campaign, actor, card)))
 
 
