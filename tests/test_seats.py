@@ -129,6 +129,26 @@ def test_seat_list_never_shows_a_token(demo):
     assert "/join/" not in human + json.dumps(listed)
 
 
+def test_a_seat_whose_hero_add_was_undone_is_flagged_and_re_adding_the_hero_says_its_links_act_as_them(demo):
+    """From a QA pass: a seat outlives an undone ``hero add``; its link read as the public
+    and every action failed, and a hero added later under that id got the old link's holder
+    as their seat. ``seat list`` says so ("hero": false), and re-adding the hero says whose
+    links now act as them."""
+    succeeded(run_ledger("hero", "add", "cy", db=demo))
+    add(demo, "cy")
+    add(demo, "ana")
+    succeeded(run_ledger("undo", db=demo))
+    listed = {row["who"]: row for row in json.loads(succeeded(run_ledger("--json", "seat", "list", db=demo)).stdout)}
+    assert listed["cy"]["hero"] is False and listed["ana"]["hero"] is True, listed
+    human = succeeded(run_ledger("seat", "list", db=demo, env={"COLUMNS": "1000"})).stdout
+    assert "no hero cy in the campaign now: revoke it (ledger seat revoke cy)" in human
+    again = succeeded(run_ledger("hero", "add", "cy", db=demo))
+    assert "a seat for cy was opened before, 1 link: it now acts and sees as this hero" in again.stderr
+    assert "ledger seat revoke cy" in again.stderr
+    quiet = succeeded(run_ledger("hero", "add", "dee", db=demo))
+    assert "seat" not in quiet.stderr
+
+
 def test_verify_reads_the_seats_log_and_names_a_damaged_record(demo):
     """Found by a QA pass: with a seat's record made unreadable, ``seat list`` refused (and
     the table server could not serve) while ``verify`` said ok."""

@@ -10,7 +10,7 @@ import click
 from ...errors import BadInput
 from ...i18n import ngettext
 from .group import SignedArguments, cli
-from .session import INTEGER, POSITION, Session, action_data, pairs, pass_session, record, with_message
+from .session import INTEGER, POSITION, Session, action_data, note_line, pairs, pass_session, record, with_message
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -102,8 +102,18 @@ def hero_add(s: Session, hero_id: str, name: str | None, knowledge: int) -> None
     Example: ledger hero add ana --name "Ana" --knowledge 2
     """
     from ...commands import AddHero
+    from ...seats import SeatBook
 
     record(s, AddHero(actor=s.actor, hero=hero_id, name=name, knowledge=knowledge))
+    # a seat opened for an earlier hero of that id (whose hero add was undone) is this hero's now
+    links = sum(seat.who == hero_id for seat in SeatBook(s.ledger()).seats(s.cid()))
+    if links:
+        click.echo(note_line(ngettext(
+            "a seat for {hero} was opened before, {n} link: it now acts and sees as this hero; if it was given to "
+            "someone else, revoke it (ledger seat revoke {hero}) and add a new one",
+            "a seat for {hero} was opened before, {n} links: they now act and see as this hero; if they were given "
+            "to someone else, revoke them (ledger seat revoke {hero}) and add a new one", links).format(
+            hero=hero_id, n=links)), err=True)
 
 
 @hero.command("knowledge", cls=SignedArguments)  # -1: a level refused as such

@@ -113,18 +113,25 @@ def seat_list(s: Session, campaign: str | None) -> None:
     Example: ledger seat list
     """
     from ...seats import SeatBook
+    from ...vocabulary import MASTER, PUBLIC
 
     _campaign(s, campaign)
-    seats = SeatBook(s.ledger()).seats(s.cid())
+    ledger, cid = s.ledger(), s.cid()
+    seats = SeatBook(ledger).seats(cid)
+    heroes = ledger.campaign(cid).table.heroes
     rows: dict[str, dict[str, object]] = {}
     for found in seats:
-        row = rows.setdefault(found.who, {"who": found.who, "links": 0, "since": found.opened.isoformat()})
+        # a hero's seat whose hero is not in the campaign (its hero add undone) is "hero": false
+        row = rows.setdefault(found.who, {"who": found.who, "links": 0, "since": found.opened.isoformat(),
+                                          "hero": found.who in heroes if found.who not in (MASTER, PUBLIC) else None})
         row["links"] = int(row["links"]) + 1  # type: ignore[call-overload]
     data = list(rows.values())
     width = max((len(str(r["who"])) for r in data), default=0)  # the names in a column, the time as history shows it
     lines = [f"{str(r['who']).ljust(width)}  " + ngettext("{n} link since {since}", "{n} links since {since}",
                                                           links).format(
-        n=links, since=str(r["since"])[:19].replace("T", " ") + " UTC")
+        n=links, since=str(r["since"])[:19].replace("T", " ") + " UTC") + (_(
+            "; no hero {hero} in the campaign now: revoke it (ledger seat revoke {hero}), or it will be the seat of "
+            "a hero added as {hero} later").format(hero=r["who"]) if r["hero"] is False else "")
         for r in data for links in (int(r["links"]),)]  # type: ignore[call-overload]
     s.emit(data, human="\n".join(lines) or _("no seats yet; add one with ledger seat add WHO"))
 
