@@ -204,6 +204,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("companion-takes", "§8", N_("a taken card may be attached to a companion the hero controls and keeps")),
     # -- undo and redo (CLI.md "History, replay, undo") ----------------------------
     Rule("something-to-undo", "CLI.md undo", N_("undo takes back an action still in force")),
+    Rule("something-in-force-since", "CLI.md undo", N_("undo --to SEQ takes back the actions in force that were "
+         "not at SEQ: those recorded after it, and those a redo after it applied again")),
     Rule("something-to-redo", "CLI.md undo", N_("redo applies again what the latest undo took back, "
          "if nothing came since")),
     Rule("undo-kept-the-order", "§9", N_("a redo applies again only an undo that shuffled no deck again")),

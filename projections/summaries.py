@@ -68,16 +68,20 @@ models to them)."""
 def attachments_that_followed(event: Any) -> Iterator[tuple[str, str, str]]:
     """The cards attached to a card the action moved out of its zone, which went along
     without being named (RULES.md §5: attachments follow no host): ``(card, host, zone it
-    went to)``. Reads only ``card``, ``was.at`` and ``now.at`` of a change, so the light
-    events of a rebuild (``projections.decoding``) read the same."""
+    went to)``. The host is one the action moved, so it is among the action's cards, which
+    a viewer's summary names only as far as that viewer may identify them (an undo of an
+    attach moves the card off a host that stays where it is, perhaps in a hand: that is no
+    host leaving, and naming it would tell the public what lies in that hand). Reads only
+    ``card``, ``was.at`` and ``now.at`` of a change, so the light events of a rebuild
+    (``projections.decoding``) read the same."""
     named = set(event.named_cards())
-    for change in event.changes:
-        card, was, now = getattr(change, "card", None), getattr(change, "was", None), getattr(change, "now", None)
-        if card is None or card in named or was is None or now is None:
-            continue
-        host = host_of(was.at)
-        if host is not None and host_of(now.at) is None and now.at != was.at:
-            yield card, host, now.at
+    moves = [(card, change.was.at, change.now.at) for change in event.changes
+             if (card := getattr(change, "card", None)) is not None and change.was.at != change.now.at]
+    moved = {card for card, _was, _now in moves}
+    for card, was, now in moves:
+        host = host_of(was)
+        if card not in named and host in moved and host_of(now) is None:
+            yield card, host, now
 
 
 def stored_summary(event: e.ActionRecorded) -> str:

@@ -549,7 +549,8 @@ class LedgerMachine(RuleBasedStateMachine):
                        if campaign.zone_of(card).ordered and campaign.zone_of(card).visibility != "face-up"
                        and len(campaign.table.cards_in(campaign.zone_of(card).id)) > 1})
         if command.keep_order:
-            assert rec.event.reshuffled_stacks == () and rec.event.keep_order
+            # recorded where it kept a deck's order (ruleset 16)
+            assert rec.event.reshuffled_stacks == () and rec.event.keep_order == bool(must), (must, rec.event)
         else:
             assert list(rec.event.reshuffled_stacks) == must, (
                 f"undo of {targets} shuffled {rec.event.reshuffled_stacks} again; seen cards came back to {must}")

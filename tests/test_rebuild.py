@@ -125,6 +125,12 @@ def test_a_summary_names_the_attachments_that_left_with_their_host_light_or_not(
         assert summary(light) == summary(sent) == said
         assert summary(sent, hidden={"item-rope"}).endswith("a hidden card, attached to companion-wolf, went to discard")
         assert summary(sent.model_copy(update={"ruleset": 15})) == "send companion-wolf → inventory:ana"
+        # an undo of an attach in a hand moves the card off a host that stays: no host left its zone, and
+        # naming it would tell everyone what lies in that hand (found by the model-based test)
+        ledger.execute(cid, c.Add(cards=("companion-falcon", "item-torch"), to="inventory:ana"))
+        ledger.execute(cid, c.Attach(card="item-torch", host="companion-falcon"))
+        undone = ledger.execute(cid, c.Undo()).event
+        assert "attached to" not in summary(undone) and "companion-falcon" not in summary(undone)
     finally:
         ledger.close()
 
