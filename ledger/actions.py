@@ -8,6 +8,7 @@ then makes the moves, and returns the event class and its parameters.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from . import commands as c
@@ -566,18 +567,25 @@ def _not_in_force_at(play: Play, to: int) -> tuple[list[e.ActionRecorded], int |
     newest first, and the latest action in force that stays. Those are the actions
     recorded after SEQ, and those a redo recorded after SEQ applied again: a redone action
     keeps its own seq, and before ruleset 16 an ``undo --to`` between its undo and its redo
-    left it in force (the table was not the one at SEQ). An action the first undo or redo
-    after SEQ names was in force at SEQ if that is an undo, and not if it is a redo. The
-    walk stops at the first action that was: those before it in the chain were too."""
-    head = rules.something_to_undo(play.campaign, None)
-    redone: dict[int, bool] = {}  # action -> whether the first undo or redo after ``to`` naming it is a redo
-    for _at, is_redo, named in play.takebacks(to, play.campaign.version):
-        for target in named:
-            redone.setdefault(target, is_redo)
+    left it in force (the table was not the one at SEQ). Each action links to the one in
+    force before it (``prev_live``, fixed when it is recorded), so the actions in force at
+    any moment are a chain down that tree: the chain now and the chain at SEQ are walked
+    together, newest first, until they meet. It reads the actions taken back and those
+    undone since SEQ (not redone), never the whole log since SEQ."""
+    if to >= play.campaign.version:  # nothing recorded after it: said as before
+        rules.something_to_undo(play.campaign, to)
+    now = rules.something_to_undo(play.campaign, None)
+    at_to = play.lookup(to)
+    books = SimpleNamespace(live_head=at_to.prev_live, redo_stack=[])
+    at_to.keep_books(books)  # the latest action in force once seq SEQ was recorded: the log's own bookkeeping
+    then: int | None = books.live_head
     targets: list[e.ActionRecorded] = []
-    seq: int | None = head
-    while seq is not None and (seq > to or redone.get(seq, False)):
-        event = play.lookup(seq)
+    seq: int | None = now
+    while seq is not None and seq != then:
+        if then is not None and then > seq:  # in force at SEQ, not now: undone since
+            then = play.lookup(then).prev_live
+            continue
+        event = play.lookup(seq)  # in force now, not at SEQ
         targets.append(event)
         seq = event.prev_live
     rules.something_in_force_since(targets, to)

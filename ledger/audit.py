@@ -589,8 +589,7 @@ def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded
     except Exception:  # noqa: BLE001 — any malformed record is refused the same way
         return _("seq {seq} records a command that cannot be read").format(seq=seq)
     play = Play(campaign, command.actor, seed=event.rng, lookup=lambda seq: ledger.event(cid, seq),
-                scan=lambda gt, lte: ledger.reshuffles_between(cid, gt, lte),
-                takebacks=lambda gt, lte: ledger.takebacks_between(cid, gt, lte))
+                scan=lambda gt, lte: ledger.reshuffles_between(cid, gt, lte))
     try:
         with decided_under(event.ruleset):  # the rules it was recorded under
             again = decide_event(play, command, timestamp=event.timestamp)
