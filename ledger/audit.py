@@ -206,7 +206,10 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
     expect = list(expect)
     report = _verify_log(ledger, cid, progress, take_snapshots, expect, signed_by, jobs, split_from)
     if not report.ok and not report.unvouched:
-        return _misplaced(ledger, cid, report, expect, signed_by, jobs, split_from, progress)
+        try:
+            return _misplaced(ledger, cid, report, expect, signed_by, jobs, split_from, progress)
+        except LedgerError:  # the hint is a courtesy: whatever stops it, the finding stands as it is
+            return report
     return _as_listed(ledger, cid, report) if report.ok else report
 
 
@@ -244,7 +247,9 @@ def _seqs_naming(ledger: Ledger, cid: UUID, head: str, besides: int) -> Iterator
     """The first few seqs (besides ``besides``) whose stored action holds the text ``head``."""
     wanted, tries = head.encode(), 0
     for stored in stored_actions(ledger, cid):
-        if stored.originator_version != besides and wanted in stored.state:
+        state = stored.state
+        state = state.encode("utf-8", "replace") if isinstance(state, str) else bytes(state)  # a row turned text
+        if stored.originator_version != besides and wanted in state:
             yield stored.originator_version
             tries += 1
             if tries == MISPLACED_TRIES:

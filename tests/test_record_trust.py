@@ -386,6 +386,20 @@ def test_a_held_checkpoint_given_the_wrong_seq_is_named_at_the_seq_the_log_holds
     assert not imported.exists()
 
 
+def test_a_held_checkpoint_that_fails_on_a_file_with_a_row_stored_as_text_is_still_reported(demo):
+    """From a review: the hint's look through the stored rows took every row for bytes, and a
+    row SQLite holds as text (which verify reads) made a failing --expect an unexpected failure."""
+    kept = checkpoint_of(demo)
+    with sqlite3.connect(demo) as db:
+        db.execute("UPDATE stored_events SET state = CAST(state AS TEXT) WHERE originator_version = 5")
+    db.close()
+    assert json_of(succeeded(run_ledger("--json", "verify", db=demo)))["ok"]
+    line, report = verify_fails(demo, "--expect", f"{kept['seq'] - 2}:{'a' * 64}")
+    assert report["bad_seq"] == kept["seq"] - 2 and "rewritten" in line
+    line, report = verify_fails(demo, "--expect", f"{kept['seq'] - 2}:{kept['head']}")
+    assert report["held_at"] == kept["seq"], line
+
+
 def test_a_rewritten_log_whose_text_holds_the_checkpoints_head_is_still_a_rewrite(tmp_path):
     """The seq a hint would name is looked for in the stored bytes, which the forger writes:
     here a hero's name is the real head of seq N. Only a whole second verify at that seq

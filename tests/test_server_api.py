@@ -1543,14 +1543,15 @@ def test_a_position_that_is_not_top_bottom_or_a_number_is_said_in_the_clis_words
     seated = table(tmp_path)
     with client_for(seated.db) as client, nothing_appended(seated.db):
         patient(client)
-        for action, position in (("send", "1"), ("send", "middle"), ("add", 1.5)):
+        for action, position in (("send", "1"), ("send", "middle"), ("add", 1.5), ("send", {"a": "\u202e"})):
             for language, says in (("en", "is not top, bottom or a number (1 = top)"), ("pt-BR", "1 =")):
                 body = {"action": action, "cards": ["item-shield"], "to": "deck:item", "position": position}
                 reply = client.post(f"{API}/actions", json=body,
                                     headers={**seated.headers("master"), "Accept-Language": language})
                 error = one_error(reply, 422)
                 assert error["message"].startswith("position: ") and says in error["message"], error
-                assert "literal" not in error["message"], error
+                assert "literal" not in error["message"] and error["message"].isprintable(), error
+                assert json.dumps(position)[:3] in error["message"] or "\\u202e" in error["message"], error
 
 
 def test_an_access_body_without_its_level_is_refused_not_read_as_a_clear(tmp_path):

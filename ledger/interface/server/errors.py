@@ -7,6 +7,7 @@ traceback."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -93,10 +94,20 @@ def first_problem(errors: Any) -> str:
     if err.get("type") == "extra_forbidden" and action is not None and len(where) == 1:
         return no_such_field(action, where[0])
     if where[-2:-1] == ["position"] and len(where) == 2:  # a branch of top|bottom|N: the CLI's words, not pydantic's
+        given = json.dumps(err.get("input"), ensure_ascii=False)  # as the body wrote it, not as Python would
+        given = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in given)
+        given = given if len(given) <= 60 else given[:59] + "…"
         return _("{field}: {problem}").format(field="position", problem=_(
-            "{value!r} is not top, bottom or a number (1 = top)").format(value=err.get("input")))
+            "{value!r} is not top, bottom or a number (1 = top)").format(value=_AsWritten(given)))
     msg = problem(err)  # pydantic's words, in the request's language (ledger.errors.PROBLEMS)
     return _("{field}: {problem}").format(field=".".join(where), problem=msg) if where else msg
+
+
+class _AsWritten(str):
+    """A value as a JSON body wrote it, for a message that shows a value with ``!r``."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def no_such_field(action: str, field: str) -> str:
