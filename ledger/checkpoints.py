@@ -51,16 +51,20 @@ class Checkpoint:
         return self.key is not None and signature_holds(self.key, message(cid, self.seq, self.head), self.signature)
 
 
-def message(cid: UUID, seq: int, head: str) -> bytes:
-    """The bytes a checkpoint's signature signs."""
-    return f"campaign-ledger checkpoint\n{cid}\n{seq}\n{head}".encode("ascii")
+def message(cid: UUID, seq: int, head: str, what: str = "checkpoint") -> bytes:
+    """The bytes a signature signs: a checkpoint's ("the log held this head at this seq"),
+    or an export trailer's (``what="export"``: "and this export ends there"). Two
+    statements, two messages: a master's checkpoint at seq N put as the trailer of an
+    export cut at N would otherwise vouch for the cut (a QA pass)."""
+    return f"campaign-ledger {what}\n{cid}\n{seq}\n{head}".encode("ascii")
 
 
-def take(cid: UUID, seq: int, head: str, signer: Signer | None = None) -> Checkpoint:
-    """The checkpoint at ``seq`` (signed when there is a key)."""
+def take(cid: UUID, seq: int, head: str, signer: Signer | None = None, what: str = "checkpoint") -> Checkpoint:
+    """The checkpoint at ``seq`` (signed when there is a key; ``what="export"``: as an
+    export's trailer)."""
     if signer is None:
         return Checkpoint(seq, head)
-    return Checkpoint(seq, head, key=signer.public, signature=signer.sign(message(cid, seq, head)))
+    return Checkpoint(seq, head, key=signer.public, signature=signer.sign(message(cid, seq, head, what)))
 
 
 def parse_expected(text: str) -> tuple[int, str]:

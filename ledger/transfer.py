@@ -48,7 +48,7 @@ def export(ledger: Ledger, cid: UUID, out: IO[str], signer: Signer | None = None
         }
         out.write(_line(line))
         count, head = stored.originator_version, event.get("hash", "")
-    checkpoint = take(cid, count, head, signer)
+    checkpoint = take(cid, count, head, signer, what="export")
     write_trailer(out, checkpoint)
     return checkpoint
 
@@ -185,12 +185,20 @@ def _check_trailer(path: Path, reading: _Reading, report: Report, untrailed_ok: 
                            "were rewritten after the export").format(path=path))
     assert reading.cid is not None
     signature, key = trailer.get("signature"), trailer.get("key")
-    if signature is not None and not (key and signature_holds(key, message(reading.cid, report.actions,
-                                                                           report.head), signature)):
+    signed = {what: bool(signature is not None and key
+                         and signature_holds(key, message(reading.cid, report.actions, report.head, what), signature))
+              for what in ("export", "checkpoint")}
+    if signature is not None and not any(signed.values()):
         raise BadCatalog(_("{path}: refused, the trailer's signature does not hold: it was forged or changed").format(
             path=path))
     if signed_by is not None and (signature is None or key != signed_by):
         raise BadCatalog(_("{path}: refused, the export is not signed by the key you trust").format(path=path))
+    if signed_by is not None and not signed["export"]:
+        # a checkpoint's signature says the log held that head at that seq, not that the export ended there
+        raise BadCatalog(_("{path}: refused, the trailer carries a checkpoint's signature, not an export's: it "
+                           "vouches for the actions up to seq {seq}, not that the export ends there (a checkpoint "
+                           "put there to hide the actions cut after it, or an export written by an older ledger: "
+                           "ask the master for a new export)").format(path=path, seq=report.actions))
 
 
 def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tuple[int, str]] = (),

@@ -573,6 +573,25 @@ def test_a_signed_export_imports_with_signed_by_and_an_unsigned_one_does_not(dem
     assert not (tmp_path / "two.db").exists()
 
 
+def test_an_export_cut_at_a_signed_checkpoint_with_that_checkpoint_as_its_trailer_is_refused(demo, key, tmp_path):
+    """Found by a QA pass: a checkpoint's signature and an export trailer's signed the same
+    bytes, so anyone holding the file could cut an export at a checkpoint the master signed
+    (kept in the file, or carried by any --json view) and put that checkpoint as its
+    trailer: import --signed-by took it as the master's whole export. A trailer signs its
+    own statement ("this export ends here")."""
+    kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
+    assert kept["key"] == key["public"]
+    succeeded(run_ledger("--actor", "ana", "draw", "deck:skill", db=demo))  # the action the cut would hide
+    lines = export_lines(demo)  # exported by someone without the key
+    trailer = {"count": kept["seq"], "head": kept["head"], "key": kept["key"], "signature": kept["signature"]}
+    cut = write(tmp_path / "cut.jsonl", lines[:kept["seq"]] + [json.dumps({"trailer": trailer})])
+    line = one_error_line(run_ledger("import", str(cut), "--signed-by", key["public"], db=tmp_path / "cut.db"))
+    assert "a checkpoint's signature, not an export's" in line and f"up to seq {kept['seq']}" in line
+    assert not (tmp_path / "cut.db").exists()
+    whole = write(tmp_path / "whole.jsonl", export_lines(demo, env=key["env"]))  # the master's own export
+    succeeded(run_ledger("import", str(whole), "--signed-by", key["public"], db=tmp_path / "whole.db"))
+
+
 @pytest.mark.parametrize("cut", [1, 4])
 def test_an_export_cut_short_is_refused(demo, tmp_path, cut):
     lines = export_lines(demo)

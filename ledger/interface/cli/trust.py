@@ -365,7 +365,7 @@ def _export_to(s: Session, viewer: str, out: IO[str]) -> int:
     from ...checkpoints import take
 
     count = write_viewer_export(ledger, cid, viewer, out)
-    write_trailer(out, take(cid, count, ledger.event(cid, count).hash, s.signer()))
+    write_trailer(out, take(cid, count, ledger.event(cid, count).hash, s.signer(), what="export"))
     return count
 
 
