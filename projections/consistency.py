@@ -17,7 +17,18 @@ from typing import Any
 
 from ledger.i18n import _
 
-from .readmodel import BATCH, HISTORY, ReadModel, _Batch, _Fold, fold_difference, out_of_order, table_difference
+from .readmodel import (
+    BATCH,
+    HISTORY,
+    ReadModel,
+    _Batch,
+    _Fold,
+    differs_line,
+    fold_difference,
+    out_of_order,
+    row_named,
+    table_difference,
+)
 from .source import EventLog
 
 UNDONE = "undone_by"
@@ -187,11 +198,11 @@ class _Comparison:
             if not self._compared(slug):
                 continue
             if self.undone.get((slug, seq)) != undone_by:
-                return _undone_line(slug, seq, undone_by, self.undone.get((slug, seq)))
+                return _undone_line(slug, seq)
             stored[(slug, seq)] = undone_by
         for (slug, seq), undone_by in sorted(self.undone.items()):
             if undone_by is not None and (slug, seq) not in stored:
-                return _undone_line(slug, seq, None, undone_by)
+                return _undone_line(slug, seq)
         return None
 
     def _folds(self, fold: _Fold) -> str | None:
@@ -226,6 +237,5 @@ def _not_in_log(table: str, key: str, slug: str) -> str:
     return _("{table} row {key} of campaign {campaign} is not in the log").format(table=table, key=key, campaign=slug)
 
 
-def _undone_line(slug: str, seq: int, stored: int | None, given: int | None) -> str:
-    return _("history row seq {seq} of campaign {campaign} differs: {column} is {stored!r}, the log gives "
-             "{logged!r}").format(seq=seq, campaign=slug, column=UNDONE, stored=stored, logged=given)
+def _undone_line(slug: str, seq: int) -> str:
+    return differs_line(row_named("history", slug, f"seq {seq}"), UNDONE)

@@ -1227,8 +1227,8 @@ def table_difference(table: str, slug: str, stored: dict[Any, dict[str, Any]],
     ``"seq "``); None when the stored rows are the expected ones."""
     for key in sorted(set(expected) | set(stored), key=order):  # str: an edited row may hold any type
         if key not in expected:
-            return _("{row} is not in the log").format(row=_row_named(table, slug, f"{label}{key}"))
-        problem = row_difference(partial(_row_named, table, slug, f"{label}{key}"), stored.get(key), expected[key])
+            return _("{row} is not in the log").format(row=row_named(table, slug, f"{label}{key}"))
+        problem = row_difference(partial(row_named, table, slug, f"{label}{key}"), stored.get(key), expected[key])
         if problem is not None:
             return problem
     return None
@@ -1245,26 +1245,39 @@ class DamagedRow(DamagedRecord):
         key = f"seq {row['seq']}" if isinstance(row.get("seq"), int) else "?"
         super().__init__(_("{row} cannot be read (its {column} holds what no ledger writes there): the read models "
                            "were changed; ledger rebuild makes them again from the log").format(
-            row=_row_named(table, slug, key), column=column), cause)
+            row=row_named(table, slug, key), column=column), cause)
 
 
-def _row_named(table: str, slug: str, key: str) -> str:
+def differs_line(row: str, column: str) -> str:
+    """"history row seq 12 of campaign north differs from the log in its summary": the
+    row and the column, never the values (``row_difference``)."""
+    return _("{row} differs from the log in its {column}").format(row=row, column=column)
+
+
+def row_named(table: str, slug: str, key: str) -> str:
     # TRANSLATORS: a row of a read-model table, e.g. "history row seq 12 of campaign north".
     return _("{table} row {key} of campaign {campaign}").format(table=table, key=key, campaign=slug)
 
 
 def row_difference(what: Callable[[], str], stored: dict[str, Any] | None, expected: dict[str, Any]) -> str | None:
     """How a stored row differs from the one the log gives (its first differing column),
-    or None. ``what()`` names the row (said only when it differs). JSON columns are
-    compared by what they hold (a file written by an older ledger spaced them differently)."""
+    or None. ``what()`` names the row (said only when it differs); never the values: a
+    ``note:`` line is shown to whoever is viewing, a seat or ``--as public`` too, and a
+    card's zone or a history row's summary may name what that viewer may not see (a QA
+    pass: "zone is 'discard', the log gives 'inventory:ana'"). JSON columns are compared
+    by what they hold (a file written by an older ledger spaced them differently)."""
     if stored is None:
         return _("{row} is missing").format(row=what())
     for column, value in expected.items():
         held = stored.get(column)
         if held != value and not (column in JSON_COLUMNS and _same_json(held, value)):
-            return _("{row} differs: {column} is {stored}, the log gives {logged}").format(
-                row=what(), column=column, stored=_shown(held), logged=_shown(value))
+            return differs_line(what(), column)
     return None
+
+
+def _shown(value: Any, room: int = 120) -> str:
+    text = repr(value)
+    return text if len(text) <= room else f"{text[:room]}..."
 
 
 def _same_json(held: Any, value: Any) -> bool:
@@ -1272,11 +1285,6 @@ def _same_json(held: Any, value: Any) -> bool:
         return isinstance(held, str) and json.loads(held) == json.loads(value)
     except ValueError:
         return False
-
-
-def _shown(value: Any, room: int = 120) -> str:
-    text = repr(value)
-    return text if len(text) <= room else f"{text[:room]}..."
 
 
 class _Dirty:
