@@ -60,6 +60,8 @@ class Report:
     head: str = GENESIS
     signed_to: int | None = None  # the latest seq a kept checkpoint signed (and whose signature holds)
     signed_keys: tuple[str, ...] = ()  # the public keys of those signatures
+    signed_upto: tuple[int, ...] = ()  # the latest seq each of those keys signed (a QA pass: one "up to" for all
+    # the keys told a player comparing them that the master's vouched as far as another key's)
     unvouched: bool = False  # refused for want of the trusted key's signature, not for the log
     held_at: int | None = None  # a held checkpoint's head is the log's at this seq, not at the seq it names
 
@@ -70,7 +72,8 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         return {"campaign": self.campaign, "ok": self.ok, "actions": self.actions,
                 "bad_seq": self.bad_seq, "reason": self.reason, "head": self.head if self.ok else None,
-                "signed_to": self.signed_to, "signed_keys": list(self.signed_keys), "unvouched": self.unvouched,
+                "signed_to": self.signed_to, "signed_keys": list(self.signed_keys),
+                "signed_upto": dict(zip(self.signed_keys, self.signed_upto)), "unvouched": self.unvouched,
                 "held_at": self.held_at}
 
 
@@ -125,6 +128,7 @@ class _Evidence:
             self.expected.setdefault(seq, []).append((head, _("the checkpoint you hold"), True))
         self.signed_to: int | None = None
         self.signed_keys: list[str] = []
+        self.signed_upto: list[int] = []  # each key's latest signed seq, as signed_keys orders them
         kept = ledger.kept_checkpoints(cid)
         for number, checkpoint in enumerate(kept, start=1):
             self._kept(checkpoint, number, signed_by)
@@ -146,6 +150,9 @@ class _Evidence:
             self.signed_to = max(self.signed_to or 0, checkpoint.seq)
             if checkpoint.key not in self.signed_keys:
                 self.signed_keys.append(checkpoint.key)
+                self.signed_upto.append(checkpoint.seq)
+            at = self.signed_keys.index(checkpoint.key)
+            self.signed_upto[at] = max(self.signed_upto[at], checkpoint.seq)
         self.expected.setdefault(checkpoint.seq, []).append((checkpoint.head, where, vouched))
 
     def check(self, campaign: Campaign) -> None:
@@ -296,7 +303,7 @@ def _verify_log(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | Non
         return Report(state["slug"], done, bad.seq, bad.reason)
     campaign = state["campaign"]
     return Report(campaign.slug, campaign.version, head=campaign.last_hash, signed_to=evidence.signed_to,
-                  signed_keys=tuple(evidence.signed_keys))
+                  signed_keys=tuple(evidence.signed_keys), signed_upto=tuple(evidence.signed_upto))
 
 
 def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, Any],
@@ -512,7 +519,7 @@ def _check_parts(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str
         if progress is not None:
             progress(last)
         return Report(state["slug"], last, head=head, signed_to=evidence.signed_to,
-                      signed_keys=tuple(evidence.signed_keys))
+                      signed_keys=tuple(evidence.signed_keys), signed_upto=tuple(evidence.signed_upto))
     except _Bad as bad:
         return Report(state["slug"], bad.seq - 1, bad.seq, bad.reason)
     finally:

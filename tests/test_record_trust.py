@@ -538,12 +538,17 @@ def test_verify_names_the_key_that_signed_the_checkpoints_it_found(demo, key, tm
     """Anyone holding the file can sign a checkpoint with a key of their own: the ok line
     names the key, for the players to compare with the master's."""
     succeeded(run_ledger("checkpoint", db=demo, env=key["env"]))
+    master_to = last_seq(demo)
     forger = json_of(succeeded(run_ledger("--json", "keys", "init", env={"LEDGER_KEY": str(tmp_path / "f.pem")})))
+    succeeded(run_ledger("--actor", "ana", "draw", "deck:skill", db=demo))  # recorded after the master's checkpoint
     succeeded(run_ledger("checkpoint", db=demo, env={"LEDGER_KEY": str(tmp_path / "f.pem")}))
-    result = succeeded(run_ledger("verify", db=demo))
-    assert f"checkpoints signed by {key['public']}, {forger['public']} hold up to seq" in result.stdout, result.stdout
+    result = succeeded(run_ledger("verify", db=demo, env={"COLUMNS": "1000"}))
+    # each key with its own reach (a QA pass: "signed by MASTER, OTHER hold up to seq 37" read as the master's)
+    assert f"checkpoints signed by {key['public']} hold up to seq {master_to}; checkpoints signed by " \
+           f"{forger['public']} hold up to seq {master_to + 1}" in result.stdout, result.stdout
     report = json_of(succeeded(run_ledger("--json", "verify", db=demo)))
     assert report["signed_keys"] == [key["public"], forger["public"]]
+    assert report["signed_upto"] == {key["public"]: master_to, forger["public"]: master_to + 1}
 
 
 # -- export and import --------------------------------------------------------------------

@@ -97,8 +97,9 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
 
     SeatBook(ledger).refresh()  # the file's seats log reads back whole, as the table server reads it (else: damaged)
     # the keys named: anyone holding the file can sign checkpoints with a key of their own
-    signed = _("; checkpoints signed by {keys} hold up to seq {seq}").format(
-        keys=", ".join(report.signed_keys), seq=report.signed_to) if report.signed_to else ""
+    # each key with its own latest seq: one "up to" for all let another key's reach read as the master's
+    signed = "".join(_("; checkpoints signed by {keys} hold up to seq {seq}").format(keys=key, seq=upto)
+                     for key, upto in zip(report.signed_keys, report.signed_upto))
     # "ok:" starts the line in every language (scripts may look for it, as for "error:").
     line = "ok: " + ngettext(
         "{n} action of {campaign}: hash chain intact, every action replays under the rules, snapshots and "
