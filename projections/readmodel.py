@@ -284,6 +284,7 @@ class ReadModel:
                     db.execute(f"UPDATE [{POSITION}] SET position = 0 WHERE name = ?", [NAME])
             if lost:
                 self._broken = _("table {table} was missing").format(table=missing[0])
+        self._mend_columns()
         self.witnessed = "witnesses" in self.tables.column_names("card_actions")  # else kept by an older ledger
         present = self.tables.index_names()
         if not self.witnessed or set(INDEX_NAMES) - present or present & set(OBSOLETE_INDEXES):
@@ -304,6 +305,27 @@ class ReadModel:
             except StoreError:  # a file this process may only read: its rows are read as they stand
                 pass
         self._add_marks()
+
+    def _mend_columns(self) -> None:
+        """A table that lost a column no ledger's file lacks (dropped or renamed by hand) is
+        made again, empty, and its rows rebuilt on the next catch-up (``_broken``), as a
+        missing table is: read as it stood, it was an unexpected failure (a QA pass:
+        ``KeyError: 'seen'``), and rebuild could not write it. ``card_actions.witnesses``
+        is an older ledger's file, which the caller brings up to date."""
+        lost = [(table, column) for table in TABLES
+                for have in (self.tables.column_names(table),)
+                for column in SCHEMAS[table][0] if column not in have
+                and (table, column) != ("card_actions", "witnesses")]
+        if not lost:
+            return
+        with self._writing() as db:
+            for table in dict.fromkeys(table for table, _column in lost):
+                db.execute(f"DROP TABLE [{table}]")
+                self.tables.create(db, table, *SCHEMAS[table])
+            _create_indexes(self.tables, db)
+            db.execute(f"UPDATE [{POSITION}] SET position = 0 WHERE name = ?", [NAME])
+        self._broken = self._broken or _("column {column} of {table} was missing").format(
+            column=lost[0][1], table=lost[0][0])
 
     def _add_marks(self) -> None:
         """Migration of a file made before the position carried its marks: the columns,

@@ -362,3 +362,21 @@ def forget_tables(model: ReadModel) -> None:
             db.execute(f"DELETE FROM [{table}]")
         db.execute("DELETE FROM projection_position WHERE name <> 'tables'")  # the campaigns stopped, too
         db.execute("UPDATE projection_position SET position = 0, mark = NULL, last_action = NULL")
+
+
+@pytest.mark.parametrize("edit, table, column", [
+    ("ALTER TABLE history DROP COLUMN seen", "history", "seen"),
+    ("ALTER TABLE cards RENAME COLUMN id TO idx", "cards", "id"),
+    ("ALTER TABLE zones DROP COLUMN count", "zones", "count"),
+])
+def test_a_read_model_table_that_lost_a_column_is_made_again_and_rebuilt(demo, edit, table, column):
+    """Found by a QA pass: a column dropped or renamed by hand made history and card an
+    "unexpected failure (KeyError)", and rebuild could not write the table. It is made
+    again, empty, and rebuilt from the log, as a missing table is, and said in a note."""
+    before = json_of(succeeded(run_ledger("--json", "history", "--limit", "3", db=demo)))
+    raw(demo, edit)
+    result = succeeded(run_ledger("--json", "history", "--limit", "3", db=demo))
+    assert json.loads(result.stdout) == before
+    assert f"column {column} of {table} was missing" in result.stderr and "rebuilt" in result.stderr
+    assert json_of(succeeded(run_ledger("--json", "card", "item-sword", db=demo)))["id"] == "item-sword"
+    assert json_of(succeeded(run_ledger("--json", "verify", db=demo)))["ok"]
