@@ -477,6 +477,15 @@ def test_a_signed_checkpoint_verifies_and_a_forged_signature_fails_at_its_seq(de
     assert report["bad_seq"] == kept["seq"] and "signature that does not hold" in line
 
 
+def test_an_unsigned_checkpoint_after_signed_ones_says_it_is_not_signed(demo, key, tmp_path):
+    """From a QA pass: a master whose key was not at hand (another machine, $LEDGER_KEY
+    unset) took unsigned checkpoints of a campaign whose earlier ones were signed, unawares."""
+    succeeded(run_ledger("checkpoint", db=demo, env=key["env"]))
+    elsewhere = succeeded(run_ledger("checkpoint", db=demo, env={"LEDGER_KEY": str(tmp_path / "none.pem")}))
+    assert "this checkpoint is not signed" in elsewhere.stderr and key["public"] in elsewhere.stderr
+    assert "signed" not in succeeded(run_ledger("checkpoint", db=demo, env=key["env"])).stderr
+
+
 def test_verify_signed_by_another_key_fails(demo, key, tmp_path):
     succeeded(run_ledger("checkpoint", db=demo, env=key["env"]))
     other = json_of(succeeded(run_ledger("--json", "keys", "init", env={"LEDGER_KEY": str(tmp_path / "o.pem")})))

@@ -149,8 +149,16 @@ def checkpoint(s: Session) -> None:
     \b
     Example: ledger checkpoint
     """
-    kept = s.ledger().keep_checkpoint(s.cid(), s.signer())
+    ledger, cid, signer = s.ledger(), s.cid(), s.signer()
+    earlier = [] if signer is not None else [c.key for c in ledger.kept_checkpoints(cid) if c.signature]
+    kept = ledger.keep_checkpoint(cid, signer)
     signed = " " + _("(signed by {key})").format(key=kept.key) if kept.signature else ""
+    if earlier:  # a master whose key is not at hand here hands out an unsigned one unawares (a QA pass)
+        from ...signing import key_path
+
+        click.echo(note_line(_("this checkpoint is not signed: no key at {path}, though earlier "
+                               "checkpoints of this campaign were signed by {key}").format(
+            path=key_path(), key=earlier[-1])), err=True)
     # --json: the checkpoint itself (seq, head, key, signature), without a message: players keep it as it is.
     s.emit(kept.as_dict(), human=_("checkpoint {checkpoint}{signed}").format(checkpoint=kept.text, signed=signed)
            + "\n" + _("keep it; check the record later with: ledger verify --expect {checkpoint}").format(
