@@ -22,7 +22,7 @@ from .changes import (
     Location,
     LocationChanged,
 )
-from .errors import BadInput
+from .errors import BadInput, DamagedRecord
 from .formats import ZoneSpec
 from .i18n import N_, _
 from .play import Play
@@ -539,7 +539,7 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
         while seq is not None and (seq > cmd.to if cmd.to is not None else not targets):
             event = play.lookup(seq)
             targets.append(event)
-            seq = event.prev_live
+            seq = _earlier_in_force(event)
     rules.may_take_back(play.actor, targets, "undo")
     rules.showed_nothing_hidden(play.actor, targets)
     rules.left_nothing_to_chance(play.campaign, play.actor, targets)
@@ -562,6 +562,11 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
                             "reshuffled_stacks": reshuffled, "keep_order": kept}
 
 
+CHAIN_SHARE, CHAIN_FREE = 10, 10
+"""``undo --to SEQ`` reads at most (actions since SEQ) / CHAIN_SHARE + CHAIN_FREE actions undone
+since SEQ on its walk; past that it reads the undos and redos since SEQ instead."""
+
+
 def _not_in_force_at(play: Play, to: int) -> tuple[list[e.ActionRecorded], int | None]:
     """``undo --to SEQ`` (ruleset 16): the actions in force now that were not at seq SEQ,
     newest first, and the latest action in force that stays. Those are the actions
@@ -570,8 +575,10 @@ def _not_in_force_at(play: Play, to: int) -> tuple[list[e.ActionRecorded], int |
     left it in force (the table was not the one at SEQ). Each action links to the one in
     force before it (``prev_live``, fixed when it is recorded), so the actions in force at
     any moment are a chain down that tree: the chain now and the chain at SEQ are walked
-    together, newest first, until they meet. It reads the actions taken back and those
-    undone since SEQ (not redone), never the whole log since SEQ."""
+    together, newest first, until they meet; the actions in force at SEQ and undone since
+    are read on the way. When those outnumber a tenth of the log since SEQ (a far undo
+    since), the undos and redos since SEQ are read instead (``_in_force_since_scanned``):
+    either way the cost follows what happened since SEQ, never the whole log."""
     if to >= play.campaign.version:  # nothing recorded after it: said as before
         rules.something_to_undo(play.campaign, to)
     now = rules.something_to_undo(play.campaign, None)
@@ -579,17 +586,51 @@ def _not_in_force_at(play: Play, to: int) -> tuple[list[e.ActionRecorded], int |
     books = SimpleNamespace(live_head=at_to.prev_live, redo_stack=[])
     at_to.keep_books(books)  # the latest action in force once seq SEQ was recorded: the log's own bookkeeping
     then: int | None = books.live_head
+    budget = (play.campaign.version - to) // CHAIN_SHARE + CHAIN_FREE
     targets: list[e.ActionRecorded] = []
     seq: int | None = now
     while seq is not None and seq != then:
         if then is not None and then > seq:  # in force at SEQ, not now: undone since
-            then = play.lookup(then).prev_live
+            budget -= 1
+            if budget < 0:
+                return _in_force_since_scanned(play, to, now)
+            then = _earlier_in_force(play.lookup(then))
             continue
         event = play.lookup(seq)  # in force now, not at SEQ
         targets.append(event)
-        seq = event.prev_live
+        seq = _earlier_in_force(event)
     rules.something_in_force_since(targets, to)
     return targets, seq
+
+
+def _in_force_since_scanned(play: Play, to: int, now: int) -> tuple[list[e.ActionRecorded], int | None]:
+    """``_not_in_force_at`` from the undos and redos since SEQ: an action in force now
+    that the first of them to name it took back was in force at SEQ, one it applied again
+    was not; the walk down the chain now stops at the first action in force at SEQ (those
+    before it in the chain were too)."""
+    redone: dict[int, bool] = {}  # action -> whether the first undo or redo after SEQ naming it is a redo
+    for _at, is_redo, named in play.takebacks(to, play.campaign.version):
+        for target in named:
+            redone.setdefault(target, is_redo)
+    targets: list[e.ActionRecorded] = []
+    seq: int | None = now
+    while seq is not None and (seq > to or redone.get(seq, False)):
+        event = play.lookup(seq)
+        targets.append(event)
+        seq = _earlier_in_force(event)
+    rules.something_in_force_since(targets, to)
+    return targets, seq
+
+
+def _earlier_in_force(event: e.ActionRecorded) -> int | None:
+    """The action in force before this one (``prev_live``), which is always older: a link
+    forward or to itself is a record edited (a walk down the chain would never end)."""
+    if event.prev_live is not None and event.prev_live >= event.seq:
+        raise DamagedRecord(_("seq {seq} names seq {link} as the action in force before it, which is not older: "
+                              "the record was changed (ledger verify names it)").format(seq=event.seq,
+                                                                                      link=event.prev_live),
+                            ValueError(event.prev_live), seq=event.seq)
+    return event.prev_live
 
 
 @handles(c.Redo)

@@ -36,7 +36,15 @@ from .checkpoints import Checkpoint, take
 from .commands import Command
 from .commitments import Commitment, commit
 from .errors import BadInput, DamagedRecord, FileBusy, LedgerError, StoreError, UnknownCampaign, first_line
-from .events import ActionRecorded, ActionUndone, CampaignRegistered, CampaignSnapshot, CampaignStarted, CheckpointTaken
+from .events import (
+    ActionRecorded,
+    ActionRedone,
+    ActionUndone,
+    CampaignRegistered,
+    CampaignSnapshot,
+    CampaignStarted,
+    CheckpointTaken,
+)
 from .formats import Format, standard_format
 from .i18n import _
 from .integrity import GENESIS, check_link, checked_chain, sealed
@@ -425,6 +433,20 @@ class Ledger(Application):
                         yield row.originator_version, stacks
             gt += page
 
+    def takebacks_between(self, cid: UUID, gt: int, lte: int,
+                          page: int = 1000) -> Iterator[tuple[int, bool, tuple[int, ...]]]:
+        """The undos and redos recorded after seq ``gt`` up to ``lte``, oldest first: their
+        seqs, whether each is a redo, and the actions it took back or applied again
+        (``undo --to``, when the chain at its seq is longer than the log since). Of each,
+        only its ``targets`` are decoded."""
+        undo, redo = get_topic(ActionUndone), get_topic(ActionRedone)
+        while gt < lte:
+            rows = self._guard(lambda: self.recorder.select_events(cid, gt=gt, lte=min(gt + page, lte)))
+            for row in rows:
+                if row.topic in (undo, redo):
+                    yield row.originator_version, row.topic == redo, _TARGETS.decode(row.state).targets
+            gt += page
+
     # -- recording ------------------------------------------------------------
     def execute(self, cid: UUID, command: Command) -> Recorded:
         """Load → decide → save. A refusal raises and appends nothing; a save that
@@ -447,7 +469,8 @@ class Ledger(Application):
                 self._live.pop(cid)
             campaign = self._current(cid, fresh=not held)
             play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq),
-                        scan=lambda gt, lte: self.reshuffles_between(cid, gt, lte))
+                        scan=lambda gt, lte: self.reshuffles_between(cid, gt, lte),
+                        takebacks=lambda gt, lte: self.takebacks_between(cid, gt, lte))
             try:
                 event = decide_event(play, command)
             except LedgerError:
@@ -630,6 +653,15 @@ class _Reshuffled(msgspec.Struct):
 
 
 _RESHUFFLED = msgspec.json.Decoder(_Reshuffled)
+
+
+class _Targets(msgspec.Struct):
+    """Of a stored undo or redo, only the actions it names (``Ledger.takebacks_between``)."""
+
+    targets: tuple[int, ...] = ()
+
+
+_TARGETS = msgspec.json.Decoder(_Targets)
 
 
 def _back_off(attempt: int) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import PersistenceError, StoredEvent
 
 from .application import Ledger, decide_event
 from .campaign import Campaign
@@ -215,7 +215,7 @@ def verify(ledger: Ledger, cid: UUID, progress: Callable[[int], None] | None = N
     if not report.ok and not report.unvouched:
         try:
             return _misplaced(ledger, cid, report, expect, signed_by, jobs, split_from, progress)
-        except LedgerError:  # the hint is a courtesy: whatever stops it, the finding stands as it is
+        except (LedgerError, PersistenceError):  # the hint is a courtesy: whatever stops it, the finding stands
             return report
     return _as_listed(ledger, cid, report) if report.ok else report
 
@@ -601,7 +601,8 @@ def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded
     except Exception:  # noqa: BLE001 — any malformed record is refused the same way
         return _("seq {seq} records a command that cannot be read").format(seq=seq)
     play = Play(campaign, command.actor, seed=event.rng, lookup=lambda seq: ledger.event(cid, seq),
-                scan=lambda gt, lte: ledger.reshuffles_between(cid, gt, lte))
+                scan=lambda gt, lte: ledger.reshuffles_between(cid, gt, lte),
+                takebacks=lambda gt, lte: ledger.takebacks_between(cid, gt, lte))
     try:
         with decided_under(event.ruleset):  # the rules it was recorded under
             again = decide_event(play, command, timestamp=event.timestamp)

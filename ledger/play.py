@@ -11,6 +11,7 @@ import random
 import secrets
 from collections.abc import Callable, Iterable
 from functools import cached_property
+from typing import Any
 
 from .campaign import Campaign
 from .changes import CardChanged, Change, Spot, StackReordered
@@ -23,19 +24,20 @@ from .vocabulary import Face, Zone, attached_container
 
 Lookup = Callable[[int], ActionRecorded]
 Scan = Callable[[int, int], Iterable[tuple[int, tuple[str, ...]]]]  # undos that shuffled decks again
+Takebacks = Callable[[int, int], Iterable[tuple[int, bool, tuple[int, ...]]]]  # undos and redos: (seq, redo, targets)
 
 
 def _no_lookup(seq: int) -> ActionRecorded:
     raise LookupError(seq)
 
 
-def _no_scan(gt: int, lte: int) -> Iterable[tuple[int, tuple[str, ...]]]:
+def _no_scan(gt: int, lte: int) -> Iterable[Any]:
     raise LookupError(gt, lte)
 
 
 class Play:
     def __init__(self, campaign: Campaign, actor: str, seed: int | None = None, lookup: Lookup = _no_lookup,
-                 scan: Scan = _no_scan):
+                 scan: Scan = _no_scan, takebacks: Takebacks = _no_scan):
         self.campaign = campaign
         self.table = campaign.table
         self.actor = actor
@@ -48,6 +50,7 @@ class Play:
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.lookup = lookup  # earlier recorded actions, by seq (undo and redo need them)
         self.scan = scan  # the undos after one seq up to another (gt, lte) that shuffled decks again: (seq, decks)
+        self.takebacks = takebacks  # the undos and redos after one seq up to another: (seq, redo, targets)
         # the undos that shuffled stacks again, read back from the state decided on down to a seq
         self._reshuffles: tuple[int, list[tuple[int, frozenset[str]]]] = (campaign.version, [])
         # The zone each card of a block being moved was in before this action moved any

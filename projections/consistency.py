@@ -38,8 +38,8 @@ CARDS_AT_ONCE = 500  # card ids per lookup (SQLite builds before 3.32 take 999 p
 def compare_with_log(model: ReadModel, log: EventLog | None = None, batch: int = BATCH,
                      campaign: str | None = None) -> str | None:
     """A line naming the first read-model row that differs from the log (or is missing,
-    or is not in the log), e.g. ``history row seq 12 of campaign north differs: summary
-    is 'X', the log gives 'Y'``; or what is wrong with the position; None when every
+    or is not in the log), e.g. ``history row seq 12 of campaign north differs from the
+    log in its summary`` (never the values); or what is wrong with the position; None when every
     table matches the log up to the position. ``log``: the event log to fold (default:
     the model's own). ``campaign``: the rows of that campaign only (``verify`` of it:
     another campaign's damaged record is that campaign's verify's finding), and rows of

@@ -312,20 +312,24 @@ class ReadModel:
         missing table is: read as it stood, it was an unexpected failure (a QA pass:
         ``KeyError: 'seen'``), and rebuild could not write it. ``card_actions.witnesses``
         is an older ledger's file, which the caller brings up to date."""
-        lost = [(table, column) for table in TABLES
-                for have in (self.tables.column_names(table),)
-                for column in SCHEMAS[table][0] if column not in have
-                and (table, column) != ("card_actions", "witnesses")]
-        if not lost:
+        def lost_columns(db: Writer | None = None) -> list[tuple[str, str]]:
+            have = self.tables.columns(TABLES, db)  # one catalog query on PostgreSQL
+            return [(table, column) for table in TABLES for column in SCHEMAS[table][0]
+                    if column not in have[table] and (table, column) != ("card_actions", "witnesses")]
+
+        if not lost_columns():
             return
         with self._writing() as db:
+            lost = lost_columns(db)  # again, as a writer: another process opening may have mended it
+            if not lost:
+                return
             for table in dict.fromkeys(table for table, _column in lost):
                 db.execute(f"DROP TABLE [{table}]")
                 self.tables.create(db, table, *SCHEMAS[table])
             _create_indexes(self.tables, db)
             db.execute(f"UPDATE [{POSITION}] SET position = 0 WHERE name = ?", [NAME])
-        self._broken = self._broken or _("column {column} of {table} was missing").format(
-            column=lost[0][1], table=lost[0][0])
+            self._broken = self._broken or _("column {column} of {table} was missing").format(
+                column=lost[0][1], table=lost[0][0])
 
     def _add_marks(self) -> None:
         """Migration of a file made before the position carried its marks: the columns,

@@ -48,6 +48,8 @@ class Tables(Protocol):
 
     def column_names(self, table: str, writer: Writer | None = None) -> set[str]: ...
 
+    def columns(self, tables: tuple[str, ...], writer: Writer | None = None) -> dict[str, set[str]]: ...
+
     def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None: ...
 
     def outdated(self, table: str, writer: Writer | None = None) -> bool: ...
@@ -122,6 +124,10 @@ class SQLiteTables:
 
     def column_names(self, table: str, writer: Writer | None = None) -> set[str]:
         return {row[1] for row in (writer or self.conn).execute(f"PRAGMA table_info([{table}])")}
+
+    def columns(self, tables: tuple[str, ...], writer: Writer | None = None) -> dict[str, set[str]]:
+        """The columns of each of these tables (a missing table: none)."""
+        return {table: self.column_names(table, writer) for table in tables}
 
     def create(self, writer: Writer, table: str, columns: Columns, pk: str | tuple[str, ...]) -> None:
         """The table, if it is not there: made by sqlite-utils, except a table that is all
@@ -240,6 +246,16 @@ class PostgresTables:
         return {name for (name,) in self._catalog(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = ? AND table_name = ?",
             [self.schema, table], writer)}
+
+    def columns(self, tables: tuple[str, ...], writer: Writer | None = None) -> dict[str, set[str]]:
+        """The columns of each of these tables (a missing table: none), in one catalog query."""
+        found: dict[str, set[str]] = {table: set() for table in tables}
+        for table, column in self._catalog(
+                "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = ?",
+                [self.schema], writer):
+            if table in found:
+                found[table].add(column)
+        return found
 
     def _catalog(self, sql: str, params: list[Any], writer: Writer | None) -> list[tuple[Any, ...]]:
         if writer is None:

@@ -29,7 +29,7 @@ from ledger.rulebook import RULESET
 from ledger.snapshots import DIGEST_EVERY, digest
 from ledger.transfer import import_campaign
 
-from .conftest import copy_db, json_of, last_seq, one_error_line, run_ledger, succeeded
+from .conftest import copy_db, json_of, last_seq, one_error_line, run_ledger, run_ledger_process, succeeded
 
 SAMPLE = str(sample_catalog_path())
 
@@ -398,6 +398,33 @@ def test_a_held_checkpoint_that_fails_on_a_file_with_a_row_stored_as_text_is_sti
     assert report["bad_seq"] == kept["seq"] - 2 and "rewritten" in line
     line, report = verify_fails(demo, "--expect", f"{kept['seq'] - 2}:{kept['head']}")
     assert report["held_at"] == kept["seq"], line
+
+
+def test_an_undo_over_an_action_whose_link_was_forged_forward_is_refused_not_endless(demo):
+    """From a review: anyone holding the file can re-hash an action whose prev_live (the
+    action in force before it) names itself; undo walked that link forever (a table
+    server's worker hung). A link that is not older names the record changed."""
+    from ledger.integrity import chain_hash
+
+    ledger = Ledger.open(demo)
+    try:
+        cid = ledger.resolve(None)
+        last = ledger.last_seq(cid)
+        forged = ledger.event(cid, last).model_copy(update={"prev_live": last})
+        head = chain_hash(ledger.event(cid, last - 1).hash, forged)
+    finally:
+        ledger.close()
+    with sqlite3.connect(demo) as db:
+        (state,) = db.execute("SELECT state FROM stored_events WHERE originator_version = ? AND topic LIKE "
+                              "'%:CardActivated'", [last]).fetchone()
+        record = json.loads(state)
+        record.update(prev_live=last, hash=head)
+        db.execute("UPDATE stored_events SET state = ? WHERE originator_version = ? AND state = ?",
+                   [json.dumps(record, separators=(",", ":")).encode(), last, state])
+    db.close()
+    for args in (["undo"], ["undo", "--to", str(last - 3)]):
+        line = one_error_line(run_ledger_process(*args, db=demo, timeout=60))  # a child: an endless walk times out
+        assert f"seq {last} names seq {last} as the action in force before it" in line, line
 
 
 def test_a_rewritten_log_whose_text_holds_the_checkpoints_head_is_still_a_rewrite(tmp_path):

@@ -150,7 +150,9 @@ def checkpoint(s: Session) -> None:
     Example: ledger checkpoint
     """
     ledger, cid, signer = s.ledger(), s.cid(), s.signer()
-    earlier = [] if signer is not None else [c.key for c in ledger.kept_checkpoints(cid) if c.signature]
+    # only signatures that hold: a checkpoint put in the file names any "key" it likes
+    earlier = [] if signer is not None else [c.key for c in ledger.kept_checkpoints(cid)
+                                             if c.signature and c.key and c.holds_for(cid)]
     kept = ledger.keep_checkpoint(cid, signer)
     signed = " " + _("(signed by {key})").format(key=kept.key) if kept.signature else ""
     if earlier:  # a master whose key is not at hand here hands out an unsigned one unawares (a QA pass)

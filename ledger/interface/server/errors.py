@@ -95,8 +95,8 @@ def first_problem(errors: Any) -> str:
         return no_such_field(action, where[0])
     if where[-2:-1] == ["position"] and len(where) == 2:  # a branch of top|bottom|N: the CLI's words, not pydantic's
         given = json.dumps(err.get("input"), ensure_ascii=False)  # as the body wrote it, not as Python would
+        given = given if len(given) <= 60 else given[:59] + "…"  # cut first: a body may hold a megabyte
         given = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in given)
-        given = given if len(given) <= 60 else given[:59] + "…"
         return _("{field}: {problem}").format(field="position", problem=_(
             "{value!r} is not top, bottom or a number (1 = top)").format(value=_AsWritten(given)))
     msg = problem(err)  # pydantic's words, in the request's language (ledger.errors.PROBLEMS)
