@@ -229,25 +229,42 @@ def _misplaced(ledger: Ledger, cid: UUID, report: Report, expect: list[tuple[int
     """A failure at a checkpoint a player holds (``--expect N:HEAD``) whose head the log has
     at another seq M: a seq mistyped, or copied from another checkpoint. The report stays
     a failure (the log does not hold that head at N) and names M (``held_at``) only when the
-    whole log verifies with ``M:HEAD`` instead: that second pass computes every head again,
-    so M is never taken from the stored bytes, where anyone holding the file could write
-    any head. The stored bytes only say which seqs are worth that pass."""
+    log verifies with ``M:HEAD`` instead, at least past M: that pass computes every head
+    again, so M is never taken from the stored bytes, where anyone holding the file could
+    write any head (the stored bytes only say which seqs are worth the pass). Each held
+    checkpoint the next failure is at is corrected so, in turn (several mistyped, or one
+    beside a real rewrite: that finding is then the report's, with the seqs corrected)."""
     assert report.bad_seq is not None
     last = ledger.last_seq(cid)
-    cut = report.bad_seq > last  # "actions are missing": a checkpoint past the log's end
-    for held in expect:
-        seq, head = held
-        if seq != report.bad_seq and not (cut and seq > last):  # not the failure this checkpoint makes
-            continue
-        others = [candidate for candidate in expect if candidate != held]
+    current, held, moved = report, list(expect), []
+    while current.bad_seq is not None and len(moved) < len(expect):
+        cut = current.bad_seq > last  # "actions are missing": a checkpoint past the log's end
+        wrong = next((one for one in held if one not in [(f, h) for _s, f, h in moved]
+                      and (one[0] == current.bad_seq or (cut and one[0] > last))), None)
+        if wrong is None:  # the failure is no held checkpoint's
+            break
+        seq, head = wrong
         for found in _seqs_naming(ledger, cid, head, besides=seq):
-            again = _verify_log(ledger, cid, progress, False, [*others, (found, head)], signed_by, jobs, split_from)
-            if again.ok:  # no finding about the log: the checkpoint is the log's, at another seq
-                return Report(again.campaign, again.actions, head=again.head, held_at=found, reason=_(
-                    "the checkpoint you hold names seq {seq}, but its head is the log's head at seq {found} (the "
-                    "whole log verifies with --expect {found}:{head}): the seq was mistyped or copied from another "
-                    "checkpoint").format(seq=seq, found=found, head=head))
-    return report
+            trial = [*(one for one in held if one != wrong), (found, head)]
+            again = _verify_log(ledger, cid, progress, False, trial, signed_by, jobs, split_from)
+            if again.ok or (again.bad_seq is not None and again.bad_seq > found):  # the log holds HEAD at M
+                current, held = again, trial
+                moved.append((seq, found, head))
+                break
+        else:
+            break
+    if not moved:
+        return report
+    if current.ok:  # no finding about the log: the checkpoints are the log's, at other seqs
+        said = "; ".join(_(
+            "the checkpoint you hold names seq {seq}, but its head is the log's head at seq {found} (the "
+            "whole log verifies with --expect {found}:{head}): the seq was mistyped or copied from another "
+            "checkpoint").format(seq=seq, found=found, head=head) for seq, found, head in moved)
+        return Report(current.campaign, current.actions, head=current.head, held_at=moved[0][1], reason=said)
+    said = "; ".join(_("the checkpoint you hold for seq {seq} is the log's head at seq {found}: its seq was mistyped "
+                       "or copied from another checkpoint").format(seq=seq, found=found) for seq, found, _h in moved)
+    return Report(current.campaign, current.actions, current.bad_seq, f"{current.reason} ({said})",
+                  held_at=moved[0][1])
 
 
 def _seqs_naming(ledger: Ledger, cid: UUID, head: str, besides: int) -> Iterator[int]:

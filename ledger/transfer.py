@@ -228,7 +228,7 @@ def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tu
             raise BadCatalog(_("{path}: holds no actions").format(path=path))
         cid = reading.cid
         report = verify(trial, cid, take_snapshots=True, expect=expect)
-        if report.held_at is not None:
+        if report.held_at is not None and report.bad_seq is None:
             raise BadCatalog(_("{path}: refused: {reason}").format(path=path, reason=report.reason))
         if not report.ok:
             raise BadCatalog(_("{path}: refused, seq {seq} is bad: {reason}").format(path=path, seq=report.bad_seq,

@@ -386,6 +386,24 @@ def test_a_held_checkpoint_given_the_wrong_seq_is_named_at_the_seq_the_log_holds
     assert not imported.exists()
 
 
+def test_two_held_checkpoints_given_the_wrong_seqs_are_both_named_and_one_beside_a_real_finding_too(demo):
+    """From a QA pass: with two checkpoints mistyped, the second was called a rewrite, and
+    one mistyped beside a real mismatch blamed the wrong seq. Each is corrected in turn."""
+    ledger = Ledger.open(demo)
+    try:
+        cid = ledger.resolve(None)
+        at_20, at_30 = ledger.event(cid, 20).hash, ledger.event(cid, 30).hash
+    finally:
+        ledger.close()
+    line, report = verify_fails(demo, "--expect", f"21:{at_20}", "--expect", f"31:{at_30}")
+    assert report["bad_seq"] is None and report["held_at"] == 20, report
+    assert "names seq 21, but its head is the log's head at seq 20" in line
+    assert "names seq 31, but its head is the log's head at seq 30" in line and "rewritten" not in line
+    line, report = verify_fails(demo, "--expect", f"21:{at_20}", "--expect", f"30:{'a' * 64}")
+    assert report["bad_seq"] == 30 and "rewritten at or before seq 30" in line, line
+    assert "the checkpoint you hold for seq 21 is the log's head at seq 20" in line
+
+
 def test_a_held_checkpoint_that_fails_on_a_file_with_a_row_stored_as_text_is_still_reported(demo):
     """From a review: the hint's look through the stored rows took every row for bytes, and a
     row SQLite holds as text (which verify reads) made a failing --expect an unexpected failure."""

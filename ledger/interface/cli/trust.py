@@ -72,7 +72,7 @@ def verify(s: Session, expected: tuple[str, ...], signed_by: str | None) -> None
         _not_intact(s, report.as_dict(), _("the key you trust does not vouch for this file's record: {reason} (ledger "
                                            "verify without --signed-by checks the log itself)").format(
             reason=report.reason))
-    if report.held_at is not None:  # no finding about the log: a checkpoint's seq given wrong
+    if report.held_at is not None and report.bad_seq is None:  # no finding about the log: a seq given wrong
         _not_intact(s, report.as_dict(), report.reason)
     if not report.ok:
         _not_intact(s, report.as_dict(), _("the log is not intact: {reason}").format(reason=report.reason))
