@@ -294,6 +294,7 @@ class LedgerMachine(RuleBasedStateMachine):
         self.actors: dict[int, str] = {}
         self.prev_live: dict[int, int | None] = {}
         self.live_head: int | None = None
+        self.live_at: dict[int, int | None] = {1: None}  # seq -> the latest action in force right after it
         self.redo: list[int] = []  # undo seqs a redo may take back, latest last
         self.undo_targets: dict[int, tuple[int, ...]] = {}
         self.reshuffled_by: dict[int, tuple[str, ...]] = {}  # an undo's seq: the decks it shuffled again
@@ -449,6 +450,7 @@ class LedgerMachine(RuleBasedStateMachine):
             self.prev_live[seq] = self.live_head
             self.live_head = seq
             self.redo.clear()
+        self.live_at[seq] = self.live_head
 
     def check_shown_in_this_order(self, event, after: Campaign) -> None:
         """Fair play: a card stays shown to a hero (``reveal --to``) only in the order of its
@@ -518,13 +520,21 @@ class LedgerMachine(RuleBasedStateMachine):
     # -- undo and redo, with what the model expects ------------------------------
     def expect_undo(self, command: c.Undo) -> tuple[tuple[int, ...], int | None] | None:
         head = self.live_head
-        if head is None or (command.to is not None and command.to >= head):
+        if head is None or (command.to is not None and command.to >= max(self.live_at)):
             return None
+        # undo --to SEQ (ruleset 16): the actions in force now that were not right after SEQ,
+        # the model's own record of which were (a redone action keeps its own seq)
+        then, in_force_then = (self.live_at[command.to] if command.to is not None else None), set()
+        while then is not None:
+            in_force_then.add(then)
+            then = self.prev_live[then]
         targets: list[int] = []
         seq: int | None = head
-        while seq is not None and (seq > command.to if command.to is not None else not targets):
+        while seq is not None and (seq not in in_force_then if command.to is not None else not targets):
             targets.append(seq)
             seq = self.prev_live[seq]
+        if not targets:
+            return None
         if command.actor != "master" and (
                 any(self.actors[t] != command.actor for t in targets)
                 or any(self.identified[t] for t in targets)  # fair play: it showed a hidden card
