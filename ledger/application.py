@@ -24,7 +24,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 import msgspec
 from eventsourcing.application import AggregateNotFoundError, Application, EventSourcedLog, ProcessingEvent
-from eventsourcing.persistence import IntegrityError, PersistenceError
+from eventsourcing.persistence import IntegrityError, PersistenceError, StoredEvent
 from eventsourcing.utils import get_topic
 from pydantic import BaseModel
 
@@ -421,17 +421,12 @@ class Ledger(Application):
     def reshuffles_between(self, cid: UUID, gt: int, lte: int,
                            page: int = 1000) -> Iterator[tuple[int, tuple[str, ...]]]:
         """The undos recorded after seq ``gt`` up to ``lte`` that shuffled decks again: their
-        seqs and those decks (fair play's look back: ``Play.shuffled_again_by``). Read a page
-        of stored rows at a time; of an undo only its ``reshuffled_stacks`` is decoded."""
-        topic = get_topic(ActionUndone)
-        while gt < lte:
-            rows = self._guard(lambda: self.recorder.select_events(cid, gt=gt, lte=min(gt + page, lte)))
-            for row in rows:
-                if row.topic == topic:
-                    stacks = _RESHUFFLED.decode(row.state).reshuffled_stacks
-                    if stacks:
-                        yield row.originator_version, stacks
-            gt += page
+        seqs and those decks (fair play's look back: ``Play.shuffled_again_by``). Of an undo
+        only its ``reshuffled_stacks`` is decoded."""
+        for row in self._rows_between(cid, gt, lte, (get_topic(ActionUndone),), page):
+            stacks = _RESHUFFLED.decode(row.state).reshuffled_stacks
+            if stacks:
+                yield row.originator_version, stacks
 
     def takebacks_between(self, cid: UUID, gt: int, lte: int,
                           page: int = 1000) -> Iterator[tuple[int, bool, tuple[int, ...]]]:
@@ -439,12 +434,17 @@ class Ledger(Application):
         seqs, whether each is a redo, and the actions it took back or applied again
         (``undo --to``, when the chain at its seq is longer than the log since). Of each,
         only its ``targets`` are decoded."""
-        undo, redo = get_topic(ActionUndone), get_topic(ActionRedone)
+        redo = get_topic(ActionRedone)
+        for row in self._rows_between(cid, gt, lte, (get_topic(ActionUndone), redo), page):
+            yield row.originator_version, row.topic == redo, _TARGETS.decode(row.state).targets
+
+    def _rows_between(self, cid: UUID, gt: int, lte: int, topics: tuple[str, ...],
+                      page: int) -> Iterator[StoredEvent]:
+        """The campaign's stored rows of these topics after seq ``gt`` up to ``lte``, oldest
+        first, read a page of rows at a time and left undecoded."""
         while gt < lte:
             rows = self._guard(lambda: self.recorder.select_events(cid, gt=gt, lte=min(gt + page, lte)))
-            for row in rows:
-                if row.topic in (undo, redo):
-                    yield row.originator_version, row.topic == redo, _TARGETS.decode(row.state).targets
+            yield from (row for row in rows if row.topic in topics)
             gt += page
 
     # -- recording ------------------------------------------------------------
