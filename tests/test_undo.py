@@ -633,7 +633,7 @@ def test_an_undo_records_the_masters_keep_order_only_where_it_kept_a_decks_order
     assert verify(game.app, game.cid).ok
 
 
-def test_undo_to_seq_takes_back_an_action_a_redo_after_that_seq_applied_again(game):
+def test_something_in_force_since_undo_to_seq_takes_back_an_action_a_redo_after_that_seq_applied_again(game):
     """Found by a QA pass: a redo applies an action again under its own seq, so ``undo --to``
     a seq between its undo and its redo left it in force: the table was not the one at that
     seq, and a second ``undo --to`` said there was nothing to undo. From ruleset 16 it is
