@@ -88,6 +88,11 @@ def campaign_uuid(slug: str) -> UUID:
     return uuid5(NAMESPACE, f"campaign:{slug}")
 
 
+def checkpoint_log_id(cid: UUID) -> UUID:
+    """The id of the log of checkpoints kept in the file for campaign ``cid``."""
+    return uuid5(NAMESPACE, f"checkpoints:{cid}")
+
+
 @dataclass(frozen=True)
 class Recorded:
     """What a recorded action returns: its seq, its name and its stored event."""
@@ -558,7 +563,11 @@ class Ledger(Application):
     def keep_checkpoint(self, cid: UUID, signer: Signer | None = None) -> Checkpoint:
         """The latest checkpoint, also kept in the file's checkpoints log (which ``verify``
         checks), unless the same one is kept already."""
-        checkpoint = self.checkpoint(cid, signer)
+        return self.keep(cid, self.checkpoint(cid, signer))
+
+    def keep(self, cid: UUID, checkpoint: Checkpoint) -> Checkpoint:
+        """Keeps ``checkpoint`` in the file's checkpoints log, unless the latest kept is the
+        same (an export's, too: ``transfer.import_campaign``)."""
         log = self._checkpoint_log(cid)
         last = self._guard(log.get_last)
         if last is not None and (last.seq, last.head, last.signature) == (checkpoint.seq, checkpoint.head,
@@ -582,7 +591,7 @@ class Ledger(Application):
         return [Checkpoint(e.seq, e.head, e.key, e.signature) for e in entries]
 
     def _checkpoint_log(self, cid: UUID) -> EventSourcedLog[CheckpointTaken]:
-        return EventSourcedLog(self.events, uuid5(NAMESPACE, f"checkpoints:{cid}"), CheckpointTaken)
+        return EventSourcedLog(self.events, checkpoint_log_id(cid), CheckpointTaken)
 
     def snapshot(self, campaign: Campaign) -> None:
         """Stores the campaign's state at its version (a cache: never the record). Not

@@ -1,11 +1,14 @@
 """Moving a campaign's record between files: ``export`` and ``import_campaign``.
 
 An export is JSON Lines: one stored action per line, then a trailer line
-``{"trailer": {"count", "head", "key"?, "signature"?}}`` — the checkpoint at its last
-seq, signed when the ledger has a key — so that a file cut short or rewritten and
-re-hashed is refused. ``import_campaign`` reads the file a line at a time (constant
-memory; the first bad line stops it) into a scratch database, verifies it there, and
-only then copies it into the target in one transaction.
+``{"trailer": {"count", "head", "key"?, "signature"?, "checkpoints"?}}`` — the checkpoint
+at its last seq, signed when the ledger has a key — so that a file cut short or
+rewritten and re-hashed is refused. ``checkpoints`` carries the checkpoints kept in the
+file up to that seq and, when signed, one at that seq: a copy keeps them, so that
+``verify --signed-by`` holds there as in the original. ``import_campaign`` reads the file
+a line at a time (constant memory; the first bad line stops it) into a scratch database,
+verifies it there (the checkpoints carried too), and only then copies it into the target
+in one transaction.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import json
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -21,7 +24,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 
-from .application import Ledger, campaign_uuid
+from .application import Ledger, campaign_uuid, checkpoint_log_id
 from .audit import PAGE, Report, stored_actions, verify
 from .checkpoints import Checkpoint, message, take
 from .errors import BadCatalog, StoreError
@@ -49,13 +52,29 @@ def export(ledger: Ledger, cid: UUID, out: IO[str], signer: Signer | None = None
         out.write(_line(line))
         count, head = stored.originator_version, event.get("hash", "")
     checkpoint = take(cid, count, head, signer, what="export")
-    write_trailer(out, checkpoint)
+    write_trailer(out, checkpoint, carried_checkpoints(ledger, cid, count, head, signer))
     return checkpoint
 
 
-def write_trailer(out: IO[str], checkpoint: Checkpoint) -> None:
+def carried_checkpoints(ledger: Ledger, cid: UUID, count: int, head: str,
+                        signer: Signer | None) -> list[Checkpoint]:
+    """What an export ending at ``count`` carries for its copy to keep: the checkpoints kept
+    in the file up to ``count`` (one kept while the export was read, past it, would make
+    the copy look cut short) and, with a key, the one at ``count``, signed as a checkpoint
+    (the trailer's signature is an export's, which ``verify`` does not take)."""
+    carried = [kept for kept in ledger.kept_checkpoints(cid) if kept.seq <= count]
+    if signer is not None:
+        last = take(cid, count, head, signer)
+        if last not in carried:
+            carried.append(last)
+    return carried
+
+
+def write_trailer(out: IO[str], checkpoint: Checkpoint, checkpoints: Sequence[Checkpoint] = ()) -> None:
     trailer = {"count": checkpoint.seq, **checkpoint.as_dict()}
     trailer.pop("seq")
+    if checkpoints:
+        trailer["checkpoints"] = [kept.as_dict() for kept in checkpoints]
     out.write(_line({"trailer": trailer}))
 
 
@@ -71,6 +90,7 @@ class _Reading:
     cid: UUID | None = None
     count: int = 0
     trailer: dict[str, Any] | None = None
+    checkpoints: tuple[Checkpoint, ...] = ()  # carried by the trailer, for the copy to keep
 
 
 LONGEST_LINE = 16 * 1024 * 1024
@@ -115,6 +135,7 @@ def _stored_events(path: Path, reading: _Reading) -> Iterator[StoredEvent]:
             raise BadCatalog(_viewer_export(path, line))
         if isinstance(line, dict) and "trailer" in line:
             reading.trailer = _trailer(path, number, line["trailer"])
+            reading.checkpoints = _carried(path, number, reading.trailer.get("checkpoints", []))
             continue
         yield _action(path, number, line, reading)
 
@@ -132,6 +153,22 @@ def _trailer(path: Path, number: int, trailer: Any) -> dict[str, Any]:
     if not ok:
         raise BadCatalog(_("{path} line {line}: a trailer must hold a count and a head").format(path=path, line=number))
     return trailer
+
+
+def _carried(path: Path, number: int, carried: Any) -> tuple[Checkpoint, ...]:
+    """The trailer's checkpoints, each a seq, a head and (both or neither) a key and a
+    signature; whether they hold is ``verify``'s to say, as for those kept in a file."""
+    checkpoints = []
+    for kept in carried if isinstance(carried, list) else [None]:
+        ok = (isinstance(kept, dict) and type(kept.get("seq")) is int and kept["seq"] >= 1
+              and isinstance(kept.get("head"), str) and isinstance(kept.get("key"), str | None)
+              and isinstance(kept.get("signature"), str | None)
+              and (kept.get("key") is None) == (kept.get("signature") is None))
+        if not ok:
+            raise BadCatalog(_("{path} line {line}: the trailer's checkpoints must each hold a seq and a head (and "
+                               "a key with its signature)").format(path=path, line=number))
+        checkpoints.append(Checkpoint(kept["seq"], kept["head"], kept.get("key"), kept.get("signature")))
+    return tuple(checkpoints)
 
 
 def _action(path: Path, number: int, line: Any, reading: _Reading) -> StoredEvent:
@@ -227,6 +264,8 @@ def import_campaign(path: str | Path, target: str | Path, *, expect: Iterable[tu
         if reading.cid is None:
             raise BadCatalog(_("{path}: holds no actions").format(path=path))
         cid = reading.cid
+        for checkpoint in reading.checkpoints:  # checked by verify as the file's own are
+            trial.keep(cid, checkpoint)
         report = verify(trial, cid, take_snapshots=True, expect=expect)
         if report.held_at is not None and report.bad_seq is None:
             raise BadCatalog(_("{path}: refused: {reason}").format(path=path, reason=report.reason))
@@ -261,8 +300,8 @@ def _insert(recorder: Any, cursor: Any, events: list[StoredEvent]) -> None:
 
 
 def _copy(trial: Ledger, cid: UUID, first: CampaignStarted, target: str | Path) -> None:
-    """The verified campaign, its snapshots and its entry in the campaigns log, into
-    ``target`` in one transaction, a page at a time."""
+    """The verified campaign, its snapshots, the checkpoints its export carried and its
+    entry in the campaigns log, into ``target`` in one transaction, a page at a time."""
     from .postgres import shown
 
     ledger = Ledger.open(target, create=True)
@@ -277,6 +316,8 @@ def _copy(trial: Ledger, cid: UUID, first: CampaignStarted, target: str | Path) 
             for page in _pages(stored_actions(trial, cid)):
                 _insert(ledger.recorder, cursor, page)
             _insert(ledger.recorder, cursor, [ledger.mapper.to_stored_event(entry)])
+            if carried := trial.recorder.select_events(checkpoint_log_id(cid)):
+                _insert(ledger.recorder, cursor, carried)
             last = 0  # the snapshots the verifying replay took, so loading never replays from the start
             while page := trial.snapshots.recorder.select_events(cid, gt=last, limit=PAGE):
                 _insert(ledger.snapshots.recorder, cursor, page)

@@ -651,6 +651,64 @@ def test_an_export_cut_at_a_signed_checkpoint_with_that_checkpoint_as_its_traile
     succeeded(run_ledger("import", str(whole), "--signed-by", key["public"], db=tmp_path / "whole.db"))
 
 
+def kept_in(db: Path) -> list[tuple]:
+    ledger = Ledger.open(db)
+    try:
+        return [(k.seq, k.head, k.key, k.signature) for k in ledger.kept_checkpoints(ledger.resolve(None))]
+    finally:
+        ledger.close()
+
+
+def test_an_imported_copy_keeps_the_checkpoints_its_export_carries_so_verify_signed_by_holds_there(
+        demo, key, tmp_path):
+    """Found by a QA pass: a player imported the master's signed export with --signed-by,
+    then `verify --signed-by` on the copy said the master's key vouched for nothing (the
+    checkpoints kept in the file stayed behind). The trailer carries them, and a signed
+    export one at its end, signed as a checkpoint."""
+    kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
+    succeeded(run_ledger("--actor", "ana", "draw", "deck:skill", db=demo))
+    count = last_seq(demo)
+    signed = write(tmp_path / "signed.jsonl", export_lines(demo, env=key["env"]))
+    carried = json.loads(signed.read_text().splitlines()[-1])["trailer"]["checkpoints"]
+    assert [c["seq"] for c in carried] == [kept["seq"], count]
+    copy = tmp_path / "copy.db"
+    succeeded(run_ledger("import", str(signed), "--signed-by", key["public"], db=copy))
+    report = json_of(succeeded(run_ledger("--json", "verify", "--signed-by", key["public"], db=copy)))
+    assert report["ok"] and report["signed_upto"] == {key["public"]: count}
+    assert kept_in(copy)[0] == kept_in(demo)[0] and len(kept_in(copy)) == 2
+    # exported without the key: the master's checkpoint kept in the file still vouches in the copy, to its seq
+    unsigned = write(tmp_path / "unsigned.jsonl", export_lines(demo))
+    other = tmp_path / "other.db"
+    succeeded(run_ledger("import", str(unsigned), db=other))
+    report = json_of(succeeded(run_ledger("--json", "verify", "--signed-by", key["public"], db=other)))
+    assert report["signed_upto"] == {key["public"]: kept["seq"]}
+    assert kept_in(other) == kept_in(demo)
+
+
+def test_an_export_whose_carried_checkpoint_was_changed_or_names_a_cut_seq_is_refused(demo, key, tmp_path):
+    succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"]))
+    lines = export_lines(demo)
+    trailer = json.loads(lines[-1])
+    forged = json.loads(lines[-1])
+    forged["trailer"]["checkpoints"][0]["head"] = "0" * 64
+    line = one_error_line(run_ledger("import", str(write(tmp_path / "f.jsonl", lines[:-1] + [json.dumps(forged)])),
+                                     db=tmp_path / "f.db"))
+    assert "seq 36 is bad" in line and "carries a signature that does not hold" in line
+    # cut short, the trailer rewritten by hand for the cut (no key vouches for it): the carried
+    # checkpoint still names the seq the file no longer reaches
+    cut = dict(trailer["trailer"], count=last_seq(demo) - 2,
+               head=json.loads(lines[-4])["event"]["hash"])
+    line = one_error_line(run_ledger("import", str(write(tmp_path / "c.jsonl", lines[:-3] + [json.dumps(
+        {"trailer": cut})])), db=tmp_path / "c.db"))
+    assert "actions are missing" in line
+    for bad in ([{"seq": True, "head": "x"}], [{"seq": 3, "head": "x", "key": "k"}], "all"):
+        odd = dict(trailer["trailer"], checkpoints=bad)
+        line = one_error_line(run_ledger("import", str(write(tmp_path / "o.jsonl", lines[:-1] + [json.dumps(
+            {"trailer": odd})])), db=tmp_path / "o.db"))
+        assert "the trailer's checkpoints must each hold a seq and a head" in line
+    assert not any(p.suffix == ".db" for p in tmp_path.iterdir() if p.name != demo.name)
+
+
 @pytest.mark.parametrize("cut", [1, 4])
 def test_an_export_cut_short_is_refused(demo, tmp_path, cut):
     lines = export_lines(demo)
@@ -666,7 +724,13 @@ def test_a_rewritten_export_with_the_old_trailer_or_a_forged_signature_is_refuse
     real = export_lines(a, env=key["env"])
     forged = export_lines(b)
     rechained = write(tmp_path / "rechained.jsonl", forged[:-1] + real[-1:])
-    assert "trailer's head" in one_error_line(run_ledger("import", str(rechained), db=tmp_path / "x.db"))
+    n = len(forged) - 1  # the real trailer carries the master's checkpoint at its end, signed
+    line = one_error_line(run_ledger("import", str(rechained), db=tmp_path / "x.db"))
+    assert f"seq {n} is bad" in line and "the record was rewritten" in line
+    bare = json.loads(real[-1])
+    del bare["trailer"]["checkpoints"]
+    rechained = write(tmp_path / "rechained2.jsonl", forged[:-1] + [json.dumps(bare)])
+    assert "trailer's head" in one_error_line(run_ledger("import", str(rechained), db=tmp_path / "x2.db"))
     trailer = json.loads(forged[-1])
     real_trailer = json.loads(real[-1])["trailer"]
     trailer["trailer"].update(key=real_trailer["key"], signature=real_trailer["signature"])

@@ -365,8 +365,8 @@ def _is_sqlite(path: Path) -> bool:
 
 
 def _export_to(s: Session, viewer: str, out: IO[str]) -> int:
+    from ...transfer import carried_checkpoints, write_trailer
     from ...transfer import export as export_log
-    from ...transfer import write_trailer
 
     ledger, cid = s.ledger(), s.cid()
     if viewer == REFEREE:
@@ -376,7 +376,9 @@ def _export_to(s: Session, viewer: str, out: IO[str]) -> int:
     from ...checkpoints import take
 
     count = write_viewer_export(ledger, cid, viewer, out)
-    write_trailer(out, take(cid, count, ledger.event(cid, count).hash, s.signer(), what="export"))
+    head, signer = ledger.event(cid, count).hash, s.signer()
+    write_trailer(out, take(cid, count, head, signer, what="export"),
+                  carried_checkpoints(ledger, cid, count, head, signer))  # the full export's trailer
     return count
 
 
