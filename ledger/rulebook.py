@@ -89,8 +89,10 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # and an undo records the master's ``keep_order`` only where it kept a deck's order (the history
 # said so of undos that returned no card to any deck); and an action's summary names the cards
 # attached to a card it moved that went along (``projections.summaries``; the stored summaries
-# of older actions stay as written).
-RULESET = 16
+# of older actions stay as written); 17 = a search, or an access effect, names (``--by``) a card
+# that has an effect (seeds 000-001: they come from effects; any face-up card a hero controlled
+# allowed her a search, as often as she liked).
+RULESET = 17
 
 
 class Rule(NamedTuple):

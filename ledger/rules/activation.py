@@ -57,6 +57,8 @@ def chosen_effect(campaign: Campaign, card: str, asked: int | None) -> int:
     effects = campaign.card(card).effects
     if asked is None:
         manual = [i for i, eff in enumerate(effects, start=1) if eff.kind == "activate"]
+        if not effects:
+            raise RuleBroken(_("card {card} has no effect, so it cannot be activated").format(card=card))
         if not manual:
             raise RuleBroken(_("card {card} has no activate effect, so it cannot be activated manually (its auto "
                                "effects fire on their own; record one with --effect N)").format(card=card))

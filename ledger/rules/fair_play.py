@@ -174,6 +174,17 @@ def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec, face_
                                                                                              stack=stack.id))
 
 
+def has_an_effect(campaign: Campaign, card: str, search: bool) -> None:
+    """Seeds 001 ("Buscar Cartas") and 000: a search, or a change to a location's access,
+    comes from an effect; a card of the catalog that has none allows neither (from ruleset
+    17: any face-up card a hero controls allowed a search, as often as she liked)."""
+    if ruleset() >= 17 and not campaign.card(card).effects:
+        raise RuleBroken(_("card {card} has no effect, so it allows no search; name the card whose effect lets you "
+                           "search (the master searches without --by)").format(card=card) if search else
+                         _("card {card} has no effect, so it changes no access; name the card whose effect does "
+                           "(ledger card CARD shows its effects)").format(card=card))
+
+
 def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
     """RULES.md §4: searching a stack needs an effect that allows it: a hero names the
     active card they control whose effect lets them search (``--by CARD``)."""
@@ -183,6 +194,7 @@ def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
             if ruleset() >= 15 and "active" not in card_states(campaign, by):  # the record would say it allowed it
                 raise RuleBroken(_("card {card} is not active, so its effect allows no search now; the master "
                                    "searches without --by").format(card=by))
+            has_an_effect(campaign, by, search=True)
         return
     if by is None:
         raise NotAllowed(_("{actor} may search only by an effect that allows it: name the active card you control "
@@ -192,6 +204,7 @@ def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
     if "active" not in card_states(campaign, by):
         raise RuleBroken(_("card {card} is not active, so its effects are not available now (ledger card {card} "
                            "shows its states)").format(card=by))
+    has_an_effect(campaign, by, search=True)
 
 
 def searches_decks(actor: str, stack: ZoneSpec) -> None:

@@ -9,6 +9,7 @@ from ..errors import BadInput, RuleBroken, UnknownZone
 from ..i18n import _
 from ..states import effect_in_force, is_active
 from ..vocabulary import check_location_id, check_suit
+from .fair_play import has_an_effect
 
 
 def known_location(campaign: Campaign, location: str) -> Location:
@@ -70,6 +71,7 @@ def effect_source_active(campaign: Campaign, card: str) -> None:
     if not is_active(campaign, card):
         raise RuleBroken(_("card {card} is not active (its effects are not available); an access effect comes from "
                            "an active card, such as a face-up event in the scenario").format(card=card))
+    has_an_effect(campaign, card, search=False)
 
 
 def effective_access(campaign: Campaign, location: str, suit: str) -> tuple[int, str]:
