@@ -666,3 +666,39 @@ def test_a_cards_labels_fit_it_on_a_360_px_phone_in_portuguese(browser: Any, gam
     assert cut == [], cut
     assert not master.problems, master.problems
     master.context.close()
+
+
+def test_a_hero_records_the_costs_she_paid_when_she_activates_from_her_page(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """A QA pass: the page's Activate form had no place for the action points and energies
+    paid (RULES.md §6: recorded, not enforced), which the CLI's --ap and --energy record,
+    so a hero playing from her page could not record them. And the master's "any action"
+    form opened on "battle start": one click on "Do it" started a battle."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    master = Seat(browser, base, t.tokens["master"], DESKTOP)
+    seq = ana.seq()
+    own = next(entry["id"] for entry in referee_zones(t)["zones"]["table:ana"])  # face up on her table
+    ana.card("table:ana", own).click()
+    ana.page.click('button[data-action="activate"]')
+    panel = ana.page.locator('form[data-panel="activate"]')
+    panel.locator('input[name="energy"]').fill("fire 1")  # not kind=amount: said so, nothing sent
+    panel.locator('[data-confirm="activate"]').click()
+    expect(ana.page.locator("#message")).to_contain_text("kind=amount")
+    assert referee_zones(t)["seq"] == seq
+    panel.locator('input[name="ap"]').fill("2")
+    panel.locator('input[name="energy"]').fill("fire=1, water=2")
+    panel.locator('[data-confirm="activate"]').click()
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 1))
+    assert "paid 2 action point(s), 1 fire, 2 water" in t.ledger("explain", str(seq + 1))
+
+    master.page.click('button[data-action="any"]')
+    expect(master.page.locator('#panel select[name="action"]')).to_have_value("")
+    master.page.click('[data-confirm="any"]')
+    expect(master.page.locator("#message")).to_contain_text("choose the action first")
+    assert referee_zones(t)["seq"] == seq + 1 and not referee_zones(t).get("battle")
+    for seat in (ana, master):
+        assert not seat.problems, seat.problems
+        seat.context.close()

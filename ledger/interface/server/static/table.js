@@ -1174,6 +1174,9 @@
     const fields = [
       field(_("Effect (number, optional)"), el("input", {type: "number", name: "effect", min: 1, inputmode: "numeric"})),
       field(_("Target (optional)"), el("input", {type: "text", name: "target", maxlength: 500})),
+      // the costs paid (RULES.md §6: recorded, not enforced), as the CLI's --ap and --energy
+      field(_("Action points paid (optional)"), el("input", {type: "number", name: "ap", min: 0, max: 100, inputmode: "numeric"})),
+      field(_("Energies paid (optional: kind=amount, …)"), el("input", {type: "text", name: "energy", placeholder: "fire=2, water=1"})),
       field(_("Note (optional)"), el("input", {type: "text", name: "note", maxlength: 2000})),
     ];
     if (MASTER) fields.unshift(field(_("Hero (who activates)"), select("hero", [["", "—"], ...heroOptions(heroesIn(state.live.zones))], "")));
@@ -1181,10 +1184,26 @@
       const body = {action: "activate", card};
       if (valueOf(form, "effect")) body.effect = Number(valueOf(form, "effect"));
       if (valueOf(form, "target")) body.target = valueOf(form, "target");
+      if (valueOf(form, "ap")) body.ap = Number(valueOf(form, "ap"));
+      if (valueOf(form, "energy").trim()) body.energy = energiesOf(valueOf(form, "energy"));
       if (valueOf(form, "note")) body.note = valueOf(form, "note");
       if (MASTER && valueOf(form, "hero")) body.hero = valueOf(form, "hero");
       return body;
     });
+  }
+
+  // "fire=2, water=1" as the API's {"fire": 2, "water": 1}; the server checks the kinds and amounts
+  function energiesOf(text) {
+    const paid = {};
+    for (const part of text.split(",")) {
+      if (!part.trim()) continue;
+      const [kind, amount, ...rest] = part.split("=");
+      if (rest.length || !kind.trim() || !/^\s*\d+\s*$/.test(amount || "")) {
+        throw new Error(fmt(_("{part}: write each energy paid as kind=amount, e.g. fire=2"), {part: part.trim()}));
+      }
+      paid[kind.trim()] = Number(amount);
+    }
+    return paid;
   }
 
   function openTradePanel(take, give) {
@@ -1205,7 +1224,8 @@
 
   function openAnyPanel() {
     const names = Object.keys(ANY_ACTIONS);
-    const chooser = select("action", names, "battle start");
+    // nothing chosen at first: "Do it" on a chosen default (it was battle start) recorded it (a QA pass)
+    const chooser = select("action", [["", "—"], ...names.map((n) => [n, n])], "");
     const params = el("textarea", {name: "params", rows: 4, spellcheck: "false", class: "json"});
     const template = (name) => {
       const t = JSON.parse(JSON.stringify(ANY_ACTIONS[name] || {}));
@@ -1231,6 +1251,7 @@
               : _("the parameters are not valid JSON: look at the quotes, commas and braces"));
           }
         }
+        if (!valueOf(form, "action")) throw new Error(_("choose the action first"));
         if (!extra || typeof extra !== "object" || Array.isArray(extra)) throw new Error(_("the parameters must be a JSON object"));
         return Object.assign({}, extra, {action: valueOf(form, "action")});
       });
