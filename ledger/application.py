@@ -35,7 +35,16 @@ from .catalog import Catalog
 from .checkpoints import Checkpoint, take
 from .commands import Command
 from .commitments import Commitment, commit
-from .errors import BadInput, DamagedRecord, FileBusy, LedgerError, StoreError, UnknownCampaign, first_line
+from .errors import (
+    BadInput,
+    DamagedRecord,
+    FileBusy,
+    LedgerError,
+    OutdatedLedger,
+    StoreError,
+    UnknownCampaign,
+    first_line,
+)
 from .events import (
     ActionRecorded,
     ActionRedone,
@@ -50,6 +59,7 @@ from .i18n import _
 from .integrity import GENESIS, check_link, checked_chain, sealed
 from .mapper import JSONTranscoder, PydanticMapper
 from .play import Play
+from .rulebook import RULESET
 from .rules import printable_text
 from .rulesets import ruleset
 from .signing import Signer
@@ -352,7 +362,7 @@ class Ledger(Application):
         previous = around[0].hash if around[0].originator_version == base - 1 else GENESIS
         read = (e for e in around if e.originator_version >= base)
         actions = checked_chain(read, previous) if checked else read
-        next(actions)  # the snapshot's own action, already in the snapshot
+        restored.rules = next(actions).ruleset  # the snapshot's own action, already in the snapshot
         return self.project(restored, actions)
 
     def _load_from_start(self, cid: UUID, at: int | None, checked: bool = True) -> Campaign:
@@ -473,6 +483,7 @@ class Ledger(Application):
                 held = False  # another writer since, or a log cut short: a copy ahead of it would record past a gap
                 self._live.pop(cid)
             campaign = self._current(cid, fresh=not held)
+            self._rules_known(campaign)
             play = Play(campaign, command.actor, lookup=lambda seq: self.event(cid, seq),
                         scan=lambda gt, lte: self.reshuffles_between(cid, gt, lte),
                         takebacks=lambda gt, lte: self.takebacks_between(cid, gt, lte))
@@ -494,12 +505,18 @@ class Ledger(Application):
                 self._live.pop(cid, None)
                 if not self._landed(event):
                     continue  # another writer took the seq: decided again on the newer state
-                campaign = self.campaign(cid, at=event.seq - 1)  # it went in, though the reply was lost
-                campaign.table.apply_all(event.changes)
-            except BaseException:
+                campaign = self._as_landed(event)
+            except BaseException as exc:
+                from .postgres import connection_lost, unanswered
+
                 play.rollback()
                 self._live.pop(cid, None)
-                raise
+                # a connection lost under the commit, past the recorder's retries: the commit may
+                # have gone through (a QA pass: "try again" for an action recorded, retried twice);
+                # none had been had (the pool found none), nothing was sent
+                if connection_lost(exc) is None or unanswered(exc) or not self._landed(event):
+                    raise
+                campaign = self._as_landed(event)
             campaign.record(event)
             if campaign.version % self.SNAPSHOT_INTERVAL == 0:
                 self.snapshot(campaign)
@@ -534,6 +551,24 @@ class Ledger(Application):
         except IntegrityError:
             return self._landed(event)
         return True
+
+    def _rules_known(self, campaign: Campaign) -> None:
+        """Refuses to record in a campaign whose actions a newer ledger decided under newer
+        rules: the actions this one would record after them would claim older rules, which
+        ``verify`` then calls forged, for good (a QA pass: a table server left running on an
+        older version, beside an updated CLI). ``Campaign.rules``: the newest of the actions
+        folded since the snapshot it was loaded from, and of that snapshot's own action."""
+        if campaign.rules > RULESET:
+            raise OutdatedLedger(_("campaign {campaign} has actions recorded by a newer campaign-ledger (rules "
+                                   "{newer}; this one knows {known}): update campaign-ledger to record in it (reading it "
+                                   "still works)").format(campaign=campaign.slug, newer=campaign.rules, known=RULESET))
+
+    def _as_landed(self, event: ActionRecorded) -> Campaign:
+        """The campaign before ``event``, which went in though its reply was lost, with its
+        changes applied (``execute`` records the bookkeeping)."""
+        campaign = self.campaign(event.originator_id, at=event.seq - 1)
+        campaign.table.apply_all(event.changes)
+        return campaign
 
     def _landed(self, event: ActionRecorded) -> bool:
         """Is ``event`` itself the one stored at its seq? A save whose commit went through

@@ -52,6 +52,9 @@ class Campaign:
         self.live_head: int | None = None
         self.redo_stack: list[int] = []
         self.last_hash: str = GENESIS
+        # the newest rules an action folded here was decided under (a snapshot does not keep
+        # it: ``Ledger._load`` reads its action's): a ledger knowing older rules records nothing
+        self.rules = 0
 
     @property
     def seq(self) -> int:
@@ -104,6 +107,7 @@ class Campaign:
         self.version = event.originator_version
         self.modified_on = event.timestamp
         self.last_hash = event.hash or self.last_hash
+        self.rules = max(self.rules, event.ruleset)
         event.keep_books(self)
 
     def copy(self) -> Campaign:
@@ -112,6 +116,7 @@ class Campaign:
         twin = Campaign(self.id, self.version, self.created_on, self.modified_on, self.name, self.slug,
                         self.catalog, self.format, self.table.copy())
         twin.live_head, twin.redo_stack, twin.last_hash = self.live_head, list(self.redo_stack), self.last_hash
+        twin.rules = self.rules
         return twin
 
     def snapshot(self) -> dict:

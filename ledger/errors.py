@@ -98,6 +98,13 @@ class NotAllowed(RuleBroken):
     code = "not-allowed"
 
 
+class OutdatedLedger(LedgerError):
+    """The campaign holds actions decided under rules newer than this ledger knows: it
+    records nothing there (what it recorded would claim older rules after newer ones)."""
+
+    code = "outdated-ledger"
+
+
 class StoreError(LedgerError):
     """The database file cannot be used (missing, not SQLite, busy)."""
 

@@ -55,6 +55,40 @@ def test_an_action_whose_reply_was_lost_is_recorded_once_and_reported_recorded(g
     assert verify(game.app, game.cid).ok
 
 
+@pytest.mark.parametrize("went_in", [True, False], ids=["committed", "not-committed"])
+def test_an_action_whose_connection_was_lost_under_its_commit_is_reported_as_the_log_holds_it(game, went_in):
+    """A QA pass (a proxy cut before PostgreSQL every second or two): past the recorder's
+    retries the connection error reached the command, which said "try again" for an
+    action that was recorded: a retry recorded it twice. The log is asked: an action that
+    went in is reported recorded; one that did not is the error it was, nothing recorded."""
+    psycopg = pytest.importorskip("psycopg")
+    game.add("item-sword", "item-bow", to="deck:item")
+    before = game.campaign.seq
+    recorder = game.app.recorder
+    insert = recorder.insert_events
+    cut: list[int] = []
+
+    def cut_under_the_commit(*args, **kwargs):
+        result = insert(*args, **kwargs) if went_in else None
+        if not cut:
+            cut.append(1)
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        return result
+
+    recorder.insert_events = cut_under_the_commit
+    if went_in:
+        done = game.do(c.Draw(actor="ana", stack="deck:item"))
+        assert done.seq == before + 1 == game.app.last_seq(game.cid), "recorded twice (or not at all)"
+        assert game.app.event(game.cid, done.seq).hash == done.event.hash
+        assert game.zone(done.event.changes[0].card) == "inventory:ana"
+    else:
+        with pytest.raises(psycopg.OperationalError):
+            game.do(c.Draw(actor="ana", stack="deck:item"))
+        assert game.app.last_seq(game.cid) == before
+    assert cut, "the fault was not injected"
+    assert verify(game.app, game.cid).ok
+
+
 def test_two_inits_at_once_of_different_campaigns_both_start(db_path, sample_catalog):
     """Each start takes the next entry of the file's list of campaigns; one made between
     another's reading of the list and its save takes that entry first: the other is

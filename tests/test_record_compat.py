@@ -46,3 +46,37 @@ def test_an_old_campaign_goes_on_with_new_actions_that_record_who_saw_what(tmp_p
         assert verify(app, cid).ok
     finally:
         app.close()
+
+
+@pytest.mark.both_stores
+@pytest.mark.parametrize("loaded", ["held", "fresh", "from-a-snapshot-at-the-head"])
+def test_a_ledger_records_nothing_in_a_campaign_a_newer_ledger_recorded_in(game, loaded):
+    """A QA pass: a table server left running on an older version recorded 80 actions after
+    one an updated CLI had recorded under newer rules; each claimed the older rules after
+    newer ones, and verify called the campaign forged, for good. An older ledger refuses
+    to record there (appending nothing) and says to update."""
+    from ledger import commands as c
+    from ledger.errors import OutdatedLedger
+    from ledger.rulebook import RULESET
+    from ledger.rulesets import decided_under
+
+    from .conftest import db_of
+
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    if loaded == "from-a-snapshot-at-the-head":  # the newer action is the 100th: a snapshot is taken after it
+        game.add("companion-wolf", to="table:ana")
+        while game.campaign.seq < Ledger.SNAPSHOT_INTERVAL - 1:
+            game.do((c.Restore if "companion-wolf" in game.table.exhausted else c.Exhaust)(cards=("companion-wolf",)))
+    with decided_under(RULESET + 1):  # as a newer ledger records it
+        game.do(c.Draw(actor="ana", stack="deck:item"))
+    if loaded == "from-a-snapshot-at-the-head":
+        assert game.app.fit_snapshot(game.cid)[0].originator_version == game.campaign.seq
+    if loaded != "held":
+        game.app = Ledger.open(db_of(game.app))
+    try:
+        err = game.refuse(c.Draw(actor="bo", stack="deck:item"), OutdatedLedger)
+        assert f"(rules {RULESET + 1}; this one knows {RULESET}): update campaign-ledger" in str(err)
+        assert game.campaign.seq == game.app.last_seq(game.cid)  # it still reads it
+    finally:
+        if loaded != "held":
+            game.app.close()
