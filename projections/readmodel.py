@@ -363,6 +363,12 @@ class ReadModel:
         return self.read("SELECT max(seq) FROM history WHERE campaign = ?", [slug])[0][0]
 
     # -- trusting the tables ---------------------------------------------------------
+    @property
+    def mended(self) -> bool:
+        """Was a table made again on opening (missing, or lacking a column), its rows not
+        yet rebuilt? The next catch-up rebuilds them and says why (``repaired``)."""
+        return self._broken is not None
+
     def position_problem(self) -> str | None:
         """Why the stored position cannot be trusted, or None: it is missing, outside the
         log, no longer at the stored event it was applied from, or 0 with rows already

@@ -380,3 +380,19 @@ def test_a_read_model_table_that_lost_a_column_is_made_again_and_rebuilt(demo, e
     assert f"column {column} of {table} was missing" in result.stderr and "rebuilt" in result.stderr
     assert json_of(succeeded(run_ledger("--json", "card", "item-sword", db=demo)))["id"] == "item-sword"
     assert json_of(succeeded(run_ledger("--json", "verify", db=demo)))["ok"]
+
+
+@pytest.mark.parametrize("edit, said", [
+    ("ALTER TABLE cards DROP COLUMN face", "column face of cards was missing"),
+    ("DROP TABLE zones", "table zones was missing"),
+])
+def test_a_table_made_again_by_a_command_that_reads_no_read_model_is_rebuilt_then_with_its_note(demo, edit, said):
+    """A QA pass: `zones` (which reads the log) made the table again and left it empty,
+    with no note; the next command then said "rows were there before the position's first
+    action", not what was wrong. The command that made it rebuilds it and says why."""
+    before = json_of(succeeded(run_ledger("--json", "card", "item-sword", db=demo)))
+    raw(demo, edit)
+    result = succeeded(run_ledger("zones", db=demo))
+    assert said in result.stderr and "rebuilt" in result.stderr
+    after = succeeded(run_ledger("--json", "card", "item-sword", db=demo))
+    assert json.loads(after.stdout) == before and "note:" not in after.stderr

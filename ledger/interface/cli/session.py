@@ -186,6 +186,10 @@ class Session:
             if whole:
                 self.refuse_cut_log((entry.campaign_id, entry.slug))
             self._cid, self._slug = entry.campaign_id, entry.slug
+            if whole and self._model is not None and self._model.mended:
+                # made again on opening: rebuilt now, with its note, by a command that reads no
+                # read model too (zones left the table empty, and the next command a misleading note)
+                self.model()
         return self._cid
 
     def refuse_cut_log(self, campaign: tuple[UUID, str] | None = None) -> None:
