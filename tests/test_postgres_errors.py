@@ -96,6 +96,23 @@ def test_init_refuses_a_schema_that_holds_something_else(tmp_path):
         assert tables == {"invoices"}
 
 
+def test_a_store_table_dropped_by_hand_is_one_error_line_naming_it_for_verify_and_export_too():
+    """A PostgreSQL QA pass: with the snapshots' table dropped, verify and export (which
+    read it past the ledger's guard) said "unexpected failure … please report it" and
+    quoted the SQL; SQLite's file said one line. Every command now names the table."""
+    import psycopg
+
+    with fresh_schema() as url:
+        assert run_ledger("demo", db=url).returncode == 0
+        schema = url.rsplit("schema=", 1)[1]
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+            conn.execute(f'DROP TABLE "{schema}".ledger_snapshots')
+        for args in (("verify",), ("export", "-"), ("zones",)):
+            line = one_error_line(run_ledger(*args, db=url), what=args)
+            assert "the campaign database cannot be used" in line and "ledger_snapshots" in line, line
+            assert "SELECT" not in line and "report" not in line, line
+
+
 @pytest.mark.parametrize("failure, tries", [("no connection", 1), ("broken connection", 3)])
 def test_a_server_that_does_not_answer_is_not_asked_again_and_again(monkeypatch, failure, tries):
     """eventsourcing tries each read and write of the log up to ten times, each first
@@ -362,6 +379,37 @@ def test_a_role_that_may_only_read_is_told_so_when_it_acts_and_nothing_is_record
                 line = one_error_line(run_ledger(*args, db=reader), what=args)
                 assert "refused (permission denied" in line and "unexpected" not in line, line
             assert run_ledger("--json", "history", "--limit", "1", db=url).stdout.count('"seq": 36') == 1
+        finally:
+            with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
+                conn.execute(f'DROP OWNED BY "{role}"')
+                conn.execute(f'DROP ROLE "{role}"')
+
+
+def test_a_role_with_every_right_but_ownership_is_told_rebuild_is_the_owners():
+    """A QA pass: a role granted every right the README lists could act, but rebuild said
+    "must be owner of index …" and told it to ask for the very rights it had. Remaking the
+    read models' tables and indexes is for their owner, and the line says so."""
+    import uuid
+
+    import psycopg
+
+    from tests.postgres_support import SERVER, schema_of
+
+    with fresh_schema() as url:
+        assert run_ledger("demo", db=url).returncode == 0
+        role = f"ledger_test_player_{uuid.uuid4().hex[:8]}"
+        schema = schema_of(url)
+        with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
+            conn.execute(f'CREATE ROLE "{role}" LOGIN')
+            conn.execute(f'GRANT USAGE, CREATE ON SCHEMA "{schema}" TO "{role}"')
+            conn.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{schema}" TO "{role}"')
+            conn.execute(f'GRANT USAGE ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{role}"')
+        try:
+            player = url.replace("postgres@", f"{role}@", 1)
+            assert run_ledger("hero", "add", "carl", db=player).returncode == 0  # acting works
+            line = one_error_line(run_ledger("rebuild", db=player))
+            assert "must be owner" in line and "for the role that owns them" in line, line
+            assert "grant it" not in line, line
         finally:
             with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
                 conn.execute(f'DROP OWNED BY "{role}"')

@@ -272,9 +272,9 @@ def refusal(exc: Exception) -> tuple[str, str]:
         return "store", str(found)
     if isinstance(exc, sqlite3.Error):
         return "store", _("the campaign database cannot be used ({reason})").format(reason=exc)
-    from ...postgres import connection_lost, refused_privilege
+    from ...postgres import connection_lost, missing_relation, refused_privilege
 
-    lost = refused_privilege(exc) or connection_lost(exc)
+    lost = refused_privilege(exc) or missing_relation(exc) or connection_lost(exc)
     if lost is not None:
         return "store", str(lost)
     if from_store and isinstance(exc.__cause__, sqlite3.DatabaseError) \

@@ -178,13 +178,13 @@ def install(app: FastAPI, db: str = "") -> None:
         import psycopg
         from eventsourcing.persistence import PersistenceError
 
-        from ...postgres import connection_lost, refused_privilege
+        from ...postgres import connection_lost, missing_relation, refused_privilege
 
         async def lost(request: Request, exc: Exception) -> JSONResponse:
             """The database could not be used just now (a connection cut under a read):
             503, for a retry, as any storage failure; a role refused what it asked: 500,
             saying so; anything else is unexpected."""
-            denied = refused_privilege(exc)
+            denied = refused_privilege(exc) or missing_relation(exc)  # a role's refusal, a table dropped
             if denied is not None:
                 log.error("%s", denied)
                 return reply(500, denied.code, str(denied))
