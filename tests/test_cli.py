@@ -330,6 +330,7 @@ def test_usage_errors_exit_2_with_one_error_line(campaign_copy):
         ["access", "village", "item"],             # neither a LEVEL nor --clear
         ["explain", "--bogus"],                    # an unknown option, though -1 there is a seq refused
         ["hero", "knowledge", "ana", "--bogus"],   # (and -1 a level)
+        ["search", "deck:item", "item-bow"],       # a card to take names no --take
     ):
         line = one_error_line(run_ledger(*args, db=db), exit_codes=(2,))
         # with --json, the error object too (found by a QA pass: none was printed)
@@ -462,6 +463,16 @@ def test_options_that_gather_values_and_flags_may_still_repeat(campaign_copy):
     assert "a hero is named twice" in line, line  # the command read both, and the rule refuses the second
     succeeded(run_ledger("zones", "--help", "--help", db=campaign_copy))
     json_of(succeeded(run_ledger("--json", "--json", "campaigns", db=campaign_copy)))  # a review: `alias lj='ledger --json'`
+
+
+def test_search_takes_the_cards_named_after_one_take_as_trade_does(campaign_copy):
+    """A QA pass: `search deck:item --take A B` was "unexpected extra argument", though
+    `trade --take A B` (and CLI.md's example of it) names several cards after one option."""
+    db = campaign_copy
+    deck = [entry["id"] for entry in zones(db)["zones"]["deck:item"]][-2:]
+    done = json_of(succeeded(run_ledger("--json", "search", "deck:item", "--take", *deck, "--to", "inventory:ana",
+                                        db=db)))
+    assert done["seq"] and set(deck) <= set(ids_in(zones(db)["zones"]["inventory:ana"]))
 
 
 def test_an_actions_result_is_shown_as_the_view_asked_with_as(campaign_copy):
@@ -670,6 +681,23 @@ def test_command_help_explains_it_with_an_example(command, tmp_path):
     example = result.stdout.split("Example:", 1)[1]
     assert f"ledger {command.split()[0]}" in example or "ledger --" in example
     assert os.listdir(tmp_path) == [], "--help touched the disk"
+
+
+def test_every_command_and_group_of_commands_has_an_example_in_its_help():
+    """CLI.md: every command's help has an example (a QA pass found `keys` without one)."""
+    import click
+
+    from ledger.interface.cli import cli
+
+    def walk(command: click.Command, path: tuple[str, ...]):
+        yield path, command
+        if isinstance(command, click.Group):
+            ctx = click.Context(command, info_name=" ".join(path))
+            for name in command.list_commands(ctx):
+                yield from walk(command.get_command(ctx, name), (*path, name))
+
+    lacking = [" ".join(path) for path, command in walk(cli, ()) if path and "Example:" not in (command.help or "")]
+    assert lacking == []
 
 
 def test_top_level_help_lists_every_command_with_examples(tmp_path):

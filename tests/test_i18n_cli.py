@@ -78,7 +78,7 @@ def test_a_commands_help_is_in_portuguese_with_its_example_lines_unchanged():
     assert "Draw from the top" not in out and "Example:" not in out
     two_lines = succeeded(run_ledger("--lang", "pt", "search", "--help")).stdout
     assert ("  Exemplo: ledger search deck:item --take item-bow --to inventory:ana\n"
-            "           ledger --actor ana search deck:item --take item-bow --by skill-tracking\n") in two_lines
+            "           ledger --actor ana search deck:item --take item-bow item-rope --by skill-tracking\n") in two_lines
 
 
 def test_the_same_help_in_english_is_as_it_was():

@@ -111,21 +111,25 @@ def shuffle(s: Session, stack: str, seed: int | None) -> None:
 
 @cli.command()
 @click.argument("stack")
-@click.option("--take", multiple=True, help="A card to take (repeat for more).")
+@click.argument("more", nargs=-1, metavar="")
+@click.option("--take", multiple=True, help="A card to take (repeat for more, or name them after it).")
 @click.option("--to", "to", default=None, help="Where taken cards go (default: the actor's inventory).")
 @click.option("--seed", default=None, type=INTEGER, help="Master only: seed for the reshuffle after.")
 @click.option("--by", "by", default=None, help="The active card whose effect lets you search (heroes need one).")
 @pass_session
-def search(s: Session, stack: str, take: tuple[str, ...], to: str | None, seed: int | None, by: str | None) -> None:
+def search(s: Session, stack: str, more: tuple[str, ...], take: tuple[str, ...], to: str | None, seed: int | None,
+           by: str | None) -> None:
     """Look through a stack and take cards; a face-down deck is reshuffled after.
 
     \b
     Example: ledger search deck:item --take item-bow --to inventory:ana
-             ledger --actor ana search deck:item --take item-bow --by skill-tracking
+             ledger --actor ana search deck:item --take item-bow item-rope --by skill-tracking
     """
     from ...commands import Search
 
-    record(s, Search(actor=s.actor, stack=stack, take=take, to=to, seed=seed, by=by))
+    if more and not take:  # --take A B, as trade --take A B: a word that follows no --take is not a card to take
+        raise click.UsageError(_("unexpected {word!r}: name the cards to take after --take").format(word=more[0]))
+    record(s, Search(actor=s.actor, stack=stack, take=take + more, to=to, seed=seed, by=by))
 
 
 def _cards_command(name: str, command: str, text: str) -> None:

@@ -174,6 +174,9 @@ def keys() -> None:
     With a key, checkpoints and exports are signed, so that whoever holds the database
     file alone cannot hand out checkpoints or exports of a rewritten record. The key is
     at $LEDGER_KEY, else ~/.config/campaign-ledger/signing-key.pem.
+
+    \b
+    Example: ledger keys init    |    ledger keys show
     """
 
 
