@@ -465,6 +465,17 @@ def test_options_that_gather_values_and_flags_may_still_repeat(campaign_copy):
     json_of(succeeded(run_ledger("--json", "--json", "campaigns", db=campaign_copy)))  # a review: `alias lj='ledger --json'`
 
 
+@pytest.mark.parametrize("actor", ["master", "ana"])
+def test_a_zone_named_as_a_card_is_said_to_be_a_zone_to_anyone(campaign_copy, actor):
+    """A newcomer's QA pass: `discard deck:item` read "no card 'deck:item'" (to a hero, that
+    she could not see it); `discard --from deck:item` was meant. No card id holds a colon."""
+    line = one_error_line(run_ledger("--actor", actor, "discard", "deck:item", db=campaign_copy))
+    assert "deck:item is a zone, not a card; to discard a deck's top card, the master runs discard --from " \
+           "deck:item" in line, line
+    line = one_error_line(run_ledger("--actor", actor, "exile", "inventory:bo", db=campaign_copy))
+    assert "inventory:bo is a zone, not a card" in line, line
+
+
 def test_search_takes_the_cards_named_after_one_take_as_trade_does(campaign_copy):
     """A QA pass: `search deck:item --take A B` was "unexpected extra argument", though
     `trade --take A B` (and CLI.md's example of it) names several cards after one option."""

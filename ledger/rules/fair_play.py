@@ -37,7 +37,14 @@ def _fair() -> bool:
 def knows_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
     """RULES.md §9: a hero names only cards they can see; one that is hidden from them
     and one that does not exist read the same. The master may name any card of the
-    catalog."""
+    catalog. A zone's id (no card's id holds a colon) is said to be one, to anyone: a QA
+    pass's "discard deck:item" read "no card 'deck:item'", or, to a hero, that she could
+    not see it, where ``discard --from deck:item`` was meant."""
+    if ":" in card:
+        raise BadInput(_("{card} is a zone, not a card; to discard a deck's top card, the master runs discard --from "
+                         "{card}").format(
+            card=card) if verb == "discard" else _("{card} is a zone, not a card; name cards by their ids (ledger "
+                                                     "zones lists them)").format(card=card))
     if sees_everything(actor) or not _fair():
         campaign.card(card)
     elif card not in campaign.catalog.cards or not can_identify(campaign, actor, card):
