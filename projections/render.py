@@ -16,7 +16,7 @@ from rich.markup import escape as markup_escape
 from rich.table import Table
 
 from ledger.campaign import Campaign
-from ledger.i18n import ENGLISH, _, language, pgettext
+from ledger.i18n import ENGLISH, _, language, ngettext, pgettext
 from ledger.terms import action_name, state_name, suit_name, suit_word, zone_name
 from ledger.texts import escaped
 from ledger.vocabulary import Suit
@@ -161,6 +161,24 @@ def render_history(out: Console, rows: list[dict[str, Any]], campaign: Campaign,
             what = f"[strike]{what}[/strike] [dim]{undone}[/dim]"
         table.add_row(str(row["seq"]), row["time"][:19].replace("T", " "), escape(row["actor"]), what)
     out.print(table)
+
+
+def render_catalog(out: Console, rows: list[dict[str, Any]], campaign: str, in_box: bool) -> None:
+    """One line a card: its id (what commands name, never cut), its name, and the rest."""
+    title = _("{campaign} — cards in the box") if in_box else _("{campaign} — the catalog")
+    table = Table(title=escape(title.format(campaign=campaign)), title_justify="left")
+    table.add_column(_("card"), no_wrap=True)
+    table.add_column(_("name"), min_width=10)
+    table.add_column(_("details"))
+    for row in rows:
+        facts = [suit_name(row["suit"]), _("level {level}").format(level=row["level"])]
+        if row["value"] is not None:
+            facts += [_("value {value}").format(value=row["value"]),
+                      _("knowledge {knowledge}").format(knowledge=row["knowledge"])]
+        facts += row["effects"] + ([_("task {task}").format(task=row["task"])] if row["task"] else [])
+        table.add_row(escape(row["id"]), escape(row["name"]), escape(" · ".join(facts)))
+    out.print(table)
+    out.print(escape(ngettext("{n} card", "{n} cards", len(rows)).format(n=len(rows))), highlight=False)
 
 
 def render_explain(out: Console, view: dict[str, Any]) -> None:

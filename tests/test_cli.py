@@ -465,6 +465,26 @@ def test_options_that_gather_values_and_flags_may_still_repeat(campaign_copy):
     json_of(succeeded(run_ledger("--json", "--json", "campaigns", db=campaign_copy)))  # a review: `alias lj='ledger --json'`
 
 
+def test_catalog_lists_the_cards_to_anyone_and_the_box_to_the_referee_only(campaign_copy):
+    """A newcomer's QA pass: no command listed the catalog; to find the ids to `add`, the
+    master opened the TOML file. `catalog` lists every card (no secret: players name cards
+    by these ids); which are still in the box is where cards lie, the referee's to see."""
+    db = campaign_copy
+    catalog = load_catalog(sample_catalog_path())
+    every = json_of(succeeded(run_ledger("--json", "--as", "ana", "catalog", db=db)))
+    assert [row["id"] for row in every] == [card.id for card in catalog]
+    assert set(every[0]) == {"id", "suit", "name", "level", "value", "knowledge", "effects", "task"}  # no place
+    items = json_of(succeeded(run_ledger("--json", "catalog", "--suit", "item", db=db)))
+    assert items and all(row["suit"] == "item" for row in items)
+    boxed = json_of(succeeded(run_ledger("--json", "catalog", "--box", db=db)))
+    in_box = ids_in(zones(db)["zones"]["box"])
+    assert [row["id"] for row in boxed] == [card.id for card in catalog if card.id in in_box] and boxed
+    for viewer in ("ana", "public"):
+        line = one_error_line(run_ledger("--as", viewer, "catalog", "--box", db=db))
+        assert "the referee's to see" in line, line
+    assert "item-sword" in succeeded(run_ledger("catalog", "--suit", "item", db=db)).stdout
+
+
 @pytest.mark.parametrize("actor", ["master", "ana"])
 def test_a_zone_named_as_a_card_is_said_to_be_a_zone_to_anyone(campaign_copy, actor):
     """A newcomer's QA pass: `discard deck:item` read "no card 'deck:item'" (to a hero, that

@@ -33,7 +33,7 @@ COMMAND_MODULES = {
              "restore", "attach", "detach", "battle", "access", "trade", "obtain", "activate"),
     "record": ("undo", "redo", "rebuild", "simulate", "demo"),
     "trust": ("verify", "checkpoint", "keys", "export", "import"),
-    "read": ("zones", "card", "history", "explain"),
+    "read": ("zones", "card", "history", "explain", "catalog"),
     "table": ("seat", "serve"),
     "daemon": ("daemon",),
 }

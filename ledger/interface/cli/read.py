@@ -1,5 +1,6 @@
 """Reading the campaign (CLI.md "History, replay, undo"): ``zones``, ``card``, ``history``
-and ``explain``, each as the ``--as`` viewer may see it, now or at an earlier seq."""
+and ``explain``, each as the ``--as`` viewer may see it, now or at an earlier seq; and
+``catalog``, the campaign's cards (no secret), with the box's for the referee."""
 
 from __future__ import annotations
 
@@ -108,3 +109,36 @@ def explain(s: Session, seq: int) -> None:
     before = ledger.campaign(cid, at=seq - 1) if seq > 1 else None
     view = explain_action(event, before, after, viewer)
     s.emit_view(view, human=lambda out: render_explain(out, view))
+
+
+@cli.command()
+@click.option("--suit", default=None, help="Only the cards of this suit (item, skill, companion…).")
+@click.option("--box", "in_box", is_flag=True, help="Referee only: only the cards still in the box, to add.")
+@pass_session
+def catalog(s: Session, suit: str | None, in_box: bool) -> None:
+    """The campaign's cards: id, suit, name, level, value, knowledge, effects, task.
+
+    The catalog is no secret (every player names cards by these ids); where each card
+    lies is, so only the referee may ask for the cards still in the box (--box).
+
+    \b
+    Example: ledger catalog --suit item --box    |    ledger --as ana catalog
+    """
+    from projections.render import render_catalog
+
+    from ...visibility import REFEREE
+    from ...vocabulary import Zone, check_suit
+
+    campaign = s.ledger().campaign(s.cid())
+    s.viewing(campaign)
+    if in_box and s.viewer != REFEREE:
+        raise BadInput(_("--box: which cards are still in the box is the referee's to see (where cards lie is "
+                         "secret); leave --box out"))
+    wanted = str(check_suit(suit)) if suit is not None else None
+    rows = [{"id": card.id, "suit": str(card.suit), "name": card.shown_name, "level": card.level,
+             "value": card.value, "knowledge": card.knowledge, "effects": [str(e) for e in card.effects],
+             "task": card.task}
+            for card in campaign.catalog
+            if (wanted is None or str(card.suit) == wanted)
+            and (not in_box or campaign.table.zone_of(card.id) == Zone.BOX)]
+    s.emit(rows, human=lambda out: render_catalog(out, rows, campaign.name, in_box))
