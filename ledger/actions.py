@@ -238,12 +238,13 @@ def shuffle(play: Play, cmd: c.Shuffle) -> Decided:
     rules.must_be_ordered(deck)
     rules.may_use_stack(play.campaign, play.actor, deck, "shuffle")
     rules.seed_is_the_masters(play.actor, cmd.seed)
+    rules.shuffle_allowed(play.campaign, play.actor, deck, cmd.by)
     rules.shuffles_unseen_order(play.campaign, play.actor, deck)
     rules.enough_to_shuffle(play.campaign, deck)
     if cmd.seed is not None:
         play.rng.seed(cmd.seed)
     play.shuffle(deck.id)
-    return e.StackShuffled, {"stack": deck.id, "seed": cmd.seed}
+    return e.StackShuffled, {"stack": deck.id, "seed": cmd.seed, "allowed_by": cmd.by if ruleset() >= 17 else None}
 
 
 @handles(c.Search)
@@ -507,6 +508,7 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
     source = campaign.zone_of(cmd.card).id
     hero = rules.activating_hero(campaign, play.actor, cmd.hero, cmd.card)
     rules.may_activate(campaign, play.actor, hero, cmd.card)
+    rules.activation_allowed(campaign, play.actor, cmd.card, cmd.by)
     index = rules.chosen_effect(campaign, cmd.card, cmd.effect)
     rules.energies_paid(cmd.energies)
     rules.printable_text("--target", cmd.target)
@@ -522,6 +524,7 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
         "card": cmd.card, "hero": hero, "effect": index, "effect_kind": data.effects[index - 1].kind,
         "source": source, "went_to": went_to, "target": cmd.target, "note": cmd.note,
         "action_points": cmd.action_points, "energies": dict(cmd.energies), "affected": affected,
+        "allowed_by": cmd.by if ruleset() >= 17 else None,
     }
 
 

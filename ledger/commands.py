@@ -101,8 +101,10 @@ class Exile(Cards):
 
 class Shuffle(Command):
     type: Literal["Shuffle"] = "Shuffle"
+    later: ClassVar[tuple[str, ...]] = ("by",)
     stack: str
     seed: int | None = None
+    by: str | None = None  # the card whose effect lets a hero shuffle a stack nobody owns (ruleset 17)
 
 
 class Search(Command):
@@ -218,6 +220,8 @@ class Activate(Command):
     note: str | None = Field(default=None, max_length=2000)
     action_points: int | None = Field(default=None, ge=0, le=100)
     energies: dict[str, int] = {}
+    by: str | None = None  # the card whose effect lets a hero activate one of the scenario (ruleset 17)
+    later: ClassVar[tuple[str, ...]] = ("by",)
 
 
 class Undo(Command):

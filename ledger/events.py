@@ -250,8 +250,13 @@ class CardsExiled(ActionRecorded):
 
 class StackShuffled(ActionRecorded):
     action: ClassVar[str] = "shuffle"
+    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "allowed_by")
     stack: str
     seed: int | None = None
+    allowed_by: str | None = None  # the active card whose effect let a hero shuffle (ruleset 17)
+
+    def named_cards(self) -> tuple[str, ...]:
+        return (self.allowed_by,) if self.allowed_by else ()
 
 
 class StackSearched(ActionRecorded):
@@ -470,10 +475,11 @@ class CardActivated(ActionRecorded):
     action_points: int | None = None
     energies: dict[str, int] = {}
     affected: tuple[str, ...] | None = None  # the heroes a stack card's effect reaches (ruleset 3)
-    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "affected")
+    allowed_by: str | None = None  # the active card whose effect let a hero activate this one (ruleset 17)
+    later: ClassVar[tuple[str, ...]] = (*ActionRecorded.later, "affected", "allowed_by")
 
     def named_cards(self) -> tuple[str, ...]:
-        return (self.card,)
+        return (self.card,) + ((self.allowed_by,) if self.allowed_by else ())
 
     def shown_to_all(self) -> tuple[str, ...]:
         return (self.card,)  # an activation is declared at the table

@@ -91,7 +91,10 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # attached to a card it moved that went along (``projections.summaries``; the stored summaries
 # of older actions stay as written); 17 = a search, or an access effect, names (``--by``) a card
 # that has an effect (seeds 000-001: they come from effects; any face-up card a hero controlled
-# allowed her a search, as often as she liked).
+# allowed her a search, as often as she liked); and a hero shuffles a stack nobody owns, or
+# activates a card of the scenario, only by such an effect, named with ``--by`` (seeds 001-002: a
+# deck keeps its order unless an effect allows reordering it; by default a hero activates only
+# the cards she controls): she shuffled away a card the master had put on top of a deck.
 RULESET = 17
 
 
@@ -227,6 +230,10 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("seed-is-the-masters", "§4", N_("only the master chooses a seed; every other shuffle draws its seed "
          "from the system")),
     Rule("search-allowed", "§4", N_("a hero searches a stack only by the effect of an active card they control")),
+    Rule("shuffle-allowed", "§3", N_("a hero shuffles a stack nobody owns only by the effect of an active card they "
+         "control; a deck keeps its order otherwise")),
+    Rule("activation-allowed", "§6", N_("a hero activates a card they do not control (the scenario's) only by the "
+         "effect of an active card they control")),
     Rule("searches-decks", "§4", N_("a hero searches a face-down deck or a stack of their own; the discard pile is "
          "reached by trading, the depot by the master")),
     Rule("showed-nothing-hidden", "§9", N_("a hero may not take back an action that showed anyone a hidden card, "

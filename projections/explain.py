@@ -149,6 +149,9 @@ def _shuffled(event: e.StackShuffled, before, viewer, check: Check, n: Name) -> 
     if event.seed is not None and sees_everything(viewer):
         detail += _(" (seed {seed})").format(seed=event.seed)
     check(N_("§3 decks keep their order"), detail)
+    if event.allowed_by:
+        check(N_("§3 decks keep their order"),
+              _("reordering it was allowed by the effect of {card}, an active card").format(card=n(event.allowed_by)))
 
 
 @_checks.register
@@ -287,6 +290,9 @@ def _activated(event: e.CardActivated, before, viewer, check: Check, n: Name) ->
         hero=event.hero or _("the master"), effect=event.effect, kind=effect_kind_name(event.effect_kind),
         card=n(event.card),
         source=event.source))
+    if event.allowed_by:
+        check(N_("§6 activation"), _("activating a card {hero} does not control was allowed by the effect of {card}, "
+                                    "an active card").format(hero=event.hero, card=n(event.allowed_by)))
     if before is not None and event.hero and event.hero in before.table.heroes:
         need = before.card(event.card).knowledge or 0
         have = before.table.heroes[event.hero].knowledge

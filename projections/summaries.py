@@ -189,6 +189,8 @@ def _cards_exiled(event: e.CardsExiled, name) -> str:
 
 @_what.register
 def _stack_shuffled(event: e.StackShuffled, name) -> str:
+    if event.allowed_by:
+        return _("shuffle {stack} by {card}").format(stack=event.stack, card=name(event.allowed_by))
     return _("shuffle {stack}").format(stack=event.stack)
 
 
@@ -289,6 +291,8 @@ def _card_activated(event: e.CardActivated, name) -> str:
     text = _("{hero} activates {card} (effect {effect}, {kind})").format(
         hero=event.hero or _("the master"), card=name(event.card), effect=event.effect,
         kind=effect_kind_name(event.effect_kind))
+    if event.allowed_by:
+        text += _(" by {card}").format(card=name(event.allowed_by))
     if event.target:
         text += _(" on {target}").format(target=event.target)
     if event.went_to:

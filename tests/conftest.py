@@ -355,6 +355,17 @@ class Game:
     def add(self, *cards: str, to: str, position="top") -> Recorded:
         return self.do(c.Add(cards=cards, to=to, position=position))
 
+    EFFECTS = {"ana": "skill-stealth", "bo": "skill-quick-strike"}
+    """A card of each hero's whose effect allows a shuffle (``shuffle_as``): knowledge 0."""
+
+    def shuffle_as(self, hero: str, stack: str, **fields) -> Recorded:
+        """A hero's shuffle of a stack nobody owns, by the effect of a card of hers (from
+        ruleset 17 it needs one, ``rules.shuffle_allowed``), put face-up on her table first."""
+        card = self.EFFECTS[hero]
+        if self.zone(card) != f"table:{hero}":
+            self.add(card, to=f"table:{hero}")
+        return self.do(c.Shuffle(actor=hero, stack=stack, by=card, **fields))
+
 
 @pytest.fixture
 def app(db_path: Path | str):

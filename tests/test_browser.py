@@ -679,8 +679,12 @@ def test_a_hero_records_the_costs_she_paid_when_she_activates_from_her_page(
     t, base = game
     ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
     master = Seat(browser, base, t.tokens["master"], DESKTOP)
+    cards = load_catalog(sample_catalog_path()).cards
+    box = [entry["id"] for entry in referee_zones(t)["zones"]["box"]]
+    own = next(card for card in box if cards[card].knowledge == 0 and "activate" in map(str, cards[card].effects))
+    t.ledger("add", own, "--to", "table:ana")  # face up on her table, with an effect she may activate
+    expect(ana.page.locator("#seq")).to_have_text(str(referee_zones(t)["seq"]))
     seq = ana.seq()
-    own = next(entry["id"] for entry in referee_zones(t)["zones"]["table:ana"])  # face up on her table
     ana.card("table:ana", own).click()
     ana.page.click('button[data-action="activate"]')
     panel = ana.page.locator('form[data-panel="activate"]')
@@ -702,3 +706,29 @@ def test_a_hero_records_the_costs_she_paid_when_she_activates_from_her_page(
     for seat in (ana, master):
         assert not seat.problems, seat.problems
         seat.context.close()
+
+
+def test_a_heros_shuffle_of_a_campaign_deck_from_her_page_names_the_effect_that_allows_it(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """Ruleset 17 (seed 001: a deck keeps its order unless an effect allows reordering it):
+    a hero's Shuffle of a deck nobody owns asks which active card of hers allows it."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    own = next(entry["id"] for entry in referee_zones(t)["zones"]["table:ana"])  # face up on her table: active
+    if len(referee_zones(t)["zones"]["deck:item"]) < 2:
+        t.ledger("add", *[entry["id"] for entry in referee_zones(t)["zones"]["box"]
+                          if entry["id"].startswith("item-")][:2], "--to", "deck:item")
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    seq = ana.seq()
+    ana.zone("deck:item").locator(".pile").click()
+    ana.page.click('button[data-action="shuffle"]')
+    panel = ana.page.locator('form[data-panel="shuffle"]')
+    assert own in panel.locator('select[name="by"] option').evaluate_all("els => els.map(e => e.value)")
+    panel.locator('select[name="by"]').select_option(own)
+    panel.locator('[data-confirm="shuffle"]').click()
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 1))
+    assert json.loads(t.ledger("--json", "history", "--limit", "1"))[0]["summary"].startswith(
+        f"shuffle deck:item by {own}")
+    assert not ana.problems, ana.problems
+    ana.context.close()

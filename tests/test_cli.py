@@ -278,10 +278,11 @@ def test_history_of_a_hero_who_left_is_an_answer_whatever_the_filters(campaign_c
     db = campaign_copy
     last = json_of(succeeded(run_ledger("--json", "checkpoint", db=db)))["seq"]
     succeeded(run_ledger("hero", "add", "carl", db=db))
-    succeeded(run_ledger("--actor", "carl", "shuffle", "deck:item", db=db))
+    succeeded(run_ledger("send", "skill-stealth", "--to", "table:carl", db=db))  # an effect that allows his shuffle
+    succeeded(run_ledger("--actor", "carl", "shuffle", "deck:item", "--by", "skill-stealth", db=db))
     succeeded(run_ledger("undo", "--to", str(last), db=db))
-    assert [e["seq"] for e in json_of(succeeded(run_ledger("--json", "history", "--actor", "carl", db=db)))] == [last + 2]
-    for args in (["--from", str(last + 3)], ["--to", str(last)], ["--card", "item-sword"]):
+    assert [e["seq"] for e in json_of(succeeded(run_ledger("--json", "history", "--actor", "carl", db=db)))] == [last + 3]
+    for args in (["--from", str(last + 4)], ["--to", str(last)], ["--card", "item-sword"]):
         assert json_of(succeeded(run_ledger("--json", "history", "--actor", "carl", *args, db=db))) == [], args
     assert "not the master nor a hero" in one_error_line(run_ledger("history", "--actor", "dan", "--to", "3", db=db))
 

@@ -135,7 +135,7 @@ def test_a_hero_cannot_choose_a_seed(table, command):
 
 
 def test_a_heros_shuffle_draws_its_seed_from_the_system(table):
-    first = table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    first = table.shuffle_as("ana", "deck:item")
     assert first.event.seed is None and first.event.rng is not None
     assert verify(table.app, table.cid).ok
 
@@ -369,7 +369,7 @@ def test_a_shuffle_commits_to_its_order_and_every_viewer_sees_the_digest_but_not
     from ledger.commitments import digest_of
     from projections.views import action_view
 
-    done = table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    done = table.shuffle_as("ana", "deck:item")
     (commitment,) = done.event.commitments
     order = table.cards("deck:item")
     assert commitment.stack == "deck:item" and commitment.size == len(order)
@@ -404,7 +404,7 @@ def test_verify_names_a_commitment_that_no_longer_matches_even_after_a_forger_re
 
     from .test_verify import read_state, reseal_from, write_state
 
-    done = table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    done = table.shuffle_as("ana", "deck:item")
     table.do(c.Draw(actor="ana", stack="deck:item"))
     table.app.close()
     state = json.loads(read_state(db_path, table.cid, done.seq))
@@ -583,8 +583,9 @@ def test_shuffles_unseen_order_a_hero_does_not_shuffle_a_deck_holding_a_face_up_
     table.do(c.Draw(stack="deck:item", to="inventory:bo"))  # item-sword: not in the deck, hidden from ana
     table.do(c.Reveal(cards=("item-torch",)))  # face-up in the face-down deck
     table.add("skill-tracking", to="table:ana")
+    table.add(Game.EFFECTS["ana"], to="table:ana")  # an effect allows her shuffle: the face-up card does not
     before = table.app.stored_event_count()
-    message = refused(table, c.Shuffle(actor="ana", stack="deck:item"))
+    message = refused(table, c.Shuffle(actor="ana", stack="deck:item", by=Game.EFFECTS["ana"]))
     assert "item-torch" in message and "deck:item" in message and "master" in message, message
     # every search reshuffles it before her eyes: refused whatever it names, in the same words
     # (found by a review: refusing only a search that found nothing told her, unrecorded, that
@@ -594,7 +595,7 @@ def test_shuffles_unseen_order_a_hero_does_not_shuffle_a_deck_holding_a_face_up_
     assert table.app.stored_event_count() == before
     table.do(c.Shuffle(stack="deck:item"))  # the master
     table.do(c.Hide(cards=("item-torch",)))
-    table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    table.shuffle_as("ana", "deck:item")
 
 
 def test_shuffles_unseen_order_a_card_only_shown_to_a_hero_does_not_stop_her(table):
@@ -603,7 +604,7 @@ def test_shuffles_unseen_order_a_card_only_shown_to_a_hero_does_not_stop_her(tab
     from ledger.visibility import can_identify
 
     table.do(c.Reveal(cards=("item-helm",), to=("bo",)))
-    table.do(c.Shuffle(actor="bo", stack="deck:item"))
+    table.shuffle_as("bo", "deck:item")
     assert not can_identify(table.campaign, "bo", "item-helm")
 
 
@@ -614,7 +615,7 @@ def test_left_nothing_to_chance_a_hero_takes_back_no_shuffle_of_a_deck_holding_a
     the rule is checked here on a shuffle recorded before the card was turned face-up.)"""
     from ledger.rules.fair_play import left_nothing_to_chance
 
-    shuffled = table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    shuffled = table.shuffle_as("ana", "deck:item")
     table.do(c.Reveal(cards=("item-torch",)))
     with pytest.raises(NotAllowed) as refusal:
         left_nothing_to_chance(table.campaign, "ana", [shuffled.event])
@@ -635,7 +636,7 @@ def test_shuffles_unseen_order_under_ruleset_10_a_deck_holding_a_face_up_card_wa
         game.do(c.AddHero(hero="ana", name="Ana", knowledge=1))
         game.add("item-sword", "item-bow", "item-torch", to="deck:item")
         game.do(c.Reveal(cards=("item-torch",)))
-        game.do(c.Shuffle(actor="ana", stack="deck:item"))
+        game.shuffle_as("ana", "deck:item")
         game.do(c.Undo(actor="ana"))
     assert verify(game.app, game.cid).ok
 
@@ -648,7 +649,7 @@ def test_undo_from_the_table_as_it_stands_a_hero_gets_no_old_order_back_by_undoi
     no one anything) and redoes it: the redo put back the order she had drawn from, so she
     knew her next draw. A deck an undo shuffled again since keeps its new order, whatever
     is undone before it, and the redo is refused (rule decks-not-shuffled-since)."""
-    table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    table.shuffle_as("ana", "deck:item")
     drawn_from = table.cards("deck:item")
     table.do(c.Draw(actor="ana", stack="deck:item"))
     assert table.do(c.Undo()).event.reshuffled_stacks == ("deck:item",)
@@ -679,9 +680,10 @@ def test_decks_not_shuffled_since_no_redo_rebuilds_an_order_an_undo_shuffled_awa
         table.do(c.Undo())  # shuffled again: she saw that card
         table.do(c.Undo())  # the refill goes back to the depot (showed nobody anything new)
     elif case == "bury":
+        table.add(table.EFFECTS["ana"], to="table:ana")  # the effect that allows her shuffle below
         mark = table.do(c.Draw(actor="ana", stack="deck:item", count=2))
         table.do(c.Bury(actor="ana", cards=(mark.event.cards[0],)))
-        table.do(c.Shuffle(actor="ana", stack="deck:item"))
+        table.shuffle_as("ana", "deck:item")
         table.do(c.Draw(actor="ana", stack="deck:item"))
         table.do(c.Undo())  # shuffled again
         table.do(c.Undo(actor="ana", to=mark.seq))  # her shuffle and her bury
@@ -738,7 +740,7 @@ def test_decks_not_shuffled_since_simulate_offers_no_redo_the_rules_refuse(table
 
     from ledger.interface import simulate
 
-    table.do(c.Shuffle(actor="ana", stack="deck:item"))
+    table.shuffle_as("ana", "deck:item")
     table.do(c.Draw(actor="ana", stack="deck:item"))
     table.do(c.Undo())  # shuffles deck:item again
     table.do(c.AddLocation(location="city", access={"item": 3}))  # empties the redo stack

@@ -437,7 +437,7 @@ def test_shuffles_unseen_order_a_hero_does_not_shuffle_her_own_deck_she_may_look
     looking.do(c.Search(actor="ana", stack="deck:item:ana", by="item-staff", take=("item-bow",)))  # takes one
     looking.do(c.Shuffle(stack="deck:item:ana"))  # the master
     looking.add("item-axe", "item-shield", to="deck:item")
-    looking.do(c.Shuffle(actor="ana", stack="deck:item"))
+    looking.do(c.Shuffle(actor="ana", stack="deck:item", by="item-staff"))  # a campaign deck: by an effect
 
 
 @pytest.mark.parametrize("shuffling", [
@@ -462,7 +462,7 @@ def test_left_nothing_to_chance_a_hero_takes_back_no_shuffle_whose_new_order_she
     looking.do(c.Undo())  # the master
     assert looking.cards("deck:item:ana") == before
     looking.add("item-axe", "item-shield", to="deck:item")  # the campaign's deck: nobody looks through it
-    looking.do(c.Shuffle(actor="ana", stack="deck:item"))
+    looking.do(c.Shuffle(actor="ana", stack="deck:item", by="item-staff"))
     looking.do(c.Undo(actor="ana"))
     assert looking.cards("deck:item") == ["item-axe", "item-shield"]
 

@@ -1359,7 +1359,7 @@ def test_a_heros_undo_of_their_own_shuffle_gives_back_only_what_they_knew(game):
     knew = game.campaign
     assert can_identify(knew, "ana", card) and not can_identify(knew, "bo", card)
     order = game.cards("deck:item")
-    game.do(c.Shuffle(actor="ana", stack="deck:item"))
+    game.shuffle_as("ana", "deck:item")
     assert not can_identify(game.campaign, "ana", card), "a shuffle makes the shown card's place secret"
     undo = game.do(c.Undo(actor="ana"))
     after = game.campaign

@@ -16,9 +16,10 @@ import pytest
 from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import Card, Catalog
-from ledger.errors import RuleBroken
+from ledger.errors import NotAllowed, RuleBroken
 from ledger.rulesets import decided_under
 from ledger.states import card_states
+from projections.summaries import summary
 
 from .conftest import Game
 
@@ -60,3 +61,39 @@ def test_chosen_effect_a_card_with_no_effect_is_not_activated_and_the_refusal_sa
     """Its refusal spoke of the auto effects the card does not have (a QA pass)."""
     err = table.refuse(c.Activate(actor="ana", card="item-plain"), RuleBroken)
     assert "item-plain has no effect, so it cannot be activated" in str(err) and "auto" not in str(err)
+
+
+def test_shuffle_allowed_a_hero_shuffles_a_deck_nobody_owns_only_by_an_effect(table):
+    """Seed 001 ("Baralhos"): "as cartas devem ser mantidas na ordem em que foram
+    embaralhadas e dispostas, a menos que um efeito ou mecânica de jogo permita ou exija
+    que as cartas sejam reordenadas" (a rules QA pass: a hero shuffled a campaign deck at
+    will, away from the card the master had put on top). The master shuffles any deck."""
+    err = table.refuse(c.Shuffle(actor="ana", stack="deck:item"), NotAllowed)
+    assert "only by an effect that allows it" in str(err) and "--by CARD" in str(err)
+    err = table.refuse(c.Shuffle(actor="ana", stack="deck:item", by="item-plain"), RuleBroken)
+    assert "item-plain has no effect" in str(err)
+    err = table.refuse(c.Shuffle(actor="ana", stack="deck:item", by="skill-tracking"), NotAllowed)  # in the box
+    assert "cannot see card skill-tracking" in str(err)  # as a card hidden from her reads
+    table.add("skill-tracking", to="table:ana")
+    done = table.do(c.Shuffle(actor="ana", stack="deck:item", by="skill-tracking"))
+    assert done.event.allowed_by == "skill-tracking"
+    assert summary(done.event).startswith("shuffle deck:item by skill-tracking;")
+    table.do(c.Shuffle(stack="deck:item"))  # the master: no effect named
+    with decided_under(16):  # as recorded before ruleset 17
+        table.do(c.Shuffle(actor="ana", stack="deck:item"))
+
+
+def test_activation_allowed_a_hero_activates_a_card_of_the_scenario_only_by_an_effect(table):
+    """Seed 002 ("Ativar"): "Por padrão cada Herói pode ativar apenas as cartas que ele
+    controla … algumas cartas podem permitir … às do CENÁRIO" (a rules QA pass: a hero
+    activated the scenario's cards with nothing allowing it)."""
+    table.add("event-eclipse", to="scenario")  # face-up, active, an activate effect
+    err = table.refuse(c.Activate(actor="ana", card="event-eclipse"), NotAllowed)
+    assert "ana does not control event-eclipse" in str(err) and "--by CARD" in str(err)
+    table.add("skill-tracking", to="table:ana")
+    done = table.do(c.Activate(actor="ana", card="event-eclipse", by="skill-tracking"))
+    assert done.event.allowed_by == "skill-tracking" and "by skill-tracking" in summary(done.event)
+    table.do(c.Activate(card="event-eclipse", hero="ana"))  # the master records it: no effect named
+    table.do(c.Activate(actor="ana", card="skill-tracking"))  # her own card: no effect named
+    with decided_under(16):
+        table.do(c.Activate(actor="ana", card="event-eclipse"))

@@ -48,12 +48,13 @@ def _piles(app: Ledger, sample_catalog) -> Game:
     return game
 
 
-def usable_effects(game: Game, card: str) -> list[int]:
-    """The effects the rules let a hero activate now (each tried for real; refusals append nothing)."""
+def usable_effects(game: Game, card: str, by: str | None = None) -> list[int]:
+    """The effects the rules let a hero activate now (each tried for real; refusals append
+    nothing); ``by``: the card of hers whose effect lets her activate one of the scenario."""
     usable = []
     for index in range(1, len(game.campaign.card(card).effects) + 1):
         try:
-            game.do(c.Activate(actor="ana", card=card, effect=index))
+            game.do(c.Activate(actor="ana", card=card, effect=index, by=by))
         except RuleBroken:
             continue
         usable.append(index)
@@ -88,9 +89,13 @@ def test_an_anywhere_effect_does_not_count_in_a_stack_whose_use_is_never(piles):
 def test_a_card_is_activatable_in_a_stack_if_and_only_if_its_state_says_active(piles, zone):
     cards = [card for card, _effects in PILE_CARDS]
     piles.add(*cards, to=zone)
+    by = None
+    if zone == "scenario":  # not hers: activated by the effect of a card of hers (ruleset 17)
+        by = piles.EFFECTS["ana"]
+        piles.add(by, to="table:ana")
     for card in cards:
         active = "active" in card_states(piles.campaign, card)
-        assert bool(usable_effects(piles, card)) == active, (card, zone)
+        assert bool(usable_effects(piles, card, by)) == active, (card, zone)
 
 
 def test_an_activation_recorded_before_ruleset_3_is_decided_again_under_its_own_rules(app, sample_catalog):

@@ -280,15 +280,16 @@ def test_history_of_a_hero_who_left_is_an_answer_to_every_seat_whatever_the_filt
     seated = table(tmp_path)
     last = json.loads(seated.ledger("--json", "checkpoint"))["seq"]
     seated.ledger("hero", "add", "carl")
-    seated.ledger("--actor", "carl", "shuffle", "deck:item")
+    seated.ledger("send", "skill-stealth", "--to", "table:carl")  # an effect that allows his shuffle
+    seated.ledger("--actor", "carl", "shuffle", "deck:item", "--by", "skill-stealth")
     seated.ledger("undo", "--to", str(last))
     with client_for(seated.db) as client:
         for who in WHO:
             def get(query: str, who: str = who) -> httpx.Response:
                 return client.get(f"{API}/history{query}", headers=seated.headers(who))
 
-            assert [e["seq"] for e in get("?actor=carl").json()] == [last + 2], who
-            for query in (f"?actor=carl&from={last + 3}", f"?actor=carl&to={last}", "?actor=carl&card=item-sword"):
+            assert [e["seq"] for e in get("?actor=carl").json()] == [last + 3], who
+            for query in (f"?actor=carl&from={last + 4}", f"?actor=carl&to={last}", "?actor=carl&card=item-sword"):
                 reply = get(query)
                 assert reply.status_code == 200 and reply.json() == [], (who, query, reply.text)
             assert "not the master nor a hero" in one_error(get("?actor=dan&to=3"), 422)["message"]

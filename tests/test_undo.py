@@ -809,8 +809,10 @@ def test_a_redo_takes_the_latest_undo_not_yet_redone_across_players(game):
     his pair cancels out, so ana may still redo hers, and the table is the one before her
     undo; after any other action nobody may redo."""
     game.add("item-sword", "item-bow", "item-rope", to="deck:item")
-    game.do(c.Shuffle(actor="bo", stack="deck:item"))
-    game.do(c.Shuffle(actor="ana", stack="deck:item"))
+    for hero in ("ana", "bo"):  # the effects that allow their shuffles
+        game.add(game.EFFECTS[hero], to=f"table:{hero}")
+    game.shuffle_as("bo", "deck:item")
+    game.shuffle_as("ana", "deck:item")
     before_her_undo = table_of(game)
     game.do(c.Undo(actor="ana"))
     game.do(c.Undo(actor="bo"))
@@ -818,7 +820,7 @@ def test_a_redo_takes_the_latest_undo_not_yet_redone_across_players(game):
     game.do(c.Redo(actor="ana"))
     assert table_of(game) == before_her_undo == fresh_table(game)
     game.do(c.Undo(actor="ana"))
-    game.do(c.Shuffle(actor="bo", stack="deck:item"))
+    game.shuffle_as("bo", "deck:item")
     assert "nothing but undos and redos" in str(game.refuse(c.Redo(actor="ana"), RuleBroken))
 
 

@@ -88,26 +88,26 @@ SCRIPT: list[list[str]] = [
     ["--actor", "bo", "draw", "deck:skill"],                                          # 18 a skill in Bo's hand
     ["add", "skill-fireball", "--to", "inventory:ana"],                               # 19 from the box to a hand
     ["--actor", "ana", "activate", "skill-fireball", "--target", "goblin"],           # 20 declared: shown to all
-    ["--actor", "bo", "shuffle", "deck:companion"],                                   # 21 a hero's shuffle (system seed)
-    ["--actor", "ana", "discard", "item-rope"],                                       # 22 face-up in the discard
-    ["discard", "--from", "deck:item"],                                               # 23 a refilled card, face-up
-    ["--actor", "ana", "bury", "item-lantern"],                                       # 24 never seen by others
-    ["add", "item-spear", "--to", "inventory:bo"],                                    # 25
-    ["--actor", "bo", "attach", "item-spear", "--to", "companion-falcon"],            # 26 face-up on a hidden host
-    ["draw", "deck:companion", "--to", "inventory:bo"],                               # 27 drawn for Bo, unseen by Ana
-    ["add", "item-dagger", "--to", "inventory:ana"],                                  # 28
-    ["--actor", "ana", "attach", "item-dagger", "--to", "item-sword"],                # 29 face-up on Ana's hidden card
-    ["--actor", "bo", "draw", "deck:skill"],                                          # 30 into Bo's hand…
-    ["undo", "--seed", "13"],                                                         # 31 …back on the deck, reshuffled
-    ["add", "class-rogue", "--to", "table:ana"],                                      # 32 face-up: Ana searches by it
-    ["add", "class-hunter", "--to", "table:bo"],                                      # 33 face-up: Bo searches by it
+    ["add", "class-hunter", "--to", "table:bo"],                                      # 21 face-up: Bo shuffles and searches by it
+    ["--actor", "bo", "shuffle", "deck:companion", "--by", "class-hunter"],           # 22 a hero's shuffle, by an effect (system seed)
+    ["--actor", "ana", "discard", "item-rope"],                                       # 23 face-up in the discard
+    ["discard", "--from", "deck:item"],                                               # 24 a refilled card, face-up
+    ["--actor", "ana", "bury", "item-lantern"],                                       # 25 never seen by others
+    ["add", "item-spear", "--to", "inventory:bo"],                                    # 26
+    ["--actor", "bo", "attach", "item-spear", "--to", "companion-falcon"],            # 27 face-up on a hidden host
+    ["draw", "deck:companion", "--to", "inventory:bo"],                               # 28 drawn for Bo, unseen by Ana
+    ["add", "item-dagger", "--to", "inventory:ana"],                                  # 29
+    ["--actor", "ana", "attach", "item-dagger", "--to", "item-sword"],                # 30 face-up on Ana's hidden card
+    ["--actor", "bo", "draw", "deck:skill"],                                          # 31 into Bo's hand…
+    ["undo", "--seed", "13"],                                                         # 32 …back on the deck, reshuffled
+    ["add", "class-rogue", "--to", "table:ana"],                                      # 33 face-up: Ana searches by it
 ]
 REFILL_DRAW = 15
-UNDO_OF_A_SEEN_DRAW = 31
+UNDO_OF_A_SEEN_DRAW = 32
 # A hero never chooses a seed: the ledger takes one from the system's secure random source
 # (``secrets``). For these heroes' steps the session pins what that source gives, so that
 # it plays the same on every run (seq -> the seed the system gives).
-SYSTEM_SEEDS = {REFILL_DRAW: 11, 21: 5}
+SYSTEM_SEEDS = {REFILL_DRAW: 11, 22: 5}
 
 
 def system_seed(seed: int | None):
@@ -334,7 +334,7 @@ def test_the_json_of_an_action_by_a_hero_names_no_card_that_hero_cannot_see(play
 
 REAL_ACTIONS = [
     ("bo", ["draw", "deck:skill", "--count", "2"]),                   # cards he will see
-    ("ana", ["shuffle", "deck:skill"]),                               # cards she will not see, given a new order
+    ("ana", ["shuffle", "deck:skill", "--by", "class-rogue"]),        # cards she will not see, given a new order
     ("ana", ["search", "deck:skill", "--take", "skill-dodge", "--by", "class-rogue"]),  # a deck she cannot see, reshuffled
 ]
 REAL_ACTION_SEED = 1  # what the system's random source gives these actions (see SYSTEM_SEEDS)

@@ -56,6 +56,7 @@ from .attachments import (
     not_attached_to_itself,
 )
 from .fair_play import (
+    activation_allowed,
     buries_where_allowed,
     controls_card,
     decks_to_reshuffle,
@@ -72,6 +73,7 @@ from .fair_play import (
     seed_is_the_masters,
     sends_to_own_zone,
     showed_nothing_hidden,
+    shuffle_allowed,
     shuffles_unseen_order,
 )
 from .heroes import hero_zones_new, knowledge_changes, new_hero
@@ -170,7 +172,7 @@ __all__ = [
     "something_to_undo", "something_in_force_since", "something_to_redo", "undo_kept_the_order", "decks_not_shuffled_since", "may_take_back",
     # fair play: what a hero may do
     "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "buries_where_allowed",
-    "seed_is_the_masters", "search_allowed", "searches_decks",
+    "seed_is_the_masters", "search_allowed", "shuffle_allowed", "activation_allowed", "searches_decks",
     "showed_nothing_hidden", "left_nothing_to_chance", "keeps_order_by_master", "redoes_own_undo", "decks_to_reshuffle",
     "master_sets_knowledge", "master_discards_from_decks", "printable_text",
     "shuffles_unseen_order",

@@ -181,15 +181,68 @@ def shuffles_unseen_order(campaign: Campaign, actor: str, stack: ZoneSpec, face_
                                                                                              stack=stack.id))
 
 
-def has_an_effect(campaign: Campaign, card: str, search: bool) -> None:
-    """Seeds 001 ("Buscar Cartas") and 000: a search, or a change to a location's access,
-    comes from an effect; a card of the catalog that has none allows neither (from ruleset
-    17: any face-up card a hero controls allowed a search, as often as she liked)."""
+def has_an_effect(campaign: Campaign, card: str, search: bool | None) -> None:
+    """Seeds 000-002: a search, a change to a location's access, a reordering of a deck or
+    an activation of a card one does not control comes from an effect; a card of the
+    catalog that has none allows none of them (from ruleset 17: any face-up card a hero
+    controlled allowed her a search, as often as she liked). ``search``: True for a
+    search, False for an access change, None for the others."""
     if ruleset() >= 17 and not campaign.card(card).effects:
+        if search is None:
+            raise RuleBroken(_("card {card} has no effect, so it allows nothing; name the card whose effect allows "
+                               "it").format(card=card))
         raise RuleBroken(_("card {card} has no effect, so it allows no search; name the card whose effect lets you "
                            "search (the master searches without --by)").format(card=card) if search else
                          _("card {card} has no effect, so it changes no access; name the card whose effect does "
                            "(ledger card CARD shows its effects)").format(card=card))
+
+
+def _allowing_card(campaign: Campaign, actor: str, by: str, verb: str) -> None:
+    """The card named (``--by``) as the one whose effect allows ``verb``: for a hero, one
+    she can see and controls; for anyone, an active one that has an effect (the record
+    says its effect allowed the action)."""
+    if not sees_everything(actor):
+        knows_card(campaign, actor, by, verb)
+        controls_card(campaign, actor, by, verb)
+    campaign.card(by)
+    if "active" not in card_states(campaign, by):
+        raise RuleBroken(_("card {card} is not active, so its effects are not available now (ledger card {card} "
+                           "shows its states)").format(card=by))
+    has_an_effect(campaign, by, search=None)
+
+
+def shuffle_allowed(campaign: Campaign, actor: str, stack: ZoneSpec, by: str | None) -> None:
+    """Seed 001 ("Baralhos"): a deck keeps its order unless an effect or a mechanic of the
+    game allows reordering it; from ruleset 17 a hero shuffles a stack nobody owns (a
+    campaign deck) only by the effect of an active card she controls (``--by CARD``):
+    she shuffled away a card the master had put on top, or one shown to another hero.
+    Her own stacks she shuffles as before (a format's setup); the master any stack."""
+    if ruleset() < 17:
+        return
+    if by is None and not sees_everything(actor) and stack.owner != actor:
+        raise NotAllowed(_("{actor} may shuffle {stack} only by an effect that allows it (a deck keeps its order "
+                           "otherwise): name the active card you control with --by CARD, or ask the master").format(
+            actor=actor, stack=stack.id))
+    if by is not None:
+        _allowing_card(campaign, actor, by, "shuffle by")
+
+
+def activation_allowed(campaign: Campaign, actor: str, card: str, by: str | None) -> None:
+    """Seed 002 ("Ativar"): by default a hero activates only the cards she controls; some
+    effects let her activate others, such as the scenario's. From ruleset 17 a hero
+    activates a card of a zone nobody owns that is no stack (the scenario) only by the
+    effect of an active card she controls that allows it (``--by CARD``); the master
+    records any activation."""
+    if ruleset() < 17:
+        return
+    zone = campaign.zone_of(card)
+    if by is None and not sees_everything(actor) and zone.owner is None and not zone.is_stack \
+            and campaign.table.host(card) is None:
+        raise NotAllowed(_("{actor} does not control {card} (in {zone}): a hero activates it only by an effect that "
+                           "allows it; name the active card you control with --by CARD, or ask the master").format(
+            actor=actor, card=card, zone=zone.id))
+    if by is not None:
+        _allowing_card(campaign, actor, by, "activate by")
 
 
 def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:

@@ -30,6 +30,8 @@ DOING = {
     "detach": pgettext_noop("doing", "detach"),
     "activate": pgettext_noop("doing", "activate"),
     "search by": pgettext_noop("doing", "search by"),
+    "shuffle by": pgettext_noop("doing", "shuffle by"),
+    "activate by": pgettext_noop("doing", "activate by"),
     "draw": pgettext_noop("doing", "draw"),
     "draw from": pgettext_noop("doing", "draw from"),
     "discard from": pgettext_noop("doing", "discard from"),
@@ -60,6 +62,8 @@ DOES = {
     "detach": pgettext_noop("does", "detaches"),
     "activate": pgettext_noop("does", "activates"),
     "search by": pgettext_noop("does", "searches by"),
+    "shuffle by": pgettext_noop("does", "shuffles by"),
+    "activate by": pgettext_noop("does", "activates by"),
     "trade": pgettext_noop("does", "trades"),
     "obtain": pgettext_noop("does", "obtains"),
 }

@@ -97,16 +97,19 @@ def exile(s: Session, cards: tuple[str, ...]) -> None:
 @cli.command()
 @click.argument("stack")
 @click.option("--seed", default=None, type=INTEGER, help="Master only: makes the shuffle reproducible (heroes get a seed from the system).")
+@click.option("--by", "by", default=None,
+              help="The active card whose effect lets you shuffle (a hero needs one for a deck nobody owns).")
 @pass_session
-def shuffle(s: Session, stack: str, seed: int | None) -> None:
+def shuffle(s: Session, stack: str, seed: int | None, by: str | None) -> None:
     """Shuffle a deck; the new order is recorded (replay never re-randomises).
 
     \b
     Example: ledger shuffle deck:item --seed 7
+             ledger --actor ana shuffle deck:item --by skill-stealth
     """
     from ...commands import Shuffle
 
-    record(s, Shuffle(actor=s.actor, stack=stack, seed=seed))
+    record(s, Shuffle(actor=s.actor, stack=stack, seed=seed, by=by))
 
 
 @cli.command()
@@ -326,9 +329,11 @@ def obtain(s: Session, hero_id: str, card: str, by: str, to: str | None, cost: s
 @click.option("--note", default=None, help="A note for the record.")
 @click.option("--ap", "action_points", type=INTEGER, default=None, help="Action points paid (recorded, not enforced).")
 @click.option("--energy", "energies", multiple=True, help="KIND=N energy paid (recorded, not enforced).")
+@click.option("--by", "by", default=None,
+              help="The active card whose effect lets a hero activate one she does not control (the scenario's).")
 @pass_session
 def activate(s: Session, card: str, effect: int | None, hero_id: str | None, target: str | None, note: str | None,
-             action_points: int | None, energies: tuple[str, ...]) -> None:
+             action_points: int | None, energies: tuple[str, ...], by: str | None) -> None:
     """Activate a card; from the inventory it is then discarded (or follows its task).
 
     \b
@@ -337,5 +342,5 @@ def activate(s: Session, card: str, effect: int | None, hero_id: str | None, tar
     from ...commands import Activate
 
     record(s, Activate(actor=s.actor, card=card, effect=effect, hero=hero_id, target=target, note=note,
-                       action_points=action_points,
+                       action_points=action_points, by=by,
                        energies=pairs(energies, "--energy", example="fire=1", form=N_("KIND=N"))))

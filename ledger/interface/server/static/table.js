@@ -861,8 +861,10 @@
       if (MASTER) openDrawPanel();
       else act({action: "draw", stack: state.stack, count: 1});
     }, "primary");
+    // a hero shuffles a deck nobody owns only by an effect of hers (ruleset 17): she names it
     add("shuffle", _("Shuffle"), () => !!state.stack && usableStack() && stackSize(state.stack) > 1,
-      () => act({action: "shuffle", stack: state.stack}));
+      () => (MASTER || ownerOf(state.stack, heroes()) === ACTOR ? act({action: "shuffle", stack: state.stack})
+        : openHeroShufflePanel()));
     // the master picks the cards a search takes; a hero names them unseen (RULES.md §4)
     add("search", _("Search…"), () => !!state.stack && sel().every((c) => c.zone === state.stack)
       && (sel().length > 0 || (!MASTER && stackSize(state.stack) > 0
@@ -1076,6 +1078,19 @@
     });
   }
 
+  /** A hero's shuffle of a deck nobody owns: by the effect of an active card of hers. */
+  function openHeroShufflePanel() {
+    const by = ownFaceUpCards();
+    if (!by.length) {
+      say(_("a hero shuffles a deck nobody owns by the effect of an active card of theirs, and you have none face up "
+            + "in play"), "error");
+      return;
+    }
+    openPanel("shuffle", fmt(_("Shuffle {zone}"), {zone: zoneLabel(state.stack)}),
+      [field(_("By (your active card whose effect allows it)"), select("by", by))],
+      (form) => ({action: "shuffle", stack: state.stack, by: valueOf(form, "by")}));
+  }
+
   /** This hero's face-up cards (a revealed one in her inventory too: RULES.md §7), attached
    * ones too: the cards whose effects she may use. */
   function ownFaceUpCards() {
@@ -1180,6 +1195,9 @@
       field(_("Note (optional)"), el("input", {type: "text", name: "note", maxlength: 2000})),
     ];
     if (MASTER) fields.unshift(field(_("Hero (who activates)"), select("hero", [["", "—"], ...heroOptions(heroesIn(state.live.zones))], "")));
+    // a card of the scenario, which she does not control: by the effect of one of hers (ruleset 17)
+    const uncontrolled = !MASTER && selectionList()[0].zone === "scenario";
+    if (uncontrolled) fields.unshift(field(_("By (your active card whose effect allows it)"), select("by", ownFaceUpCards())));
     openPanel("activate", fmt(_("Activate {card}"), {card: cardName(card)}), fields, (form) => {
       const body = {action: "activate", card};
       if (valueOf(form, "effect")) body.effect = Number(valueOf(form, "effect"));
@@ -1188,6 +1206,7 @@
       if (valueOf(form, "energy").trim()) body.energy = energiesOf(valueOf(form, "energy"));
       if (valueOf(form, "note")) body.note = valueOf(form, "note");
       if (MASTER && valueOf(form, "hero")) body.hero = valueOf(form, "hero");
+      if (uncontrolled && valueOf(form, "by")) body.by = valueOf(form, "by");
       return body;
     });
   }
