@@ -533,6 +533,8 @@ def activate(play: Play, cmd: c.Activate) -> Decided:
 def undo(play: Play, cmd: c.Undo) -> Decided:
     """Takes back the latest action still in force (or every one after ``to``) by
     applying the inverses of their changes, newest first. Nothing is deleted."""
+    if cmd.to is not None and cmd.to > play.campaign.version:  # said as --at says it (a QA pass: "nothing to undo")
+        raise BadInput(_("seq {at} is past the last action (seq {last})").format(at=cmd.to, last=play.campaign.version))
     if cmd.to is not None and ruleset() >= 16:
         targets, seq = _not_in_force_at(play, cmd.to)
     else:

@@ -40,7 +40,7 @@ from ledger.audit import verify
 from ledger.catalog import load_catalog, sample_catalog_path
 from ledger.changes import StackReordered
 from ledger.commitments import digest_of
-from ledger.errors import LedgerError, NotAllowed, RuleBroken
+from ledger.errors import BadInput, LedgerError, NotAllowed, RuleBroken
 from ledger.events import ActionRedone, ActionUndone
 from ledger.rulesets import decided_under
 from ledger.visibility import can_identify
@@ -656,6 +656,8 @@ def test_something_in_force_since_undo_to_seq_takes_back_an_action_a_redo_after_
     game.do(c.Redo())
     err = game.refuse(c.Undo(to=mark), RuleBroken)
     assert "every action in force now was in force then" in str(err)
+    last = game.app.last_seq(game.cid)  # a seq the log does not reach: said so, as --at says it (a QA pass)
+    assert str(game.refuse(c.Undo(to=last + 50), BadInput)) == f"seq {last + 50} is past the last action (seq {last})"
     assert verify(game.app, game.cid).ok
 
 
