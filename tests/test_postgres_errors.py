@@ -304,6 +304,32 @@ def test_following_the_log_while_the_database_is_down_is_one_line_when_it_begins
     assert "does not answer just now" in records[0].getMessage()
 
 
+def test_catching_the_read_models_up_while_the_database_is_down_is_one_line_not_a_traceback_a_second(caplog):
+    """A QA pass: with PostgreSQL down, the table server's log held a traceback each time it
+    tried to catch the read models up ("catching the read models up failed; trying again");
+    it is one warning while the trouble stays the same, and it waits to try again. Anything
+    else is unexpected and keeps its traceback."""
+    import logging
+    import types
+
+    import psycopg
+
+    from ledger.interface.server import live
+
+    follower = types.SimpleNamespace(_model_trouble=None, _model_retry_at=0.0)
+    with caplog.at_level(logging.WARNING, logger="ledger.server"):
+        for _try in range(3):
+            try:
+                raise psycopg.OperationalError("connection refused")
+            except psycopg.OperationalError as exc:
+                live.Follower._model_failed(follower, exc)
+        assert follower._model_retry_at - time.monotonic() > live.MODEL_RETRY - 1
+        live.Follower._model_failed(follower, RuntimeError("a bug"))
+    records = [r for r in caplog.records if r.name == "ledger.server"]
+    assert [(r.levelname, r.exc_info is not None) for r in records] == [("WARNING", False), ("ERROR", True)]
+    assert "could not be used just now" in records[0].getMessage()
+
+
 def test_inits_at_once_on_a_new_schema_all_start_their_campaigns():
     """Eight ``ledger init`` at once on one new schema: each makes the schema and the tables
     if they are not there, one at a time (PostgreSQL failed some of them side by side —

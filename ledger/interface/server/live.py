@@ -171,17 +171,29 @@ class Follower:
                 try:  # once per MODEL_EVERY under load, at once when it quiets down
                     await self.clerk(self.clerk.model)
                     self._model_behind, self._modeled, self._model_trouble = False, time.monotonic(), None
-                except LedgerError as exc:  # a damaged record stays until the master sees to it: said once
-                    if str(exc) != self._model_trouble:
-                        with speaking(ENGLISH):
-                            log.warning("catching the read models up failed (%s); trying again every %d s",
-                                        one_line(str(exc))[:300], MODEL_RETRY)
-                    self._model_trouble, self._model_retry_at = str(exc), time.monotonic() + MODEL_RETRY
-                except Exception:
-                    log.exception("catching the read models up failed; trying again")
-                    self._model_retry_at = time.monotonic() + 1
+                except Exception as exc:
+                    self._model_failed(exc)
             if sends:
                 await asyncio.sleep(PACE)
+
+    def _model_failed(self, exc: Exception) -> None:
+        """A failed catch-up of the read models: a damaged record (it stays until the master
+        sees to it) or the database down (until it is back) is one line, said again only when
+        the trouble changes, and tried again every ``MODEL_RETRY`` s (a QA pass: a traceback a
+        second while PostgreSQL was down); anything else is unexpected, with its traceback."""
+        from ...postgres import connection_lost
+
+        lost = connection_lost(exc) if not isinstance(exc, LedgerError) else None
+        if not isinstance(exc, LedgerError) and lost is None:
+            log.exception("catching the read models up failed; trying again")
+            self._model_retry_at = time.monotonic() + 1
+            return
+        trouble = str(lost or exc)
+        if trouble != self._model_trouble:
+            with speaking(ENGLISH):
+                log.warning("catching the read models up failed (%s); trying again every %d s",
+                            one_line(trouble)[:300], MODEL_RETRY)
+        self._model_trouble, self._model_retry_at = trouble, time.monotonic() + MODEL_RETRY
 
     def _failed(self, exc: Exception) -> None:
         """A failed look at the log: a storage problem (the database down, a connection cut)
