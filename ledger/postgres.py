@@ -59,6 +59,12 @@ def postgres_env(url: str) -> dict[str, str]:
         port = parts.port or 5432
     except ValueError:
         port = None
+    if len(query.get("schema", ())) > 1:  # a QA pass: ?schema=north&schema=east was read as north
+        raise StoreError(_("{db}: ?schema= is given {n} times; give it once").format(
+            db=shown(url), n=len(query["schema"])))
+    if schema and not _SCHEMA.fullmatch(schema):  # said what is wrong with it (a QA pass)
+        raise StoreError(_("{db}: schema {schema!r} is no schema name the ledger uses: 1 to 63 lower-case letters, "
+                           "digits and _, not starting with a digit").format(db=shown(url), schema=schema[:80]))
     if not dbname or "/" in dbname or not parts.hostname or port is None or not _SCHEMA.fullmatch(schema) \
             or set(query) - {"schema"}:
         raise StoreError(_("{db} is not a PostgreSQL database the ledger can use; write it as "
@@ -125,9 +131,14 @@ def unreachable(url: str, exc: BaseException) -> str:
     """One line: the PostgreSQL database cannot be used, why, and what to do. When the
     connection pool only says it got none in its wait, one direct connection is tried to
     learn why (no such database or role, a refused password, no server at that port)."""
+    error = (_why_no_connection(url) if unanswered(exc) else None) or first_line(exc)
+    if "FATAL:" in error:  # the server answered, and refused: no such database or role, a wrong password (a QA pass:
+        # it was told to check that the server runs)
+        return _("cannot use the PostgreSQL database {db} ({error}); the server answered: check that the URL names a "
+                 "database and a role it has, with the right password").format(db=shown(url), error=error)
     return _("cannot use the PostgreSQL database {db} ({error}); check that the server runs (e.g. pg_ctlcluster 15 "
              "main start, or service postgresql start) and that the URL names a database you may use").format(
-        db=shown(url), error=(_why_no_connection(url) if unanswered(exc) else None) or first_line(exc))
+        db=shown(url), error=error)
 
 
 def connect(env: dict[str, str], **options: Any) -> Any:

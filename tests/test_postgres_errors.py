@@ -25,6 +25,12 @@ from tests.postgres_support import fresh_schema
     ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=pg_toast", "PostgreSQL's own"),
     ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=information_schema", "PostgreSQL's own"),
     ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=", "lower-case letters"),
+    # a QA pass: the first of two was taken silently, and a name's fault was not said
+    ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=north&schema=east", "?schema= is given 2 times"),
+    ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=1north", "not starting with a digit"),
+    ("postgresql://postgres:s3cret@127.0.0.1:5432/test?schema=" + "n" * 64, "1 to 63 lower-case letters"),
+    # the server answered, and said why: not told to check that it runs (a QA pass)
+    ("postgresql://postgres:s3cret@127.0.0.1:5432/no_such_database_here", "does not exist); the server answered"),
 ])
 def test_a_database_that_cannot_be_used_is_one_error_line(url, says):
     done = run_ledger("zones", db=url)
