@@ -294,11 +294,11 @@ class Ledger(Application):
         for attempt in range(50):  # another init may take the list's next entry first: listed after it
             if any(e.slug == slug for e in self.campaigns()):
                 raise BadInput(_("this database already holds a campaign {campaign}; pick another with --campaign "
-                                 "ID or another --db file").format(campaign=repr(slug)))
+                                 "ID or another --db").format(campaign=repr(slug)))
             if attempt and self._started_unlisted(cid, slug):
                 raise StoreError(_("this database holds the start of a campaign {campaign} that its list of "
-                                   "campaigns does not name (the file was changed or damaged); start this one "
-                                   "under another --name, or in another --db file").format(campaign=repr(slug)))
+                                   "campaigns does not name (the database was changed or damaged); start this one "
+                                   "under another --name, or in another --db").format(campaign=repr(slug)))
             entry = self.campaign_log.trigger_event(slug=slug, campaign_id=cid, name=name)
             if self._guard(lambda: self._saved(event, entry)):  # noqa: B023 — called at once
                 break

@@ -136,7 +136,7 @@ def check_link(previous: str, event: ActionRecorded) -> None:
                                   "({known}): use a newer ledger").format(seq=seq, ruleset=event.ruleset,
                                                                           known=RULESET),
                                 ValueError(f"seq {seq} is of rules {event.ruleset}"))
-        raise DamagedRecord(_("the record at seq {seq} does not match its hash: the file was changed or damaged; "
+        raise DamagedRecord(_("the record at seq {seq} does not match its hash: the database was changed or damaged; "
                               "ledger verify names the first bad seq").format(seq=seq),
                             ValueError(f"seq {seq} does not match its hash"))
 

@@ -66,10 +66,10 @@ class PydanticMapper(Mapper):
             error = exc.__class__.__name__
             kept = _kept_in(stored_event.topic)
             if kept is not None:  # not an action: verify, which checks each campaign's own log, would not name it
-                raise DamagedRecord(_("a record of the file's {log} cannot be read ({error}): the file was changed "
-                                      "or damaged; restore it from a copy").format(log=_(kept), error=error),
+                raise DamagedRecord(_("a record of the database's {log} cannot be read ({error}): the database was "
+                                      "changed or damaged; restore it from a copy").format(log=_(kept), error=error),
                                     exc) from exc
-            raise DamagedRecord(_("the record at seq {seq} cannot be read ({error}): the file was changed or damaged; "
+            raise DamagedRecord(_("the record at seq {seq} cannot be read ({error}): the database was changed or damaged; "
                                   "ledger verify names the first bad seq").format(
                 seq=stored_event.originator_version, error=error), exc) from exc
 

@@ -184,8 +184,8 @@ class LedgerApplicationRecorder(SQLiteApplicationRecorder):
                 # UUID's text; NULL or bytes are possible too): the file was edited
                 from .errors import DamagedRecord, one_line
 
-                raise DamagedRecord(_("a record of the file belongs to no log of the ledger's (its id {id} is no "
-                                      "UUID): the file was changed or damaged; restore it from a copy").format(
+                raise DamagedRecord(_("a record of the database belongs to no log of the ledger's (its id {id} is no "
+                                      "UUID): the database was changed or damaged; restore it from a copy").format(
                     id=one_line(repr(originator_id)[:40])), exc) from None
             if len(self._ids) < 100_000:
                 self._ids[originator_id] = found

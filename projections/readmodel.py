@@ -1187,7 +1187,7 @@ def out_of_order(slug: str, seq: int, before: Any) -> DamagedRecord:
                     "was changed or damaged (ledger verify checks the whole record)").format(campaign=slug, seq=seq)
     else:
         message = _("the log of campaign {campaign} is out of order or has a gap: seq {seq} comes right after seq "
-                    "{before}; the file was changed or damaged (ledger verify checks the whole record)").format(
+                    "{before}; the database was changed or damaged (ledger verify checks the whole record)").format(
             campaign=slug, seq=seq, before=before)
     return DamagedRecord(message, _Unfollowable(message), seq, campaign=slug)
 

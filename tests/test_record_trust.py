@@ -1095,7 +1095,7 @@ def test_a_damaged_record_of_the_files_own_logs_is_named_for_what_it_is(demo, to
         if result.returncode == 0:  # a command that reads none of that log
             continue
         line = one_error_line(result)
-        assert line.startswith("error: a record of the file's") and log in line and "seq" not in line \
+        assert line.startswith("error: a record of the database's") and log in line and "seq" not in line \
             and "copy" in line, (args, line)
         met = True
     assert met, f"no command met the damaged {topic} record"

@@ -161,7 +161,7 @@ def test_verify_reads_the_seats_log_and_names_a_damaged_record(demo):
     db.close()
     result = run_ledger("verify", db=demo)  # (the read models, which marked the row, say they were rebuilt)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
-    assert result.stderr.splitlines()[-1].startswith("error: a record of the file's seats cannot be read"), \
+    assert result.stderr.splitlines()[-1].startswith("error: a record of the database's seats cannot be read"), \
         result.stderr
 
 

@@ -63,8 +63,8 @@ def rebuild(s: Session) -> None:
     total = s.ledger().stored_event_count()
     with s.progress(_("rebuilding"), "events", total) as update:
         done = model.rebuild(progress=lambda n, _total: update(n))
-    line = ngettext("rebuilt the read models from the file's {n} stored event (actions, seats, checkpoints…)",
-                    "rebuilt the read models from the file's {n} stored events (actions, seats, checkpoints…)",
+    line = ngettext("rebuilt the read models from the database's {n} stored event (actions, seats, checkpoints…)",
+                    "rebuilt the read models from the database's {n} stored events (actions, seats, checkpoints…)",
                     done).format(n=done)
     stopped = model.damaged()
     note_stopped(stopped)
