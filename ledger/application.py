@@ -211,7 +211,7 @@ class Ledger(Application):
     def _open_postgres(cls, url: str, create: bool) -> Ledger:
         """``open`` for a PostgreSQL database (``ledger.postgres``): refuses one the server
         cannot give, and one that holds no campaign database unless ``create``."""
-        from .postgres import making, postgres_env, shown, unreachable
+        from .postgres import lost_its_log, making, postgres_env, shown, unreachable
 
         env = postgres_env(url)
         if not create:
@@ -225,6 +225,9 @@ class Ledger(Application):
             ledger.recorder.max_notification_id()
         except PersistenceError as exc:
             ledger.close()
+            if "does not exist" in str(exc) and lost_its_log(env):  # never offered init (a QA pass): it lost its log
+                raise StoreError(_("{db} is a campaign database that lost its log (the table ledger_events): it was "
+                                   "changed or damaged; restore it from a copy").format(db=shown(url))) from None
             if "does not exist" in str(exc):
                 raise StoreError(_("no campaign database at {db}; start one with ledger init --catalog FILE (or name "
                                    "another with --db)").format(db=shown(url))) from None

@@ -127,6 +127,24 @@ def _create_schema(conn: Any, env: dict[str, str], url: str) -> None:
             schema=env["POSTGRES_SCHEMA"], db=shown(url), tables=", ".join(sorted(tables)[:5])))
 
 
+LEDGER_TABLES = frozenset({"ledger_snapshots", "projection_position", "history", "card_actions", "cards", "zones"})
+"""Tables a ledger makes beside its log (``ledger_events``): a schema holding some of them
+without the log is a campaign database that lost it, not one to start."""
+
+
+def lost_its_log(env: dict[str, str]) -> bool:
+    """Does the schema hold a ledger's other tables without its log (dropped by hand)?"""
+    import psycopg
+
+    try:
+        with connect(env, autocommit=True) as conn:
+            tables = {name for (name,) in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [env["POSTGRES_SCHEMA"]])}
+    except psycopg.Error:
+        return False
+    return "ledger_events" not in tables and bool(tables & LEDGER_TABLES)
+
+
 def unreachable(url: str, exc: BaseException) -> str:
     """One line: the PostgreSQL database cannot be used, why, and what to do. When the
     connection pool only says it got none in its wait, one direct connection is tried to

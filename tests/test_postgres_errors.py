@@ -119,6 +119,21 @@ def test_a_store_table_dropped_by_hand_is_one_error_line_naming_it_for_verify_an
             assert "SELECT" not in line and "report" not in line, line
 
 
+def test_a_schema_whose_log_table_was_dropped_is_not_offered_init():
+    """A QA pass: with ledger_events dropped by hand, every command said "no campaign
+    database … start one with ledger init", and init then refused the schema as another
+    program's. A campaign database that lost its log says so (SQLite's file does too)."""
+    import psycopg
+
+    with fresh_schema() as url:
+        assert run_ledger("demo", db=url).returncode == 0
+        schema = url.rsplit("schema=", 1)[1]
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", autocommit=True) as conn:
+            conn.execute(f'DROP TABLE "{schema}".ledger_events CASCADE')
+        line = one_error_line(run_ledger("zones", db=url))
+        assert "a campaign database that lost its log" in line and "ledger init" not in line, line
+
+
 @pytest.mark.parametrize("failure, tries", [("no connection", 1), ("broken connection", 3)])
 def test_a_server_that_does_not_answer_is_not_asked_again_and_again(monkeypatch, failure, tries):
     """eventsourcing tries each read and write of the log up to ten times, each first
