@@ -354,7 +354,7 @@ def test_rebuild_and_verify_speak_portuguese_with_their_json_message(tmp_path):
     db = tmp_path / "c.db"
     succeeded(run_ledger("init", "--catalog", SAMPLE, "--name", "Teste", db=db))
     rebuilt = json_of(succeeded(run_ledger("--lang", "pt", "--json", "rebuild", db=db)))
-    assert rebuilt["message"] == ("modelos de leitura reconstruídos a partir dos 2 eventos guardados no arquivo "
+    assert rebuilt["message"] == ("modelos de leitura reconstruídos a partir dos 2 eventos guardados no banco de dados "
                                   "(ações, lugares, pontos de controle…)")  # the campaigns log's too
     assert succeeded(run_ledger("--lang", "pt", "rebuild", db=db)).stdout.strip() == rebuilt["message"]
     verified = succeeded(run_ledger("--lang", "pt", "verify", db=db)).stdout
