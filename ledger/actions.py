@@ -378,6 +378,17 @@ def add_location(play: Play, cmd: c.AddLocation) -> Decided:
     return e.LocationAdded, {"location": cmd.location}
 
 
+@handles(c.SetLocation)
+def set_location(play: Play, cmd: c.SetLocation) -> Decided:
+    rules.master_only(play.actor, N_("may correct a location's access levels"))
+    place = rules.known_location(play.campaign, cmd.location)
+    levels = rules.access_levels(cmd.access)
+    rules.access_changes(place, cmd.location, levels)
+    now = place.model_copy(update={"access": {**place.access, **levels}})
+    play.apply(LocationChanged(location=cmd.location, was=place, now=now))
+    return e.LocationSet, {"location": cmd.location, "access": levels}
+
+
 @handles(c.Travel)
 def travel(play: Play, cmd: c.Travel) -> Decided:
     hero = play.campaign.check_hero(cmd.hero)

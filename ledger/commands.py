@@ -164,6 +164,14 @@ class AddLocation(Command):
     access: dict[str, int] = {}
 
 
+class SetLocation(Command):
+    """Correct a location's own access levels (the suits named; the others keep theirs)."""
+
+    type: Literal["SetLocation"] = "SetLocation"
+    location: str
+    access: dict[str, int] = {}
+
+
 class Travel(Command):
     type: Literal["Travel"] = "Travel"
     hero: str
@@ -241,7 +249,7 @@ class Redo(Command):
 AnyCommand = Annotated[
     Union[
         AddHero, SetKnowledge, Add, Draw, Send, Discard, Bury, Exile, Shuffle, Search, Reveal, Hide,
-        Exhaust, Restore, Attach, Detach, AddLocation, Travel, StartBattle, EndBattle, SetAccess,
+        Exhaust, Restore, Attach, Detach, AddLocation, SetLocation, Travel, StartBattle, EndBattle, SetAccess,
         Trade, Obtain, Activate, Undo, Redo,
     ],
     Field(discriminator="type"),

@@ -378,6 +378,15 @@ class LocationAdded(ActionRecorded):
     location: str
 
 
+class LocationSet(ActionRecorded):
+    """The master corrected a location's own access levels (ruleset 17): ``access`` the
+    suits named, at their new levels; the location's other suits kept theirs."""
+
+    action: ClassVar[str] = "location set"
+    location: str
+    access: dict[str, int]
+
+
 class HeroTravelled(ActionRecorded):
     action: ClassVar[str] = "travel"
     hero: str

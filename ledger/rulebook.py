@@ -188,6 +188,7 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("known-location", "§8", N_("a location must exist in the campaign")),
     Rule("new-location", "§8", N_("a location is added once")),
     Rule("access-levels", "§8", N_("a location's access level for each deck goes from 0 to 3")),
+    Rule("access-changes", "§8", N_("a correction of a location's access levels changes some level")),
     Rule("not-already-at", "§8", N_("a hero travels to a location they are not at")),
     Rule("battle-toggles", "§8", N_("a battle starts when none is on and ends when one is on")),
     Rule("has-access-effect", "§8", N_("only an access effect that is recorded can be cleared")),
@@ -265,8 +266,9 @@ HERO_MAY: dict[str, str] = {
     "discard": N_("a hero discards cards they control; only the master discards from the top of a deck"),
     "bury": N_("a hero buries cards they control"),
     "exile": N_("a hero exiles cards they control"),
-    "shuffle": N_("a hero shuffles a deck nobody owns or their own, with a seed from the system, but none whose "
-               "order they can see, nor one holding a face-up card"),
+    "shuffle": N_("a hero shuffles a deck of their own, or one nobody owns by the effect of an active card they "
+               "control, with a seed from the system, but none whose order they can see, nor one holding a face-up "
+               "card"),
     "search": N_("a hero searches a face-down deck or a stack of their own, by the effect of an active card they "
               "control, taking cards into their own zones, but no deck holding a face-up card"),
     "reveal": N_("a hero reveals cards they control, to everyone or to chosen heroes"),
@@ -275,12 +277,14 @@ HERO_MAY: dict[str, str] = {
     "restore": N_("a hero restores cards they control"),
     "attach": N_("a hero attaches a card they control to a card they control"),
     "detach": N_("a hero detaches a card they control, into their own zones"),
-    "activate": N_("a hero activates cards they control, or stack cards whose stack effects reach them"),
+    "activate": N_("a hero activates cards they control, stack cards whose stack effects reach them, or a card of "
+                "the scenario by the effect of an active card they control"),
     "trade": N_("a hero trades for themself, giving cards they control"),
     "obtain": N_("only the master records a sheet card obtained by progression or incorporation (the master "
               "decides where it comes from and what it costs)"),
     "travel": N_("a hero travels themself"),
     "location add": N_("only the master adds locations"),
+    "location set": N_("only the master corrects a location's access levels"),
     "battle start": N_("only the master starts a battle"),
     "battle end": N_("only the master ends a battle"),
     "access": N_("only the master records an effect on a location's access"),
@@ -302,7 +306,10 @@ HERO_MAY_BEFORE: dict[str, tuple[tuple[int, str], ...]] = {
                        "they control, taking cards into their own zones"))),
     "shuffle": ((10, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system")),
                 (11, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system, but none whose "
-                        "order they can see"))),
+                        "order they can see")),
+                (17, N_("a hero shuffles a deck nobody owns or their own, with a seed from the system, but none whose "
+                        "order they can see, nor one holding a face-up card"))),
+    "activate": ((17, N_("a hero activates cards they control, or stack cards whose stack effects reach them")),),
     "undo": ((7, N_("a hero takes back only their own actions, and none that showed anyone a hidden card")),
              (9, N_("a hero takes back only their own actions, and none that showed anyone a hidden card or "
                     "refilled a deck")),

@@ -143,6 +143,7 @@ ACTIONS = {
     "hide": pgettext_noop("action", "hide"), "exhaust": pgettext_noop("action", "exhaust"),
     "restore": pgettext_noop("action", "restore"), "attach": pgettext_noop("action", "attach"),
     "detach": pgettext_noop("action", "detach"), "location add": pgettext_noop("action", "location add"),
+    "location set": pgettext_noop("action", "location set"),
     "travel": pgettext_noop("action", "travel"), "battle start": pgettext_noop("action", "battle start"),
     "battle end": pgettext_noop("action", "battle end"), "access": pgettext_noop("action", "access"),
     "trade": pgettext_noop("action", "trade"), "obtain": pgettext_noop("action", "obtain"),

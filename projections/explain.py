@@ -182,6 +182,16 @@ def _exiled(event: e.CardsExiled, before, viewer, check: Check, n: Name) -> None
 
 
 @_checks.register
+def _location_set(event: e.LocationSet, before, viewer, check: Check, n: Name) -> None:
+    was = before.table.locations.get(event.location) if before is not None else None
+    levels = ", ".join(_("{suit} {level} (was {was})").format(
+        suit=suit_word(suit), level=level, was=was.access.get(suit, 0) if was is not None else "?")
+        for suit, level in event.access.items())
+    check(N_("§8 location access"), _("the master corrected the access levels of {location}: {levels}; its other "
+                                     "suits keep theirs").format(location=event.location, levels=levels))
+
+
+@_checks.register
 def _access_changed(event: e.AccessChanged, before, viewer, check: Check, n: Name) -> None:
     if event.level is None:
         check(N_("§8 location access"), _("the effect on {suit} access at {location} was cleared").format(

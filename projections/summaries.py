@@ -247,6 +247,12 @@ def _location_added(event: e.LocationAdded, name) -> str:
 
 
 @_what.register
+def _location_set(event: e.LocationSet, name) -> str:
+    return _("location {location} set: {levels}").format(
+        location=event.location, levels=", ".join(f"{suit} {level}" for suit, level in event.access.items()))
+
+
+@_what.register
 def _hero_travelled(event: e.HeroTravelled, name) -> str:
     return _("{hero} travels to {location}").format(hero=event.hero, location=event.location)
 

@@ -384,6 +384,7 @@ ACTIONS = [
     ("ana", {"action": "undo"}),
     ("master", {"action": "shuffle", "stack": "deck:skill", "seed": 11}),
     ("master", {"action": "exile", "cards": ["skill-dodge"]}),
+    ("master", {"action": "location set", "location": "village", "access": {"item": 3}}),
 ]
 
 

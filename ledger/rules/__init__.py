@@ -78,6 +78,7 @@ from .fair_play import (
 )
 from .heroes import hero_zones_new, knowledge_changes, new_hero
 from .locations import (
+    access_changes,
     access_levels,
     battle_toggles,
     effect_source_active,
@@ -163,7 +164,7 @@ __all__ = [
     # §7 card states
     "card_states", "may_exhaust", "not_already_face", "not_already_tilted", "shown_to_new_eyes",
     # §8 locations, battle, trading
-    "known_location", "new_location", "access_levels", "not_already_at", "battle_toggles", "has_access_effect",
+    "known_location", "new_location", "access_levels", "access_changes", "not_already_at", "battle_toggles", "has_access_effect",
     "effect_source_active", "effective_access", "trades_assets_only", "controlled_by", "gives_controlled",
     "trading_location", "access_admits", "settle_trade", "companion_takes",
     # §8, seed 000: obtaining sheet cards by progression or incorporation

@@ -41,6 +41,16 @@ def access_levels(access: dict[str, int]) -> dict[str, int]:
     return levels
 
 
+def access_changes(place: Location, location: str, levels: dict[str, int]) -> None:
+    """A correction of a location's access levels names some suit and changes something
+    (nothing recorded for nothing)."""
+    if not levels:
+        raise BadInput(_("say which access levels to set, e.g. --access item=2"))
+    if all(place.access.get(suit, 0) == level for suit, level in levels.items()):
+        raise RuleBroken(_("location {location} has those access levels already ({levels})").format(
+            location=location, levels=", ".join(f"{suit}={level}" for suit, level in levels.items())))
+
+
 def not_already_at(campaign: Campaign, hero: str, location: str) -> None:
     """A hero travels only to a location they are not at."""
     if campaign.table.heroes[hero].location == location:

@@ -149,7 +149,7 @@ def add(s: Session, cards: tuple[str, ...], to: str, position: Any) -> None:
 
 @cli.group()
 def location() -> None:
-    """Add locations, each with an access level 0-3 per suit.
+    """Add locations, each with an access level 0-3 per suit, and correct those levels.
 
     \b
     Example: ledger location add village --access item=2 --access skill=1
@@ -169,6 +169,21 @@ def location_add(s: Session, location_id: str, access: tuple[str, ...]) -> None:
     from ...commands import AddLocation
 
     record(s, AddLocation(actor=s.actor, location=location_id, access=pairs(access, "--access")))
+
+
+@location.command("set")
+@click.argument("location_id")
+@click.option("--access", "access", multiple=True, help="SUIT=LEVEL (0-3), for each suit to correct.")
+@pass_session
+def location_set(s: Session, location_id: str, access: tuple[str, ...]) -> None:
+    """Correct a location's own access levels (the suits named; the others keep theirs).
+
+    \b
+    Example: ledger location set village --access item=3
+    """
+    from ...commands import SetLocation
+
+    record(s, SetLocation(actor=s.actor, location=location_id, access=pairs(access, "--access")))
 
 
 @cli.command()

@@ -25,6 +25,7 @@ ACTIONS: dict[str, tuple[type[c.Command], dict[str, str]]] = {
     "hero knowledge": (c.SetKnowledge, {}),
     "add": (c.Add, {}),
     "location add": (c.AddLocation, {}),
+    "location set": (c.SetLocation, {}),
     "travel": (c.Travel, {}),
     "draw": (c.Draw, {}),
     "send": (c.Send, {}),

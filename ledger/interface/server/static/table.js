@@ -110,6 +110,7 @@
     "hero add": {hero: "", name: "", knowledge: 0},
     "hero knowledge": {hero: "HERO", knowledge: 1},
     "location add": {location: "", access: {item: 1}},
+    "location set": {location: "", access: {item: 1}},
     "travel": {hero: "HERO", location: ""},
     "battle start": {},
     "battle end": {},
