@@ -1177,6 +1177,23 @@ def test_a_join_link_followed_from_another_site_only_offers_the_seat(tmp_path):
         assert browser.post("/join/not-a-token", headers={"Sec-Fetch-Site": "same-origin"}).status_code == 401
 
 
+def test_a_browser_gets_pages_for_a_wrong_address_and_a_revoked_seat(tmp_path):
+    """A table-page QA pass: a wrong address opened in a browser showed the API's JSON, and
+    the page of a seat revoked since was headed "Join the table". A browser now gets a page
+    (the address escaped in it); a script still gets JSON."""
+    seated = table(tmp_path)
+    with TestClient(create_app(str(seated.db))) as browser:
+        page = browser.get("/tabel/<b>x</b>", headers={"Accept": "text/html,*/*;q=0.8"})
+        assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
+        assert "No such page" in page.text and "&lt;b&gt;x&lt;/b&gt;" in page.text and "<b>x</b>" not in page.text
+        assert browser.get("/tabel").json()["error"]["code"] == "http"  # no Accept: text/html
+        assert browser.get(f"{API}/nothing", headers={"Accept": "text/html"}).json()["error"]["code"] == "http"
+        browser.get(f"/join/{seated.tokens['bo']}", headers={"Sec-Fetch-Site": "none"})  # seated as bo
+        seated.ledger("seat", "revoke", "bo")
+        gone = browser.get("/", headers={"Accept": "text/html"})
+        assert gone.status_code == 401 and "<h1>Not a seat</h1>" in gone.text and "Join the table</h1>" not in gone.text
+
+
 def test_leave_forgets_the_browsers_seat_only_when_asked_from_the_tables_own_page(tmp_path):
     """A player on a shared device leaves: the table page's form posts to /leave and the
     browser's seat cookie is dropped. A page of another site cannot do it for them (a

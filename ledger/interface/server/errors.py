@@ -203,6 +203,11 @@ def install(app: FastAPI, db: str = "") -> None:
             return await _seat_first(_request) or reply(422, "bad-input", _("the body is not valid JSON"))
         if exc.status_code == 413:  # a body that grew too large as it came (app.BodyLimit)
             return reply(413, "too-large", str(exc.detail))
+        if exc.status_code == 404 and not _request.url.path.startswith("/api/") \
+                and "text/html" in _request.headers.get("accept", ""):  # a person's browser: a page (a QA pass)
+            from .pages import not_found_page
+
+            return not_found_page(_request)
         message = {404: _("no such page or endpoint (see /openapi.json)"),
                    405: _("that method is not allowed here (see /openapi.json)")}.get(exc.status_code, str(exc.detail))
         headers = dict(exc.headers or {})

@@ -101,11 +101,12 @@ def routes() -> APIRouter:
         try:
             seat = await seat_of(request)
         except Refused as refused:
-            message = refused.message
+            message, title = refused.message, _("Join the table")
             if refused.status == 401 and not token_of(request):  # a person, not a script: no word of headers
                 message = _("this device holds no seat yet: open the join link the master gave you")
-            return _page(request, "message.html", {"title": _("Join the table"), "message": message},
-                         status=refused.status)
+            elif refused.status == 401:  # a seat this browser held, revoked since (a QA pass: "Join the table")
+                title = _("Not a seat")
+            return _page(request, "message.html", {"title": title, "message": message}, status=refused.status)
         clerk: Clerk = request.app.state.clerk
 
         def about() -> dict[str, Any]:
@@ -265,6 +266,14 @@ def _not_now(request: Request, busy: Refused | StoreError) -> Response:
     response = _page(request, "message.html", {"title": _("Not just now"), "message": message}, status=status)
     response.headers.update(headers or {})
     return response
+
+
+def not_found_page(request: Request) -> Response:
+    """What a browser gets for an address the server has no page at: a page, not the API's
+    JSON, with the way to the table."""
+    return _page(request, "message.html", {
+        "title": _("No such page"), "message": _("this server has no page at {path}").format(path=request.url.path),
+        "hint": _("The table is at / (open your join link first if this device holds no seat).")}, status=404)
 
 
 def _page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
