@@ -217,6 +217,7 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
     message = refusal(t, "--actor", "bo", "trade", "bo", "--take", taken)
     bo.card("discard", taken).click()
     bo.page.click('button[data-action="trade"]')
+    bo.page.click('[data-confirm="trade"]')  # his wolf on his table: the form asks where the card goes
     expect(bo.page.locator("#message")).to_have_text(message)
     expect(bo.page.locator("#message")).to_have_attribute("data-kind", "error")
     expect(bo.page.locator("#message")).to_have_attribute("role", "alert")
@@ -730,5 +731,45 @@ def test_a_heros_shuffle_of_a_campaign_deck_from_her_page_names_the_effect_that_
     expect(ana.page.locator("#seq")).to_have_text(str(seq + 1))
     assert json.loads(t.ledger("--json", "history", "--limit", "1"))[0]["summary"].startswith(
         f"shuffle deck:item by {own}")
+    assert not ana.problems, ana.problems
+    ana.context.close()
+
+
+def test_a_heros_trade_from_her_page_attaches_a_taken_card_to_her_companion(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """A table-page QA pass: the page's Trade could not attach a taken card to a companion
+    (`trade --attach`, seed 000: "no INVENTÁRIO do Herói ou anexos do COMPANHEIRO"): with a
+    companion on her table, the Trade form asks where each taken card goes."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    cards = load_catalog(sample_catalog_path()).cards
+    box = {entry["id"] for entry in referee_zones(t)["zones"]["box"]}
+
+    def place(card: str, zone: str) -> None:  # from the box, or moved by the master from where it lies
+        t.ledger("add" if card in box else "send", card, "--to", zone)
+
+    companion = next(card for card in sorted(box) if str(cards[card].suit) == "companion")
+    items = sorted((card for card in cards if str(cards[card].suit) == "item" and cards[card].level <= 3
+                    and cards[card].knowledge == 0), key=lambda card: cards[card].value)
+    taken, given = items[0], items[-1]
+    place(companion, "table:ana")
+    place(taken, "discard")
+    place(given, "inventory:ana")
+    wolf = companion
+    t.ledger("location", "add", "market", "--access", "item=3")
+    t.ledger("travel", "ana", "market")
+    if referee_zones(t).get("battle"):
+        t.ledger("battle", "end")
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    seq = ana.seq()
+    ana.card("discard", taken).click()
+    ana.card("inventory:ana", given).click()
+    ana.page.click('button[data-action="trade"]')
+    panel = ana.page.locator('form[data-panel="trade"]')
+    panel.locator('select[name="attach-0"]').select_option(wolf)
+    panel.locator('[data-confirm="trade"]').click()
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 1))
+    assert json.loads(t.ledger("--json", "card", taken))["attached_to"] == wolf
     assert not ana.problems, ana.problems
     ana.context.close()

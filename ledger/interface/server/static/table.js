@@ -888,7 +888,7 @@
       && (MASTER || hers(sel().filter((c) => c.zone !== "discard")) || sel().every((c) => c.zone === "discard")), () => {
       const take = sel().filter((c) => c.zone === "discard").map((c) => c.id);
       const give = sel().filter((c) => c.zone !== "discard").map((c) => c.id);
-      if (MASTER) openTradePanel(take, give);
+      if (MASTER || companionsOf(ACTOR).length) openTradePanel(take, give);
       else act({action: "trade", hero: ACTOR, take, give});
     });
     if (MASTER) {
@@ -1226,12 +1226,41 @@
     return paid;
   }
 
+  /** The companions on a hero's table (every hero's, for the master: null), face-up: the
+   * cards a taken card may be attached to (seed 000: "anexos do COMPANHEIRO"). */
+  function companionsOf(hero) {
+    const view = state.live || state.shown;
+    const out = [];
+    for (const [zone, entries] of Object.entries(view.zones)) {
+      if (!zone.startsWith("table:") || (hero !== null && zone !== "table:" + hero)) continue;
+      for (const entry of entries) {
+        const info = entry.id && (view.cards || {})[entry.id];
+        if (info && info.suit === "companion" && entry.face !== "down") {
+          out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone)]);
+        }
+      }
+    }
+    return out;
+  }
+
   function openTradePanel(take, give) {
     const heroes = heroesIn(state.live.zones);
     const names = {take: take.map(cardName).join(", "), give: give.map(cardName).join(", ")};
-    openPanel("trade", fmt(give.length ? _("Trade: take {take}, give {give}") : _("Trade: take {take}"), names),
-      [field(_("For hero"), select("hero", heroOptions(heroes)))],
-      (form) => ({action: "trade", hero: valueOf(form, "hero"), take, give}));
+    const fields = MASTER ? [field(_("For hero"), select("hero", heroOptions(heroes)))] : [];
+    // each card taken goes to the inventory, or attached to a companion (trade --attach)
+    const companions = companionsOf(MASTER ? null : ACTOR);
+    if (companions.length) {
+      take.forEach((card, i) => fields.push(field(fmt(_("{card} goes to"), {card: cardName(card)}),
+        select("attach-" + i, [["", _("the inventory")], ...companions.map(([id, label]) => [id, fmt(_("attached to {card}"), {card: label})])], ""))));
+    }
+    openPanel("trade", fmt(give.length ? _("Trade: take {take}, give {give}") : _("Trade: take {take}"), names), fields,
+      (form) => {
+        const body = {action: "trade", hero: MASTER ? valueOf(form, "hero") : ACTOR, take, give};
+        const attach = {};
+        take.forEach((card, i) => { if (valueOf(form, "attach-" + i)) attach[card] = valueOf(form, "attach-" + i); });
+        if (Object.keys(attach).length) body.attach = attach;
+        return body;
+      });
   }
 
   function openAddPanel() {
