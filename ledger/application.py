@@ -563,8 +563,8 @@ class Ledger(Application):
         folded since the snapshot it was loaded from, and of that snapshot's own action."""
         if campaign.rules > RULESET:
             raise OutdatedLedger(_("campaign {campaign} has actions recorded by a newer campaign-ledger (rules "
-                                   "{newer}; this one knows {known}): update campaign-ledger to record in it (reading it "
-                                   "still works)").format(campaign=campaign.slug, newer=campaign.rules, known=RULESET))
+                                   "{newer}; this one knows {known}): update campaign-ledger to record in it").format(
+                campaign=campaign.slug, newer=campaign.rules, known=RULESET))
 
     def _as_landed(self, event: ActionRecorded) -> Campaign:
         """The campaign before ``event``, which went in though its reply was lost, with its

@@ -34,7 +34,7 @@ from .campaign import Campaign
 from .checkpoints import Checkpoint
 from .commands import from_record
 from .commitments import holds
-from .errors import LedgerError
+from .errors import LedgerError, NewerRecord
 from .events import ActionRecorded, CampaignStarted
 from .i18n import _
 from .integrity import GENESIS, chain_hash, sealed
@@ -338,6 +338,8 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
             raise _Bad(expected, _("seq {seq} is missing from the log").format(seq=expected))
         try:
             event = ledger.mapper.to_domain_event(stored, quick=False)  # type: ignore[call-arg]  # judged over its dump
+        except NewerRecord as exc:  # no damage: a newer ledger's, said so
+            raise _Bad(seq, str(exc)) from None
         except Exception as exc:  # noqa: BLE001 — a changed byte can break the JSON or the model
             error = getattr(exc, "cause", exc).__class__.__name__
             raise _Bad(seq, _("seq {seq} cannot be read ({error})").format(seq=seq, error=error)) from None

@@ -191,6 +191,9 @@ class Catalog:
         catalog is no secret: any viewer may be told its ids."""
         import difflib
 
+        if isinstance(card_id, str) and ":" in card_id:  # no card id holds one: a zone's id (a QA pass)
+            return _("{card!r} is no card: card ids hold no colon (zone ids do), e.g. {example}").format(
+                card=card_id, example=next(iter(self.cards)))
         near = difflib.get_close_matches(card_id, list(self.cards), n=1, cutoff=0.75) if isinstance(card_id, str) else []
         if near:
             return _("no card {card!r} in this campaign's catalog; did you mean {near}?").format(

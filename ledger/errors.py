@@ -232,3 +232,8 @@ def first_problem(exc: ValidationError, said: Mapping[str, str] | None = None) -
         # TRANSLATORS: a field of a command or file and what is wrong with it.
         return _("{field}: {problem}").format(field=field, problem=msg)
     return msg
+
+
+class NewerRecord(DamagedRecord):
+    """A stored action this ledger cannot read that says a newer ledger recorded it (newer
+    rules): not damage; the ledger is to be updated."""

@@ -69,6 +69,14 @@ class PydanticMapper(Mapper):
                 raise DamagedRecord(_("a record of the database's {log} cannot be read ({error}): the database was "
                                       "changed or damaged; restore it from a copy").format(log=_(kept), error=error),
                                     exc) from exc
+            newer = _newer_rules(stored_event.state)
+            if newer is not None:  # a newer ledger's record (a field or a kind of action this one lacks), not damage
+                from .errors import NewerRecord
+                from .rulebook import RULESET
+
+                raise NewerRecord(_("seq {seq} was recorded by a newer campaign-ledger (rules {newer}; this one "
+                                      "knows {known}): update campaign-ledger to read it").format(
+                    seq=stored_event.originator_version, newer=newer, known=RULESET), exc) from exc
             raise DamagedRecord(_("the record at seq {seq} cannot be read ({error}): the database was changed or damaged; "
                                   "ledger verify names the first bad seq").format(
                 seq=stored_event.originator_version, error=error), exc) from exc
@@ -107,3 +115,18 @@ def _kept_in(topic: str) -> str | None:
     checkpoints, the seats); None for a campaign's action, or a topic nobody wrote."""
     module, _, name = topic.partition(":")
     return _KEPT.get(name) if module == "ledger.events" else None
+
+
+def _newer_rules(state: bytes) -> int | None:
+    """The rules a stored action that this ledger cannot read says it was decided under,
+    when newer than this ledger's (a review: an older ledger called a newer one's records
+    damaged); None otherwise, or when its JSON says nothing readable."""
+    import json
+
+    from .rulebook import RULESET
+
+    try:
+        recorded = json.loads(state).get("ruleset")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    return recorded if type(recorded) is int and recorded > RULESET else None

@@ -302,7 +302,8 @@ def _activated(event: e.CardActivated, before, viewer, check: Check, n: Name) ->
         source=event.source))
     if event.allowed_by:
         check(N_("§6 activation"), _("activating a card {hero} does not control was allowed by the effect of {card}, "
-                                    "an active card").format(hero=event.hero, card=n(event.allowed_by)))
+                                    "an active card").format(hero=event.hero or _("the master"),
+                                                             card=n(event.allowed_by)))
     if before is not None and event.hero and event.hero in before.table.heroes:
         need = before.card(event.card).knowledge or 0
         have = before.table.heroes[event.hero].knowledge

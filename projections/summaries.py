@@ -249,7 +249,8 @@ def _location_added(event: e.LocationAdded, name) -> str:
 @_what.register
 def _location_set(event: e.LocationSet, name) -> str:
     return _("location {location} set: {levels}").format(
-        location=event.location, levels=", ".join(f"{suit} {level}" for suit, level in event.access.items()))
+        location=event.location,
+        levels=", ".join(f"{suit_word(suit)} {level}" for suit, level in event.access.items()))
 
 
 @_what.register

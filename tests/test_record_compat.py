@@ -80,3 +80,29 @@ def test_a_ledger_records_nothing_in_a_campaign_a_newer_ledger_recorded_in(game,
     finally:
         if loaded != "held":
             game.app.close()
+
+
+def test_an_action_a_newer_ledger_recorded_that_this_one_cannot_read_is_said_to_be_newer_not_damaged(tmp_path):
+    """A review: a newer ledger's action with a field (or a kind of action) this one lacks
+    was "cannot be read: the database was changed or damaged"; it names the newer rules."""
+    import json
+    import sqlite3
+
+    from ledger.rulebook import RULESET
+
+    from .conftest import one_error_line, run_ledger, succeeded
+
+    db = tmp_path / "campaign.db"
+    succeeded(run_ledger("demo", db=db))
+    con = sqlite3.connect(db)
+    rowid, state = con.execute("SELECT rowid, state FROM stored_events WHERE originator_version = 10 "
+                               "AND topic LIKE 'ledger.events:%'").fetchone()
+    data = json.loads(state)
+    data.update(ruleset=RULESET + 1, a_later_fact=1)
+    with con:
+        con.execute("UPDATE stored_events SET state = ? WHERE rowid = ?", [json.dumps(data).encode(), rowid])
+    con.close()
+    for args in (("zones",), ("verify",)):
+        line = one_error_line(run_ledger(*args, db=db))
+        assert f"seq 10 was recorded by a newer campaign-ledger (rules {RULESET + 1}; this one knows {RULESET})" \
+               in line and "damaged" not in line, (args, line)

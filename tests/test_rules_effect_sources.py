@@ -16,7 +16,7 @@ import pytest
 from ledger import commands as c
 from ledger.application import Ledger
 from ledger.catalog import Card, Catalog
-from ledger.errors import NotAllowed, RuleBroken
+from ledger.errors import BadInput, NotAllowed, RuleBroken
 from ledger.rulesets import decided_under
 from ledger.states import card_states
 from projections.summaries import summary
@@ -95,5 +95,14 @@ def test_activation_allowed_a_hero_activates_a_card_of_the_scenario_only_by_an_e
     assert done.event.allowed_by == "skill-tracking" and "by skill-tracking" in summary(done.event)
     table.do(c.Activate(card="event-eclipse", hero="ana"))  # the master records it: no effect named
     table.do(c.Activate(actor="ana", card="skill-tracking"))  # her own card: no effect named
+    # a review: an effect named where none is needed was recorded as allowing it (explain said so)
+    err = table.refuse(c.Activate(actor="ana", card="skill-tracking", by="skill-tracking"), BadInput)
+    assert "needs no other card's effect; leave --by out" in str(err)
+    # a card attached to one of the scenario is the scenario's (a review: any hero activated it)
+    table.add("event-fog", to="scenario")
+    table.add("item-torch", to="inventory:ana")
+    table.do(c.Attach(card="item-torch", host="event-fog"))
+    err = table.refuse(c.Activate(actor="ana", card="item-torch", effect=1), NotAllowed)
+    assert "ana does not control item-torch (in scenario)" in str(err)
     with decided_under(16):
         table.do(c.Activate(actor="ana", card="event-eclipse"))

@@ -206,7 +206,8 @@ def every_kind_script() -> list[c.Command]:
         c.Discard(actor="ana", cards=("skill-tracking",)),
         c.Bury(cards=("skill-dodge",)),
         c.Exile(cards=("companion-horse",)),
-        c.AddLocation(location="village", access={"item": 2, "skill": 1}),
+        c.AddLocation(location="village", access={"item": 1, "skill": 1}),
+        c.SetLocation(location="village", access={"item": 2}),  # a correction
         c.Travel(actor="ana", hero="ana", location="village"),
         # the axe leaves with the falcon attached (discarded); the bow rides the wolf
         c.Trade(actor="ana", hero="ana", take=("item-bow",), give=("item-axe", "item-rope"),

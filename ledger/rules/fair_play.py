@@ -41,6 +41,9 @@ def knows_card(campaign: Campaign, actor: str, card: str, verb: str) -> None:
     pass's "discard deck:item" read "no card 'deck:item'", or, to a hero, that she could
     not see it, where ``discard --from deck:item`` was meant."""
     if ":" in card:
+        if card not in campaign.zones():
+            raise BadInput(_("{card} is no card: card ids hold no colon (zone ids do); name cards by their ids (ledger "
+                             "catalog lists them)").format(card=card))
         raise BadInput(_("{card} is a zone, not a card; to discard a deck's top card, the master runs discard --from "
                          "{card}").format(
             card=card) if verb == "discard" else _("{card} is a zone, not a card; name cards by their ids (ledger "
@@ -219,6 +222,9 @@ def shuffle_allowed(campaign: Campaign, actor: str, stack: ZoneSpec, by: str | N
     Her own stacks she shuffles as before (a format's setup); the master any stack."""
     if ruleset() < 17:
         return
+    if by is not None and stack.owner is not None:  # hers, or another's the master shuffles: no effect needed
+        raise BadInput(_("{stack} has an owner: shuffling it needs no card's effect; leave --by out").format(
+            stack=stack.id))
     if by is None and not sees_everything(actor) and stack.owner != actor:
         raise NotAllowed(_("{actor} may shuffle {stack} only by an effect that allows it (a deck keeps its order "
                            "otherwise): name the active card you control with --by CARD, or ask the master").format(
@@ -235,9 +241,12 @@ def activation_allowed(campaign: Campaign, actor: str, card: str, by: str | None
     records any activation."""
     if ruleset() < 17:
         return
-    zone = campaign.zone_of(card)
-    if by is None and not sees_everything(actor) and zone.owner is None and not zone.is_stack \
-            and campaign.table.host(card) is None:
+    zone = campaign.zone_of(card)  # an attached card's is its host's: one attached to the scenario's is the scenario's
+    uncontrolled = zone.owner is None and not zone.is_stack
+    if by is not None and not uncontrolled:  # the record would say an effect allowed what needed none (a review)
+        raise BadInput(_("{card} is in {zone}: activating it needs no other card's effect; leave --by out").format(
+            card=card, zone=zone.id))
+    if by is None and not sees_everything(actor) and uncontrolled:
         raise NotAllowed(_("{actor} does not control {card} (in {zone}): a hero activates it only by an effect that "
                            "allows it; name the active card you control with --by CARD, or ask the master").format(
             actor=actor, card=card, zone=zone.id))

@@ -130,7 +130,7 @@ def search(s: Session, stack: str, more: tuple[str, ...], take: tuple[str, ...],
     """
     from ...commands import Search
 
-    if more and not take:  # --take A B, as trade --take A B: a word that follows no --take is not a card to take
+    if more and not take:  # --take A B, as trade --take A B: the words beside --take are more cards to take
         raise click.UsageError(_("unexpected {word!r}: name the cards to take after --take").format(word=more[0]))
     record(s, Search(actor=s.actor, stack=stack, take=take + more, to=to, seed=seed, by=by))
 

@@ -126,11 +126,13 @@ def catalog(s: Session, suit: str | None, in_box: bool) -> None:
     """
     from projections.render import render_catalog
 
-    from ...visibility import REFEREE
+    from ...visibility import PUBLIC, REFEREE
     from ...vocabulary import Zone, check_suit
 
     campaign = s.ledger().campaign(s.cid())
     s.viewing(campaign)
+    if s.viewer == PUBLIC:  # as the table server's public seat (SERVER.md): it watches
+        raise BadInput(_("the public watches; the catalog is for those who play (the referee and the heroes)"))
     if in_box and s.viewer != REFEREE:
         raise BadInput(_("--box: which cards are still in the box is the referee's to see (where cards lie is "
                          "secret); leave --box out"))
