@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -395,6 +397,31 @@ def test_a_database_or_role_that_does_not_exist_is_named_not_taken_for_a_server_
     assert says in line and "does not exist" in line, line
 
 
+@contextmanager
+def role_granted(url: str, on_schema: str, grants: list[str]) -> Iterator[str]:
+    """The URL of ``url``'s schema as a new role holding ``on_schema`` rights on the schema
+    and each of ``grants`` (``... IN SCHEMA``) there; the role is dropped afterwards."""
+    import uuid
+
+    import psycopg
+
+    from tests.postgres_support import SERVER, schema_of
+
+    role = f"ledger_test_role_{uuid.uuid4().hex[:8]}"
+    schema = schema_of(url)
+    with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
+        conn.execute(f'CREATE ROLE "{role}" LOGIN')
+        conn.execute(f'GRANT {on_schema} ON SCHEMA "{schema}" TO "{role}"')
+        for grant in grants:
+            conn.execute(f'GRANT {grant} "{schema}" TO "{role}"')
+    try:
+        yield url.replace("postgres@", f"{role}@", 1)
+    finally:
+        with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
+            conn.execute(f'DROP OWNED BY "{role}"')
+            conn.execute(f'DROP ROLE "{role}"')
+
+
 @pytest.mark.parametrize("grants", [
     ["SELECT ON ALL TABLES"],
     ["SELECT, INSERT ON ALL TABLES", "USAGE ON ALL SEQUENCES"],  # no right to lock the log for an insert
@@ -404,60 +431,25 @@ def test_a_role_that_may_only_read_is_told_so_when_it_acts_and_nothing_is_record
     """A role short of the rights a write needs: its reads work; an action or a rebuild
     is one line saying the database refused, never 'unexpected failure', nor a passing
     failure to try again ("pipeline aborted": eventsourcing's pipelined insert hides why)."""
-    import uuid
-
-    import psycopg
-
-    from tests.postgres_support import SERVER, schema_of
-
     with fresh_schema() as url:
         assert run_ledger("demo", db=url).returncode == 0
-        role = f"ledger_test_reader_{uuid.uuid4().hex[:8]}"
-        schema = schema_of(url)
-        with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
-            conn.execute(f'CREATE ROLE "{role}" LOGIN')
-            conn.execute(f'GRANT USAGE ON SCHEMA "{schema}" TO "{role}"')
-            for grant in grants:
-                conn.execute(f'GRANT {grant} IN SCHEMA "{schema}" TO "{role}"')
-        try:
-            reader = url.replace("postgres@", f"{role}@", 1)
+        with role_granted(url, "USAGE", [f"{grant} IN SCHEMA" for grant in grants]) as reader:
             assert run_ledger("zones", db=reader).returncode == 0
             for args in (["hero", "add", "carl"], ["undo"]) + ((["rebuild"],) if grants == ["SELECT ON ALL TABLES"] else ()):
                 line = one_error_line(run_ledger(*args, db=reader), what=args)
                 assert "refused (permission denied" in line and "unexpected" not in line, line
             assert run_ledger("--json", "history", "--limit", "1", db=url).stdout.count('"seq": 36') == 1
-        finally:
-            with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
-                conn.execute(f'DROP OWNED BY "{role}"')
-                conn.execute(f'DROP ROLE "{role}"')
 
 
 def test_a_role_with_every_right_but_ownership_is_told_rebuild_is_the_owners():
     """A QA pass: a role granted every right the README lists could act, but rebuild said
     "must be owner of index …" and told it to ask for the very rights it had. Remaking the
     read models' tables and indexes is for their owner, and the line says so."""
-    import uuid
-
-    import psycopg
-
-    from tests.postgres_support import SERVER, schema_of
-
     with fresh_schema() as url:
         assert run_ledger("demo", db=url).returncode == 0
-        role = f"ledger_test_player_{uuid.uuid4().hex[:8]}"
-        schema = schema_of(url)
-        with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
-            conn.execute(f'CREATE ROLE "{role}" LOGIN')
-            conn.execute(f'GRANT USAGE, CREATE ON SCHEMA "{schema}" TO "{role}"')
-            conn.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{schema}" TO "{role}"')
-            conn.execute(f'GRANT USAGE ON ALL SEQUENCES IN SCHEMA "{schema}" TO "{role}"')
-        try:
-            player = url.replace("postgres@", f"{role}@", 1)
+        grants = ["SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA", "USAGE ON ALL SEQUENCES IN SCHEMA"]
+        with role_granted(url, "USAGE, CREATE", grants) as player:
             assert run_ledger("hero", "add", "carl", db=player).returncode == 0  # acting works
             line = one_error_line(run_ledger("rebuild", db=player))
             assert "must be owner" in line and "for the role that owns them" in line, line
             assert "grant it" not in line, line
-        finally:
-            with psycopg.connect(SERVER.split("?")[0], autocommit=True) as conn:
-                conn.execute(f'DROP OWNED BY "{role}"')
-                conn.execute(f'DROP ROLE "{role}"')
