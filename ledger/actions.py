@@ -28,6 +28,7 @@ from .i18n import N_, _
 from .play import Play
 from .rulesets import ruleset
 from .states import affected_by
+from .visibility import sees_everything
 from .vocabulary import Zone, check_hero_id, check_location_id, check_suit
 
 Decided = tuple[type[e.ActionRecorded], dict[str, Any]]
@@ -56,6 +57,19 @@ def _known(play: Play, cards: tuple[str, ...], doing: str) -> None:
     read the same)."""
     for card in cards:
         rules.knows_card(play.campaign, play.actor, card, doing)
+
+
+def _just_activated(play: Play, card: str | None) -> bool:
+    """Is ``card`` the one the latest action in force activated from an inventory, for the
+    actor (a hero's own activation; any, for the master)? Its effect is the one being
+    resolved, though the card went to the discard pile (ruleset 17: a rules QA pass found
+    a hero could not record the search a card played from her hand allows)."""
+    head = play.campaign.live_head
+    if card is None or head is None or ruleset() < 17:
+        return False
+    latest = play.lookup(head)
+    return (isinstance(latest, e.CardActivated) and latest.card == card and latest.went_to is not None
+            and (sees_everything(play.actor) or latest.actor == play.actor))
 
 
 def _theirs(play: Play, cards: tuple[str, ...], doing: str) -> None:
@@ -255,7 +269,7 @@ def search(play: Play, cmd: c.Search) -> Decided:
     rules.searches_decks(play.actor, stack)
     rules.something_to_search(play.campaign, stack)
     rules.seed_is_the_masters(play.actor, cmd.seed)
-    rules.search_allowed(play.campaign, play.actor, cmd.by)
+    rules.search_allowed(play.campaign, play.actor, cmd.by, _just_activated(play, cmd.by))
     # Everything that does not depend on where the cards lie first (a card named twice is
     # the command's own check): a refusal after the cards were found would tell a hero
     # that a hidden card is in the stack.

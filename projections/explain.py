@@ -25,7 +25,7 @@ from ledger.campaign import Campaign
 from ledger.changes import StackReordered
 from ledger.i18n import N_, _, ngettext, pgettext
 from ledger.rulebook import REFILL_LIMIT, RULESET, hero_may, rule_text
-from ledger.states import EFFECTS_LAST_WHILE_ACTIVE_FROM
+from ledger.states import EFFECTS_LAST_WHILE_ACTIVE_FROM, card_states
 from ledger.terms import effect_kind_name, mechanic_name, pgettext_noop, suit_word, value_type_name
 from ledger.visibility import sees_everything
 from ledger.vocabulary import MASTER
@@ -156,7 +156,11 @@ def _shuffled(event: e.StackShuffled, before, viewer, check: Check, n: Name) -> 
 
 @_checks.register
 def _searched(event: e.StackSearched, before, viewer, check: Check, n: Name) -> None:
-    if event.allowed_by:
+    if event.allowed_by and before is not None and event.allowed_by in before.catalog.cards \
+            and "active" not in card_states(before, event.allowed_by):  # ruleset 17: played from the hand just before
+        check(N_("§4 search"), _("searching was allowed by the effect of {card}, activated from the inventory in the "
+                                "action just before").format(card=n(event.allowed_by)))
+    elif event.allowed_by:
         check(N_("§4 search"), _("searching was allowed by the effect of {card}, an active card").format(
             card=n(event.allowed_by)))
     if event.missed:

@@ -19,6 +19,7 @@ from ledger.catalog import Card, Catalog
 from ledger.errors import BadInput, NotAllowed, RuleBroken
 from ledger.rulesets import decided_under
 from ledger.states import card_states
+from projections.explain import explain
 from projections.summaries import summary
 
 from .conftest import Game
@@ -29,6 +30,7 @@ def table(app: Ledger, sample_catalog) -> Game:
     plain = Card(id="item-plain", suit="item", name="Plain", level=1, value=0, knowledge=0, effects=())
     game = Game(app, app.start(Catalog([*sample_catalog, plain]), name="Sources").campaign.id)
     game.do(c.AddHero(hero="ana", knowledge=1))
+    game.do(c.AddHero(hero="bo", knowledge=0))
     game.add("item-bow", "item-sword", "item-rope", to="deck:item")
     game.add("item-plain", to="table:ana")  # face-up, as added to a table
     return game
@@ -106,3 +108,28 @@ def test_activation_allowed_a_hero_activates_a_card_of_the_scenario_only_by_an_e
     assert "ana does not control item-torch (in scenario)" in str(err)
     with decided_under(16):
         table.do(c.Activate(actor="ana", card="event-eclipse"))
+
+
+def test_search_allowed_by_the_card_her_latest_action_activated_from_her_hand(table):
+    """A rules QA pass: a search card played from the hand (seed 002: "ativada do
+    INVENTÁRIO, a carta deve ser descartada") went to the discard pile as it was activated,
+    and its search was then refused (the card no longer active, nor hers). From ruleset 17
+    the search right after that activation, by the same hero, names it."""
+    table.add("skill-tracking", "skill-dodge", to="inventory:ana")
+    table.do(c.Activate(actor="ana", card="skill-tracking"))
+    assert table.zone("skill-tracking") == "discard"
+    done = table.do(c.Search(actor="ana", stack="deck:item", take=("item-bow",), by="skill-tracking"))
+    assert done.event.allowed_by == "skill-tracking"
+    before = table.app.campaign(table.cid, at=done.seq - 1)
+    said = [check["detail"] for check in explain(done.event, before, table.campaign, "public")["checks"]]
+    assert any("skill-tracking, activated from the inventory in the action just before" in line for line in said), said
+    # only right after it, and only by the hero who activated it
+    table.do(c.Activate(actor="ana", card="skill-dodge"))
+    table.refuse(c.Search(actor="bo", stack="deck:item", take=("item-sword",), by="skill-dodge"), NotAllowed)
+    table.add("skill-stealth", to="inventory:bo")  # another action in force since
+    err = table.refuse(c.Search(actor="ana", stack="deck:item", take=("item-sword",), by="skill-dodge"), NotAllowed)
+    assert "skill-dodge" in str(err)
+    table.do(c.Undo())  # the add taken back: the activation is the latest action in force again
+    with decided_under(16):  # as decided before ruleset 17
+        table.refuse(c.Search(actor="ana", stack="deck:item", take=("item-sword",), by="skill-dodge"), NotAllowed)
+    table.do(c.Search(actor="ana", stack="deck:item", take=("item-sword",), by="skill-dodge"))

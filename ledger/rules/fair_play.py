@@ -254,9 +254,14 @@ def activation_allowed(campaign: Campaign, actor: str, card: str, by: str | None
         _allowing_card(campaign, actor, by, "activate by")
 
 
-def search_allowed(campaign: Campaign, actor: str, by: str | None) -> None:
+def search_allowed(campaign: Campaign, actor: str, by: str | None, just_activated: bool = False) -> None:
     """RULES.md §4: searching a stack needs an effect that allows it: a hero names the
-    active card they control whose effect lets them search (``--by CARD``)."""
+    active card they control whose effect lets them search (``--by CARD``), or (from
+    ruleset 17, ``just_activated``) the card her latest action in force activated from her
+    inventory, whose effect it resolves though the card went to the discard pile."""
+    if just_activated and by is not None:
+        has_an_effect(campaign, by, search=True)
+        return
     if sees_everything(actor) or not _fair():
         if by is not None:
             campaign.card(by)
