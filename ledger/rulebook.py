@@ -94,7 +94,9 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # allowed her a search, as often as she liked); and a hero shuffles a stack nobody owns, or
 # activates a card of the scenario, only by such an effect, named with ``--by`` (seeds 001-002: a
 # deck keeps its order unless an effect allows reordering it; by default a hero activates only
-# the cards she controls): she shuffled away a card the master had put on top of a deck.
+# the cards she controls): she shuffled away a card the master had put on top of a deck; and a
+# hero's search may name the card she played from her hand in her action just before (it went
+# to the discard pile as it was activated, and its search was refused).
 RULESET = 17
 
 
