@@ -65,8 +65,7 @@ def postgres_env(url: str) -> dict[str, str]:
     if schema and not _SCHEMA.fullmatch(schema):  # said what is wrong with it (a QA pass)
         raise StoreError(_("{db}: schema {schema!r} is no schema name the ledger uses: 1 to 63 lower-case letters, "
                            "digits and _, not starting with a digit").format(db=shown(url), schema=schema[:80]))
-    if not dbname or "/" in dbname or not parts.hostname or port is None or not _SCHEMA.fullmatch(schema) \
-            or set(query) - {"schema"}:
+    if not dbname or "/" in dbname or not parts.hostname or port is None or not schema or set(query) - {"schema"}:
         raise StoreError(_("{db} is not a PostgreSQL database the ledger can use; write it as "
                            "postgresql://USER@HOST:PORT/DBNAME, optionally ?schema=NAME (lower-case letters, digits, "
                            "_)").format(db=shown(url)))
@@ -119,12 +118,17 @@ def making(env: dict[str, str], url: str) -> Iterator[None]:
 def _create_schema(conn: Any, env: dict[str, str], url: str) -> None:
     """Makes the schema, unless it holds tables of something else."""
     conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{env["POSTGRES_SCHEMA"]}"')
-    tables = {name for (name,) in conn.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [env["POSTGRES_SCHEMA"]])}
+    tables = _tables_in(conn, env)
     if tables and "ledger_events" not in tables:  # as init refuses a file that is no campaign database
         raise StoreError(_("schema {schema} of {db} holds tables of something else ({tables}); name an empty schema, "
                            "or one a ledger made, with ?schema=NAME").format(
             schema=env["POSTGRES_SCHEMA"], db=shown(url), tables=", ".join(sorted(tables)[:5])))
+
+
+def _tables_in(conn: Any, env: dict[str, str]) -> set[str]:
+    """The tables of the schema ``env`` names."""
+    return {name for (name,) in conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [env["POSTGRES_SCHEMA"]])}
 
 
 LEDGER_TABLES = frozenset({"ledger_snapshots", "projection_position", "history", "card_actions", "cards", "zones"})
@@ -138,8 +142,7 @@ def lost_its_log(env: dict[str, str]) -> bool:
 
     try:
         with connect(env, autocommit=True) as conn:
-            tables = {name for (name,) in conn.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [env["POSTGRES_SCHEMA"]])}
+            tables = _tables_in(conn, env)
     except psycopg.Error:
         return False
     return "ledger_events" not in tables and bool(tables & LEDGER_TABLES)
@@ -186,14 +189,8 @@ def refused_privilege(exc: BaseException) -> StoreError | None:
     rights on the schema or a table), however it was wrapped: one line naming it and
     what to do; None for anything else. Nothing is imported for it."""
     psycopg = sys.modules.get("psycopg")
-    cause: BaseException | None = exc
-    for _depth in range(6):
-        if psycopg is None or cause is None:
-            return None
-        if isinstance(cause, psycopg.errors.InsufficientPrivilege):
-            break
-        cause = cause.__cause__ or cause.__context__
-    else:
+    cause = _cause(exc, psycopg.errors.InsufficientPrivilege, 6) if psycopg is not None else None
+    if cause is None:
         return None
     if str(cause).startswith("must be owner"):  # a role with every right but ownership: rebuild, a repair
         return StoreError(_("the PostgreSQL database refused ({error}): making the read models' tables and "
@@ -211,16 +208,21 @@ def missing_relation(exc: BaseException) -> StoreError | None:
     for anything else (verify and export read the snapshots' table unguarded: it was an
     unexpected failure quoting the SQL, a QA pass). Nothing is imported for it."""
     psycopg = sys.modules.get("psycopg")
-    cause: BaseException | None = exc
-    for _depth in range(6):
-        if psycopg is None or cause is None:
-            return None
-        if isinstance(cause, psycopg.errors.UndefinedTable | psycopg.errors.UndefinedColumn):
-            break
-        cause = cause.__cause__ or cause.__context__
-    else:
+    cause = _cause(exc, psycopg.errors.UndefinedTable | psycopg.errors.UndefinedColumn, 6) if psycopg else None
+    if cause is None:
         return None
     return StoreError(_("the campaign database cannot be used ({reason})").format(reason=first_line(cause)))
+
+
+def _cause(exc: BaseException, kind: Any, depth: int) -> BaseException | None:
+    """The first exception of ``kind`` among ``exc`` and the ``depth`` - 1 causes (or
+    contexts) below it: eventsourcing wraps psycopg's errors in its own."""
+    cause: BaseException | None = exc
+    for _depth in range(depth):
+        if cause is None or isinstance(cause, kind):
+            return cause
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def connection_lost(exc: BaseException) -> StoreError | None:
@@ -231,13 +233,8 @@ def connection_lost(exc: BaseException) -> StoreError | None:
     psycopg = sys.modules.get("psycopg")
     if psycopg is None:
         return None
-    lost = (psycopg.OperationalError, psycopg.InterfaceError)
-    cause: BaseException | None = exc
-    for _depth in range(5):  # eventsourcing wraps psycopg's errors in its own
-        if cause is None or isinstance(cause, lost):
-            break
-        cause = cause.__cause__ or cause.__context__
-    if not isinstance(cause, lost):
+    cause = _cause(exc, psycopg.OperationalError | psycopg.InterfaceError, 5)
+    if cause is None:
         return None
     return StoreError(_("the PostgreSQL database could not be used just now ({error}); try again (an action is "
                         "recorded whole or not at all: ledger history shows which)").format(error=first_line(cause)))

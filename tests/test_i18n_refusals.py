@@ -191,9 +191,9 @@ def test_a_count_reads_singular_for_one_and_plural_for_two_in_both_languages(tab
 
 # -- the verbs the handlers name to the rules ---------------------------------------------------------
 VERB_TAKERS = {"_known", "_theirs", "_turn", "_tilt", "may_name", "knows_card", "controls_card", "may_use_stack",
-               "hand_for", "sends_to_own_zone", "may_take_back"}
+               "hand_for", "sends_to_own_zone", "may_take_back", "_allowing_card"}
 """The functions whose last argument is a verb a refusal shows (``ledger.rules.words``)."""
-NAMING = {"_known", "_turn", "_tilt", "may_name", "knows_card"}
+NAMING = {"_known", "_turn", "_tilt", "may_name", "knows_card", "_allowing_card"}
 """Those that may refuse with "a hero ___ only cards they can see" (``words.does``)."""
 
 
@@ -213,7 +213,8 @@ def _verbs_named(*modules) -> dict[str, set[str]]:
 
 def test_every_verb_a_handler_names_to_a_rule_is_translated():
     named = _verbs_named(actions, fair_play)
-    assert {"send", "draw from", "attach to", "search by", "take the cards", "undo"} <= set(named)
+    assert {"send", "draw from", "attach to", "search by", "name for a shuffle", "name for an activation",
+            "take the cards", "undo"} <= set(named)
     naming = sorted(v for v, takers in named.items() if takers & NAMING)
     assert set(named) - set(words.DOING) == set(), "verbs a refusal would show untranslated"
     assert set(naming) - set(words.DOES) == set(), "verbs a refusal would show unconjugated"

@@ -200,10 +200,10 @@ def has_an_effect(campaign: Campaign, card: str, search: bool | None) -> None:
                            "(ledger card CARD shows its effects)").format(card=card))
 
 
-def _allowing_card(campaign: Campaign, actor: str, by: str, verb: str) -> None:
+def _allowing_card(campaign: Campaign, actor: str, by: str, verb: str, search: bool | None = None) -> None:
     """The card named (``--by``) as the one whose effect allows ``verb``: for a hero, one
     she can see and controls; for anyone, an active one that has an effect (the record
-    says its effect allowed the action)."""
+    says its effect allowed the action; ``search``: as ``has_an_effect`` says it)."""
     if not sees_everything(actor):
         knows_card(campaign, actor, by, verb)
         controls_card(campaign, actor, by, verb)
@@ -211,7 +211,7 @@ def _allowing_card(campaign: Campaign, actor: str, by: str, verb: str) -> None:
     if "active" not in card_states(campaign, by):
         raise RuleBroken(_("card {card} is not active, so its effects are not available now (ledger card {card} "
                            "shows its states)").format(card=by))
-    has_an_effect(campaign, by, search=None)
+    has_an_effect(campaign, by, search=search)
 
 
 def shuffle_allowed(campaign: Campaign, actor: str, stack: ZoneSpec, by: str | None) -> None:
@@ -230,7 +230,7 @@ def shuffle_allowed(campaign: Campaign, actor: str, stack: ZoneSpec, by: str | N
                            "otherwise): name the active card you control with --by CARD, or ask the master").format(
             actor=actor, stack=stack.id))
     if by is not None:
-        _allowing_card(campaign, actor, by, "shuffle by")
+        _allowing_card(campaign, actor, by, "name for a shuffle")
 
 
 def activation_allowed(campaign: Campaign, actor: str, card: str, by: str | None) -> None:
@@ -251,7 +251,7 @@ def activation_allowed(campaign: Campaign, actor: str, card: str, by: str | None
                            "allows it; name the active card you control with --by CARD, or ask the master").format(
             actor=actor, card=card, zone=zone.id))
     if by is not None:
-        _allowing_card(campaign, actor, by, "activate by")
+        _allowing_card(campaign, actor, by, "name for an activation")
 
 
 def search_allowed(campaign: Campaign, actor: str, by: str | None, just_activated: bool = False) -> None:
@@ -273,12 +273,7 @@ def search_allowed(campaign: Campaign, actor: str, by: str | None, just_activate
     if by is None:
         raise NotAllowed(_("{actor} may search only by an effect that allows it: name the active card you control "
                            "with --by CARD (or ask the master)").format(actor=actor))
-    knows_card(campaign, actor, by, "search by")
-    controls_card(campaign, actor, by, "search by")
-    if "active" not in card_states(campaign, by):
-        raise RuleBroken(_("card {card} is not active, so its effects are not available now (ledger card {card} "
-                           "shows its states)").format(card=by))
-    has_an_effect(campaign, by, search=True)
+    _allowing_card(campaign, actor, by, "search by", search=True)
 
 
 def searches_decks(actor: str, stack: ZoneSpec) -> None:

@@ -178,9 +178,10 @@ class Follower:
 
     def _model_failed(self, exc: Exception) -> None:
         """A failed catch-up of the read models: a damaged record (it stays until the master
-        sees to it), a table of the store dropped, or the database down (until it is back) is one line, said again only when
-        the trouble changes, and tried again every ``MODEL_RETRY`` s (a QA pass: a traceback a
-        second while PostgreSQL was down); anything else is unexpected, with its traceback."""
+        sees to it), a table of the store dropped, or the database down (until it is back)
+        is one line, said again only when the trouble changes, and tried again every
+        ``MODEL_RETRY`` s (a QA pass: a traceback a second while PostgreSQL was down);
+        anything else is unexpected, with its traceback."""
         from ...postgres import connection_lost, missing_relation
 
         lost = (missing_relation(exc) or connection_lost(exc)) if not isinstance(exc, LedgerError) else None
