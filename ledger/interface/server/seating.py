@@ -2,8 +2,12 @@
 cookie the join page set or an ``Authorization: Bearer`` header, and nothing else.
 No token or one not in force: 401. A seat asking for another campaign: 403, the same
 whether that campaign exists or not. Failed token attempts are counted per client
-address; past ``LIMIT`` within ``WINDOW`` seconds, every attempt from it gets 429
-(behind a proxy, the address it forwards, when ``ledger serve --proxy`` names it).
+address; past ``LIMIT`` within ``WINDOW`` seconds, every token from it that is no seat gets
+429 (behind a proxy, the address it forwards, when ``ledger serve --proxy`` names it),
+while a seat's token is served: players behind one address (a home's router, a proxy) are
+not locked out by one of them, or by a stranger, sending bad tokens (a QA pass: ten bad
+tokens locked out the whole table, master too, a minute at a time). A token is 192 random
+bits: holding guessers back protects no seat, it spares the server their noise.
 """
 
 from __future__ import annotations
@@ -87,13 +91,13 @@ async def seat_of(request: Request, token: str | None = None) -> Seat:
     clerk: Clerk = request.app.state.clerk
     doorman: Doorman = request.app.state.doorman
     address = request.client.host if request.client else "unknown"
-    doorman.check(address)
     token = token if token is not None else token_of(request)
     if not token:
         raise Refused(401, "no-seat", _("no seat: open the join link the master gave you, "
                                         "or send Authorization: Bearer TOKEN"), headers=BEARER)
     seat = await clerk(clerk.seats.find, token) if len(token) <= 200 else None
     if seat is None:
+        doorman.check(address)  # past the limit: 429, and not counted again
         doorman.failed(address)
         raise Refused(401, "no-seat",
                       _("this link or token is not (or no longer) a seat; ask the master for a new one"),
