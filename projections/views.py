@@ -11,7 +11,7 @@ from typing import Any
 from ledger.campaign import Campaign
 from ledger.changes import CardChanged, StackReordered
 from ledger.events import ActionRecorded, CardsBuried
-from ledger.states import effect_in_force
+from ledger.states import card_states, effect_in_force
 from ledger.visibility import can_identify, sees_everything
 from ledger.vocabulary import host_of
 from ledger.witness import change_marks, visible_cards
@@ -71,13 +71,17 @@ def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, 
     """What is printed on each card a zones view identifies (name, in the language being
     spoken; suit, level, value), for a page to draw them, and for an attached card the
     card it is attached to (``attached_to``: null when the view hides that one); a card
-    the view hides is not named here either."""
+    the view hides is not named here either. ``allows``: the card is active and has an
+    effect, so it may be named as the one whose effect allows a search, a shuffle or an
+    activation (``--by``; a QA pass: the page offered a card attached to a companion, which
+    the rules then called inactive)."""
     ids = {entry["id"] for cards in view["zones"].values() for entry in cards if entry["id"] is not None}
     attached = {c for cards in view["zones"].values() for entry in cards for c in entry.get("attached", ()) if c}
     faces = {}
     for card in sorted(ids | attached):
         data = campaign.card(card)
-        faces[card] = {"name": data.shown_name, "suit": str(data.suit), "level": data.level, "value": data.value}
+        faces[card] = {"name": data.shown_name, "suit": str(data.suit), "level": data.level, "value": data.value,
+                       "allows": bool(data.effects) and "active" in card_states(campaign, card)}
         if card in attached:
             host = campaign.table.host(card)
             faces[card]["attached_to"] = host if host is not None and can_identify(campaign, view["viewer"], host) \

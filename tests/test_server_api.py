@@ -11,6 +11,7 @@ request names may be echoed in that request's reply only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import queue
@@ -371,6 +372,27 @@ def test_a_card_attached_to_a_hidden_card_is_on_every_seats_table_its_host_named
             assert "skill-first-aid" not in json.dumps(view) or host is not None, who
         lantern = client.get(f"{API}/zones", headers=seated.headers("public")).json()["cards"]["item-lantern"]
         assert lantern["attached_to"] == "companion-wolf"
+
+
+def test_the_zones_reply_says_which_of_a_heros_cards_may_allow_an_action_as_the_rules_decide_it(tmp_path):
+    """``cards[id].allows``, which the page's "By" lists are made of, is what the rules
+    decide when the card is named with ``by`` (a QA pass: the page offered a card attached to
+    a companion, and the rules called it inactive): each card in a hero's own zones that it
+    says allows is taken for a shuffle of a campaign deck, each it says does not is refused."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        told = {True: 0, False: 0}
+        for who in ("ana", "bo"):
+            view = client.get(f"{API}/zones", headers=seated.headers(who)).json()
+            own = {card for zone, entries in view["zones"].items() if zone.endswith(f":{who}")
+                   for entry in entries for card in [entry["id"], *entry.get("attached", ())] if card}
+            for card in sorted(own & set(view["cards"])):
+                allows = view["cards"][card]["allows"]
+                with nothing_appended(seated.db) if not allows else contextlib.nullcontext():
+                    reply = post(client, seated, who, {"action": "shuffle", "stack": "deck:item", "by": card})
+                assert (reply.status_code == 200) == allows, (who, card, reply.text)
+                told[allows] += 1
+        assert told[True] and told[False], told  # the demo has both
 
 
 # (seat, body): actions that succeed in the demo, in this order

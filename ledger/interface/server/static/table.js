@@ -1049,9 +1049,9 @@
    * does not hold is recorded as missed, and a face-down deck is shuffled again either way),
    * by the effect of an active card of hers. */
   function openHeroSearchPanel(chosen) {
-    const by = ownFaceUpCards();
+    const by = allowingCards();
     if (!by.length) {
-      say(_("a hero searches by the effect of an active card of theirs, and you have none face up in play"), "error");
+      say(_("a hero searches by the effect of an active card of theirs, and none of yours in play is active with an effect"), "error");
       return;
     }
     // the catalog's cards, the deck's suit first (a campaign deck holds one suit), as choices to
@@ -1081,10 +1081,10 @@
 
   /** A hero's shuffle of a deck nobody owns: by the effect of an active card of hers. */
   function openHeroShufflePanel() {
-    const by = ownFaceUpCards();
+    const by = allowingCards();
     if (!by.length) {
-      say(_("a hero shuffles a deck nobody owns by the effect of an active card of theirs, and you have none face up "
-            + "in play"), "error");
+      say(_("a hero shuffles a deck nobody owns by the effect of an active card of theirs, and none of yours in play "
+            + "is active with an effect"), "error");
       return;
     }
     openPanel("shuffle", fmt(_("Shuffle {zone}"), {zone: zoneLabel(state.stack)}),
@@ -1093,19 +1093,24 @@
   }
 
   /** This hero's face-up cards (a revealed one in her inventory too: RULES.md §7), attached
-   * ones too: the cards whose effects she may use. */
-  function ownFaceUpCards() {
+   * ones too, that are active and have an effect (``allows``, from the server): the cards she
+   * may name as the one whose effect allows a search, a shuffle or an activation. */
+  function allowingCards() {
     const view = state.live || state.shown;
     const heroes = heroesIn(view.zones);
+    const cards = view.cards || {};
+    const allows = (id) => !cards[id] || !("allows" in cards[id]) || cards[id].allows;  // active, with an effect
     const out = [];
     for (const [zone, entries] of Object.entries(view.zones)) {
       if (ownerOf(zone, heroes) !== ACTOR || zone.startsWith("deck:")) continue;
       for (const entry of entries) {
         if (!entry.id || entry.face === "down") continue;  // a face-down host's attachments are inactive too (§7)
-        out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone)]);
+        if (allows(entry.id)) out.push([entry.id, cardName(entry.id) + " — " + zoneLabel(zone)]);
         for (const att of entry.attached || []) {
-          const info = (view.cards || {})[att];
-          if (att && info) out.push([att, cardName(att) + " — " + zoneLabel(zone)]);
+          if (att && cards[att] && allows(att)) {
+            out.push([att, fmt(_("{card} (attached to {host})"), {card: cardName(att), host: cardName(entry.id)})
+                           + " — " + zoneLabel(zone)]);
+          }
         }
       }
     }
@@ -1198,7 +1203,7 @@
     if (MASTER) fields.unshift(field(_("Hero (who activates)"), select("hero", [["", "—"], ...heroOptions(heroesIn(state.live.zones))], "")));
     // a card of the scenario, which she does not control: by the effect of one of hers (ruleset 17)
     const uncontrolled = !MASTER && selectionList()[0].zone === "scenario";
-    if (uncontrolled) fields.unshift(field(_("By (your active card whose effect allows it)"), select("by", ownFaceUpCards())));
+    if (uncontrolled) fields.unshift(field(_("By (your active card whose effect allows it)"), select("by", allowingCards())));
     openPanel("activate", fmt(_("Activate {card}"), {card: cardName(card)}), fields, (form) => {
       const body = {action: "activate", card};
       if (valueOf(form, "effect")) body.effect = Number(valueOf(form, "effect"));
