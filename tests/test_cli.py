@@ -895,3 +895,29 @@ def test_a_zone_id_as_long_as_a_format_makes_it_is_taken_by_every_command(tmp_pa
     succeeded(run_ledger("add", "item-sword", "--to", f"inventory:{knight}", db=db))
     succeeded(run_ledger("send", "item-sword", "--to", f"{area}:{knight}", db=db))
     assert "is not a hero id" in one_error_line(run_ledger("hero", "add", "y" * 101, db=db))  # the rule's words
+
+
+def test_a_face_down_decks_order_from_a_typed_seed_is_said_to_be_predictable(tmp_path):
+    """A QA pass: with ``--seed 7`` (the README's own example had it) a hero who had seen the
+    depot's order worked out the refilled deck's whole order. The master is told, each time a
+    face-down deck gets its order from a typed seed; a shuffle from the system's source, or a
+    seed that orders no face-down deck, says nothing."""
+    db = tmp_path / "c.db"
+    for args in (["init", "--catalog", SAMPLE, "--name", "Semente"], ["hero", "add", "ana"],
+                 ["add", "item-sword", "item-bow", "item-rope", "--to", "deck:item"],
+                 ["add", "item-axe", "item-torch", "--to", "depot"]):
+        assert run_ledger(*args, db=db).returncode == 0
+    plain = run_ledger("shuffle", "deck:item", db=db)
+    assert plain.returncode == 0 and "note:" not in plain.stderr, plain.stderr
+    seeded = run_ledger("shuffle", "deck:item", "--seed", "7", db=db)
+    assert seeded.returncode == 0
+    (note,) = seeded.stderr.splitlines()
+    assert note.startswith("note: seq 6 gave deck:item an order from the seed you typed"), note
+    assert run_ledger("--actor", "ana", "draw", "deck:item", "--count", "3", db=db).returncode == 0
+    refill = run_ledger("--actor", "ana", "draw", "deck:item", "--seed", "7", db=db)  # a hero's seed: refused
+    assert refill.returncode != 0 and "note:" not in refill.stderr
+    refill = run_ledger("draw", "deck:item", "--to", "inventory:ana", "--seed", "7", db=db)  # the depot refills it
+    assert refill.returncode == 0, refill.stderr
+    assert "note: seq 8 gave deck:item an order from the seed you typed" in refill.stderr, refill.stderr
+    bare = run_ledger("add", "item-dagger", "--to", "deck:item", db=db)
+    assert bare.returncode == 0 and "note:" not in bare.stderr

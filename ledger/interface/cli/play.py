@@ -96,7 +96,7 @@ def exile(s: Session, cards: tuple[str, ...]) -> None:
 
 @cli.command()
 @click.argument("stack")
-@click.option("--seed", default=None, type=INTEGER, help="Master only: makes the shuffle reproducible (heroes get a seed from the system).")
+@click.option("--seed", default=None, type=INTEGER, help="Master only, for tests and demos: the same seed gives the same order, which anyone who knew the cards and guesses the seed can work out (without it, the system's secure random source).")
 @click.option("--by", "by", default=None,
               help="The active card whose effect lets you shuffle (a hero needs one for a deck nobody owns).")
 @pass_session

@@ -334,12 +334,26 @@ def record(s: Session, command: Command) -> None:
     except DamagedRecord as damaged:  # its campaign's log, or the file's own (seats…): recorded, and said so
         click.echo(note_line(_("seq {seq} is recorded, but the read models cannot follow the log: {reason}").format(
             seq=rec.seq, reason=damaged)), err=True)
+    typed_seed(command, rec)
     data = action_data(s, rec)
     summary = data["events"][0]["summary"]
     if s.as_json:
         s.emit(with_message(data, f"seq {rec.seq}  {summary}"))
     else:  # one line, bold seq on a terminal: click alone (rich would cost a command ~20 ms to import)
         click.echo(f"{click.style(f'seq {rec.seq}', bold=True)}  {summary}")
+
+
+def typed_seed(command: Command, rec: Recorded) -> None:
+    """A ``note:`` when the master's own ``--seed`` gave a face-down deck its new order (a
+    QA pass: with ``--seed 7``, as the README's example had it, a hero who had seen the
+    depot's order worked out the refilled deck's whole order, another hero's draw too)."""
+    if getattr(command, "seed", None) is None:
+        return
+    decks = [c.stack for c in getattr(rec.event, "commitments", ())]
+    if decks:
+        click.echo(note_line(_("seq {seq} gave {decks} an order from the seed you typed: whoever knew the cards "
+                               "before and guesses the seed can work the order out; leave --seed out at the table "
+                               "(it is for tests and demos)").format(seq=rec.seq, decks=", ".join(decks))), err=True)
 
 
 # -- argument types -------------------------------------------------------------------
