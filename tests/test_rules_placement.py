@@ -97,6 +97,20 @@ def test_asset_card_sent_to_table_of_hero_below_its_knowledge_goes_to_inventory(
     assert [r.rule for r in rec.event.redirects] == ["asset-knowledge-placement"]
 
 
+def test_asset_knowledge_placement_a_send_that_it_leaves_where_it_was_says_why_and_who_may_change_it(game):
+    """A QA pass: Bo (knowledge 0) sending the Axe (1) from his hand to his table was told
+    only that "a placement rule sends it instead"; it says which requirement, and that the
+    master changes a hero's knowledge. A sheet card sent from the discard pile to a hand: the
+    zones a sheet card may lie in."""
+    game.add("item-axe", to="inventory:bo")
+    err = game.refuse(c.Send(actor="bo", cards=("item-axe",), to="table:bo"), RuleBroken)
+    assert "nothing to do" in str(err) and "item-axe needs knowledge 1 to lie on table:bo" in str(err), str(err)
+    assert "bo's knowledge is 0 (the master changes a hero's knowledge)" in str(err), str(err)
+    game.add("class-mage", to="discard")
+    err = game.refuse(c.Send(cards=("class-mage",), to="inventory:ana"), RuleBroken)
+    assert "nothing to do" in str(err) and "a sheet card lies only on a table" in str(err), str(err)
+
+
 def test_asset_card_goes_to_table_when_knowledge_equals_requirement(game):
     game.add("item-potion", to="deck:item")
     rec = game.do(c.Send(cards=("item-potion",), to="table:ana"))  # needs 1, ana has 1

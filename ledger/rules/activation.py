@@ -172,7 +172,8 @@ def knowledge_meets(campaign: Campaign, hero: str, card: str) -> None:
     need = campaign.card(card).knowledge or 0
     have = campaign.table.heroes[hero].knowledge
     if have < need:
-        raise RuleBroken(_("{card} needs knowledge {need}; {hero}'s knowledge is {have}").format(
+        raise RuleBroken(_("{card} needs knowledge {need}; {hero}'s knowledge is {have} (the master changes a "
+                           "hero's knowledge)").format(
             card=card, need=need, hero=hero, have=have))
 
 

@@ -157,10 +157,28 @@ def moves_something(campaign: Campaign, changes: Sequence[object], cards: tuple[
                                   "sends it instead of {to}",
                                   "nothing to do: {cards} already lie that way in {zone}, where a placement rule "
                                   "sends them instead of {to}", len(cards)).format(
-            cards=", ".join(cards), zone=where, to=to))
+            cards=", ".join(cards), zone=where, to=to) + _why_redirected(campaign, cards[0], to))
     raise RuleBroken(ngettext("nothing to do: {cards} already lies that way in {zone}",
                               "nothing to do: {cards} already lie that way in {zone}", len(cards)).format(
         cards=", ".join(cards), zone=to))
+
+
+def _why_redirected(campaign: Campaign, card: str, to: str) -> str:
+    """Why a placement rule sends ``card`` elsewhere than ``to``, and what would let it go
+    there, for a refusal (a QA pass: "a placement rule sends it instead" left a player
+    guessing which rule, and what to do)."""
+    zone = campaign.zones().get(to)
+    if zone is None:
+        return ""
+    data = campaign.card(card)
+    if asset_knowledge_placement(campaign, data, zone) is not None:
+        hero = zone.owner
+        return _(": {card} needs knowledge {need} to lie on {to}, and {hero}'s knowledge is {have} (the master "
+                 "changes a hero's knowledge)").format(card=card, need=data.knowledge or 0, to=to, hero=hero,
+                                                        have=campaign.table.heroes[hero].knowledge)
+    if sheet_card_placement(campaign, data, zone) is not None:
+        return _(": a sheet card lies only on a table, in a deck or a discard pile, attached, or in an extra zone")
+    return ""
 
 
 def _within_unordered_pile(campaign: Campaign, change: object) -> bool:
