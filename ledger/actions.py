@@ -560,6 +560,8 @@ def undo(play: Play, cmd: c.Undo) -> Decided:
     applying the inverses of their changes, newest first. Nothing is deleted."""
     if cmd.to is not None and cmd.to > play.campaign.version:  # said as --at says it (a QA pass: "nothing to undo")
         raise BadInput(_("seq {at} is past the last action (seq {last})").format(at=cmd.to, last=play.campaign.version))
+    if cmd.seq is not None:
+        rules.undoes_the_action_named(play.campaign, cmd.seq, cmd.to)
     if cmd.to is not None and ruleset() >= 16:
         targets, seq = _not_in_force_at(play, cmd.to)
     else:

@@ -236,10 +236,11 @@ class Undo(Command):
     """Take back the latest action still in force, or every action after ``to``."""
 
     type: Literal["Undo"] = "Undo"
-    later: ClassVar[tuple[str, ...]] = ("keep_order", "seed")
+    later: ClassVar[tuple[str, ...]] = ("keep_order", "seed", "seq")
     to: int | None = Field(default=None, ge=1)
     keep_order: bool = False  # the master's decision: seen decks are not reshuffled
     seed: int | None = None  # the master's, for the reshuffle of seen decks (tests and demos)
+    seq: int | None = Field(default=None, ge=1)  # the action meant: refused unless it is the latest in force (18)
 
 
 class Redo(Command):

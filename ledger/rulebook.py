@@ -96,8 +96,11 @@ ENERGY_NAME = 40  # characters that name a kind of energy (from ruleset 10)
 # deck keeps its order unless an effect allows reordering it; by default a hero activates only
 # the cards she controls): she shuffled away a card the master had put on top of a deck; and a
 # hero's search may name the card she played from her hand in her action just before (it went
-# to the discard pile as it was activated, and its search was refused).
-RULESET = 17
+# to the discard pile as it was activated, and its search was refused); 18 = an undo may name the
+# action it is meant for (``seq``), and is refused unless that is the latest action in force (the
+# table page's Undo names the action it shows: a master's tap took back a hero's draw recorded a
+# moment before it, for good).
+RULESET = 18
 
 
 class Rule(NamedTuple):
@@ -212,6 +215,8 @@ RULEBOOK: tuple[Rule, ...] = (
     Rule("companion-takes", "§8", N_("a taken card may be attached to a companion the hero controls and keeps")),
     # -- undo and redo (CLI.md "History, replay, undo") ----------------------------
     Rule("something-to-undo", "CLI.md undo", N_("undo takes back an action still in force")),
+    Rule("undoes-the-action-named", "CLI.md undo", N_("undo --seq SEQ takes back seq SEQ only while it is the latest "
+         "action in force")),
     Rule("something-in-force-since", "CLI.md undo", N_("undo --to SEQ takes back the actions in force that were "
          "not at SEQ: those recorded after it, and those a redo after it applied again")),
     Rule("something-to-redo", "CLI.md undo", N_("redo applies again what the latest undo took back, "

@@ -230,6 +230,7 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
     expect(ana.page.locator("#message")).to_have_attribute("data-kind", "error")
     expect(ana.page.locator("#message")).to_contain_text("only the master may take it back")
     assert ana.seq() == seq0 + 1
+    expect(master.page.locator('button[data-action="undo"]')).to_have_text(f"Undo seq {seq0 + 1}")  # the one it takes back
     master.page.click('button[data-action="undo"]')
     expect(ana.page.locator("#seq")).to_have_text(str(seq0 + 2))
     expect(ana.card("inventory:ana", drawn)).to_have_count(0)

@@ -395,6 +395,21 @@ def test_the_zones_reply_says_which_of_a_heros_cards_may_allow_an_action_as_the_
         assert told[True] and told[False], told  # the demo has both
 
 
+def test_an_undo_meant_for_a_seq_is_refused_once_another_action_came_after_it(tmp_path):
+    """The page's Undo sends the seq it names (ruleset 18): the master meant the action he saw,
+    and a hero's draw recorded meanwhile is not taken back in its place."""
+    seated = table(tmp_path)
+    with client_for(seated.db) as client:
+        seen = client.get(f"{API}/history?limit=1", headers=seated.headers("master")).json()[-1]["seq"]
+        drawn = post(client, seated, "ana", {"action": "draw", "stack": "deck:item"})
+        assert drawn.status_code == 200, drawn.text
+        with nothing_appended(seated.db):
+            error = one_error(post(client, seated, "master", {"action": "undo", "seq": seen}), 409)
+        assert f"seq {seen} is not the latest action in force, seq {seen + 1} is" in error["message"], error
+        done = post(client, seated, "master", {"action": "undo", "seq": seen + 1})
+        assert done.status_code == 200 and done.json()["events"][0]["summary"].startswith(f"undo seq {seen + 1}")
+
+
 # (seat, body): actions that succeed in the demo, in this order
 ACTIONS = [
     ("master", {"action": "add", "cards": ["item-dagger", "item-staff"], "to": "inventory:bo"}),

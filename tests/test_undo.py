@@ -587,6 +587,25 @@ def test_after_an_undo_and_a_new_action_undo_takes_back_the_new_one_then_the_one
     assert game.cards("deck:item") == ["item-sword", "item-bow", "item-rope"]
 
 
+def test_undoes_the_action_named_an_undo_meant_for_a_seq_takes_back_only_that_one_while_it_is_the_latest(game):
+    """Ruleset 18: ``undo --seq SEQ`` (the table page's Undo names the action it shows). A QA
+    pass: the master's tap took back a hero's draw recorded a moment before it, for good (the
+    deck shuffled again). One recorded since, or taken back, refuses it; named with --to too,
+    it is bad input; named right, it is the plain undo, verified as any."""
+    game.add("item-sword", "item-bow", to="deck:item")
+    meant = game.do(c.Send(cards=("item-sword",), to="table:ana"))
+    game.do(c.Draw(actor="ana", stack="deck:item"))  # recorded while the master looked at the page
+    err = game.refuse(c.Undo(seq=meant.seq), RuleBroken)
+    assert f"seq {meant.seq} is not the latest action in force, seq {meant.seq + 1} is" in str(err), str(err)
+    game.refuse(c.Undo(seq=meant.seq, to=1), BadInput)
+    rec = game.do(c.Undo(seq=meant.seq + 1))
+    assert rec.event.targets == (meant.seq + 1,) and rec.event.command["seq"] == meant.seq + 1
+    game.refuse(c.Undo(seq=meant.seq + 1), RuleBroken)  # taken back already: the latest is the send
+    assert game.do(c.Undo(seq=meant.seq)).event.targets == (meant.seq,)
+    assert game.do(c.Undo()).event.command.get("seq", None) is None  # left out of a plain undo's record
+    assert verify(game.app, game.cid).ok
+
+
 def test_undo_to_seq_reverts_every_action_after_it_in_one_action(game, db_path):
     game.add("item-sword", "item-bow", "item-rope", "item-torch", to="deck:item")  # knowledge 0
     mark = game.app.last_seq(game.cid)

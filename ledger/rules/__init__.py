@@ -138,6 +138,7 @@ from .undo import (
     something_to_redo,
     something_to_undo,
     undo_kept_the_order,
+    undoes_the_action_named,
 )
 
 __all__ = [
@@ -170,7 +171,7 @@ __all__ = [
     # §8, seed 000: obtaining sheet cards by progression or incorporation
     "obtains_sheet_only", "obtained_from", "obtained_to",
     # undo and redo
-    "something_to_undo", "something_in_force_since", "something_to_redo", "undo_kept_the_order", "decks_not_shuffled_since", "may_take_back",
+    "something_to_undo", "undoes_the_action_named", "something_in_force_since", "something_to_redo", "undo_kept_the_order", "decks_not_shuffled_since", "may_take_back",
     # fair play: what a hero may do
     "knows_card", "searched_cards", "controls_card", "sends_to_own_zone", "buries_where_allowed",
     "seed_is_the_masters", "search_allowed", "shuffle_allowed", "activation_allowed", "searches_decks",

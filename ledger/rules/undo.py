@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..campaign import Campaign
-from ..errors import NotAllowed, RuleBroken
+from ..errors import BadInput, NotAllowed, RuleBroken
 from ..events import ActionRecorded, ActionUndone
 from ..i18n import _
 from ..rulesets import ruleset
@@ -24,6 +24,19 @@ def something_to_undo(campaign: Campaign, to: int | None) -> int:
         raise RuleBroken(_("nothing to undo after seq {to}: the latest action in force is seq {head}").format(
             to=to, head=head))
     return head
+
+
+def undoes_the_action_named(campaign: Campaign, seq: int, to: int | None) -> None:
+    """``undo --seq SEQ`` (ruleset 18): the undo is meant for seq SEQ, which must be the
+    latest action in force when it is decided. A QA pass: the master's Undo on the table
+    page took back a hero's draw recorded a moment before his tap, for good (the deck was
+    shuffled again); the page names the action it shows on the button."""
+    if to is not None:
+        raise BadInput(_("undo takes --seq (the one action meant) or --to (every action after it), not both"))
+    head = something_to_undo(campaign, None)
+    if seq != head:
+        raise RuleBroken(_("seq {seq} is not the latest action in force, seq {head} is (recorded or taken back since "
+                           "you looked): look again, then undo").format(seq=seq, head=head))
 
 
 def something_in_force_since(targets: Sequence[ActionRecorded], to: int) -> None:

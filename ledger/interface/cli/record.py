@@ -18,8 +18,10 @@ from .speech import plural_form
 @click.option("--keep-order", is_flag=True,
               help="Master only: do not shuffle again the decks that seen cards return to (recorded).")
 @click.option("--seed", default=None, type=INTEGER, help="Master only: seed for shuffling those decks again.")
+@click.option("--seq", "seq", type=SEQ, default=None,
+              help="The action meant: refused unless SEQ is still the latest action in force (another may have come since).")
 @pass_session
-def undo(s: Session, to: int | None, keep_order: bool, seed: int | None) -> None:
+def undo(s: Session, to: int | None, keep_order: bool, seed: int | None, seq: int | None) -> None:
     """Take back the latest action (or every one after SEQ); it stays in the history.
 
     A hero takes back only their own actions, and none that showed anyone a hidden card,
@@ -27,11 +29,11 @@ def undo(s: Session, to: int | None, keep_order: bool, seed: int | None) -> None
     did not hold (ask the master: a deck seen cards return to is shuffled again).
 
     \b
-    Example: ledger undo    |    ledger undo --to 12    |    ledger undo --keep-order
+    Example: ledger undo    |    ledger undo --seq 42    |    ledger undo --to 12    |    ledger undo --keep-order
     """
     from ...commands import Undo
 
-    record(s, Undo(actor=s.actor, to=to, keep_order=keep_order, seed=seed))
+    record(s, Undo(actor=s.actor, to=to, keep_order=keep_order, seed=seed, seq=seq))
 
 
 @cli.command()

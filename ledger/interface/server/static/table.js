@@ -896,7 +896,12 @@
     }
     add("travel", MASTER ? _("Move a hero…") : _("Travel…"), () => places().length > 0 && (MASTER || places().length > 1
       || places()[0] !== whereIs(ACTOR)), () => openTravelPanel(), "quiet");
-    add("undo", _("Undo"), () => true, () => act({action: "undo"}), "quiet");
+    // the action the page shows as the latest in force, named: one recorded since by someone
+    // else is refused, not taken back in its place (ruleset 18: undo's "seq")
+    add("undo", _("Undo"), () => true, () => {
+      const meant = latestInForce();
+      act(meant ? {action: "undo", seq: meant.seq} : {action: "undo"});
+    }, "quiet");
     add("redo", _("Redo"), () => true, () => act({action: "redo"}), "quiet");
     if (MASTER) add("any", _("Any action…"), () => true, () => openAnyPanel(), "quiet");
     ui.clearSelection.addEventListener("click", () => {
@@ -1321,6 +1326,25 @@
     const frag = document.createDocumentFragment();
     for (const entry of state.history) frag.append(historyEntry(entry));
     ui.history.replaceChildren(frag);
+    nameUndo();
+  }
+
+  /** The latest action in force as this page's history shows it (the newest entry that is
+   * no undo or redo and was not undone; the history is kept newest first), or null when none
+   * is shown. */
+  function latestInForce() {
+    return state.history.find((entry) => entry.action !== "undo" && entry.action !== "redo" && !entry.undone_by)
+      || null;
+  }
+
+  /** The Undo button says which action it takes back (a QA pass: the master's tap took back
+   * a hero's draw recorded a moment before it, and nothing said so until it was done). */
+  function nameUndo() {
+    const undo = BUTTONS.find((b) => b.name === "undo");
+    if (!undo) return;
+    const meant = latestInForce();
+    undo.button.textContent = meant ? fmt(_("Undo seq {seq}"), {seq: meant.seq}) : _("Undo");
+    undo.button.title = meant ? fmt(_("Take back seq {seq}: {summary}"), {seq: meant.seq, summary: meant.summary}) : "";
   }
 
   function historyEntry(entry) {
