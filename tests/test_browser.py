@@ -774,3 +774,36 @@ def test_a_heros_trade_from_her_page_attaches_a_taken_card_to_her_companion(
     assert json.loads(t.ledger("--json", "card", taken))["attached_to"] == wolf
     assert not ana.problems, ana.problems
     ana.context.close()
+
+
+def test_a_heros_discard_of_a_card_only_she_sees_asks_first_and_of_a_face_up_card_does_not(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """A table-page QA pass: one tap on Discard discarded a hidden card from a hero's hand,
+    which she then could not take back (it showed the card to everyone: only the master may
+    undo it). The page asks first, saying so, and records nothing until she confirms; a card
+    lying face up on her table is discarded at once, as before."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    cards = load_catalog(sample_catalog_path()).cards
+    box = {entry["id"] for entry in referee_zones(t)["zones"]["box"]}
+    items = sorted(card for card in cards if str(cards[card].suit) == "item" and cards[card].knowledge == 0)
+    hidden, shown = items[0], items[1]
+    for card, zone in ((hidden, "inventory:ana"), (shown, "table:ana")):  # from the box, or from where it lies
+        t.ledger("add" if card in box else "send", card, "--to", zone)
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    seq = ana.seq()
+    ana.card("inventory:ana", hidden).click()
+    ana.page.click('button[data-action="discard"]')
+    panel = ana.page.locator('form[data-panel="discard"]')
+    expect(panel).to_contain_text("only the master can take this back")
+    assert referee_zones(t)["seq"] == seq  # nothing recorded yet
+    panel.locator('[data-confirm="discard"]').click()
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 1))
+    assert any(entry["id"] == hidden for entry in referee_zones(t)["zones"]["discard"])
+    ana.card("table:ana", shown).click()
+    ana.page.click('button[data-action="discard"]')
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 2))
+    expect(ana.page.locator('form[data-panel="discard"]')).to_have_count(0)
+    assert not ana.problems, ana.problems
+    ana.context.close()

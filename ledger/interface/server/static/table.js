@@ -872,10 +872,13 @@
         && [null, ACTOR].includes(ownerOf(state.stack, heroes())))), () => openSearchPanel());  // not another's deck
     add("send", _("Send to…"), () => hers(sel()), () => openSendPanel());
     add("discard", _("Discard"), () => hers(sel()) && sel().some((c) => c.zone.split(":")[0] !== "discard"),
-      () => act({action: "discard", cards: cards()}));
+      () => askBeforeShowing(sel(), "discard", fmt(_("Discard {cards}"), {cards: cards().map(cardName).join(", ")}),
+        {action: "discard", cards: cards()}));
     add("bury", _("Bury"), () => hers(sel()), () => act({action: "bury", cards: cards()}));
     add("exile", _("Exile"), () => hers(sel()), () => act({action: "exile", cards: cards()}));
-    add("reveal", _("Reveal"), () => hers(sel()) && faces(sel()).some((f) => f !== "up"), () => act({action: "reveal", cards: cards()}));
+    add("reveal", _("Reveal"), () => hers(sel()) && faces(sel()).some((f) => f !== "up"),
+      () => askBeforeShowing(sel(), "reveal", fmt(_("Reveal {cards}"), {cards: cards().map(cardName).join(", ")}),
+        {action: "reveal", cards: cards()}));
     add("show", _("Show to…"), () => hers(sel()) && faces(sel()).some((f) => f !== "up") && currentHeroes().some((h) => h !== ACTOR), () => openShowPanel());
     add("hide", _("Hide"), () => hers(sel()) && faces(sel()).some((f) => f !== "down"), () => act({action: "hide", cards: cards()}));
     add("exhaust", _("Exhaust"), () => hers(sel()) && tilts(sel()), () => act({action: "exhaust", cards: cards()}));
@@ -888,8 +891,9 @@
       && (MASTER || hers(sel().filter((c) => c.zone !== "discard")) || sel().every((c) => c.zone === "discard")), () => {
       const take = sel().filter((c) => c.zone === "discard").map((c) => c.id);
       const give = sel().filter((c) => c.zone !== "discard").map((c) => c.id);
-      if (MASTER || companionsOf(ACTOR).length) openTradePanel(take, give);
-      else act({action: "trade", hero: ACTOR, take, give});
+      if (MASTER || companionsOf(ACTOR).length || unseenByOthers(sel().filter((c) => c.zone !== "discard")).length) {
+        openTradePanel(take, give);
+      } else act({action: "trade", hero: ACTOR, take, give});
     });
     if (MASTER) {
       add("add", _("Add from box…"), () => sel().length > 0 && sel().every((c) => c.zone === "box"), () => openAddPanel());
@@ -1257,6 +1261,8 @@
     const heroes = heroesIn(state.live.zones);
     const names = {take: take.map(cardName).join(", "), give: give.map(cardName).join(", ")};
     const fields = MASTER ? [field(_("For hero"), select("hero", heroOptions(heroes)))] : [];
+    const shown = MASTER ? [] : unseenByOthers(selectionList().filter((c) => give.includes(c.id)));
+    if (shown.length) fields.push(showingNote(shown));
     // each card taken goes to the inventory, or attached to a companion (trade --attach)
     const companions = companionsOf(MASTER ? null : ACTOR);
     if (companions.length) {
@@ -1271,6 +1277,28 @@
         if (Object.keys(attach).length) body.attach = attach;
         return body;
       });
+  }
+
+  /** The cards of a hero's selection that only she can see now: in her inventory, or face down. */
+  function unseenByOthers(selection) {
+    return selection.filter((c) => c.zone.startsWith("inventory:") || faceOf(c.id) === "down");
+  }
+
+  function showingNote(cards) {
+    return el("p", {class: "panel-note", text: fmt(_("Everyone will see {cards}, so only the master can take this back."),
+      {cards: cards.map((c) => cardName(c.id)).join(", ")})});
+  }
+
+  /** A hero's action that shows the table a card only she could see is one she cannot take
+   * back (undo refuses it: fair play), so the page asks first; any other acts at once (a QA
+   * pass: one tap discarded a hidden card from her hand, for good). */
+  function askBeforeShowing(selection, name, title, body) {
+    const shown = MASTER ? [] : unseenByOthers(selection);
+    if (!shown.length) {
+      act(body);
+      return;
+    }
+    openPanel(name, title, [showingNote(shown)], () => body);
   }
 
   function openAddPanel() {
