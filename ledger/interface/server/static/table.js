@@ -941,6 +941,7 @@
 
   function openPanel(name, title, fields, build) {
     state.panel = name;
+    say("");  // an earlier action's message is not this form's (a QA pass: a refusal sat under the next form)
     const form = el("form", {class: "panel-form", "data-panel": name});
     form.append(el("h3", {class: "panel-title", text: title}));
     for (const field of fields) form.append(field);
