@@ -223,8 +223,8 @@ def _undone(event: e.ActionUndone, before, viewer, check: Check, n: Name) -> Non
                                       "the table is exactly as before them; they stay in the history").format(
         seqs=", ".join(map(str, event.targets))))
     if event.reshuffled_stacks:
-        check(N_("§9 fair play"), _("{stacks} shuffled again in the same undo: cards returned to it had been seen, "
-                                   "so its old order must not come back").format(
+        check(N_("§9 fair play"), _("{stacks} shuffled again in the same undo: it then held cards someone had seen "
+                                   "(returned to it, or hidden again in it), so its old order must not come back").format(
             stacks=", ".join(event.reshuffled_stacks)))
     if event.keep_order:
         check(N_("§9 fair play"), _("the master decided to keep the order of the decks seen cards returned to"))

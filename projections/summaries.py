@@ -65,6 +65,12 @@ stored summaries of older actions stay as they were written: ``verify`` holds th
 models to them)."""
 
 
+SEEN_CARDS_SAID_FROM = 18
+"""The ruleset from which an undo's summary says a deck it shuffled again holds cards someone
+had seen (a QA pass: the undo of a card shown to one hero where it lay in a deck said "cards
+returned to it had been seen", though none had returned; older summaries stay as written)."""
+
+
 def attachments_that_followed(event: Any) -> Iterator[tuple[str, str, str]]:
     """The cards attached to a card the action moved out of its zone, which went along
     without being named (RULES.md §5: attachments follow no host): ``(card, host, zone it
@@ -315,7 +321,11 @@ def _action_undone(event: e.ActionUndone, name) -> str:
     else:
         text = _("undo seqs {seqs}").format(seqs=", ".join(map(str, seqs)))
     text += _(" (in force now: up to seq {seq})").format(seq=event.live_head or 1)
-    if event.reshuffled_stacks:
+    if event.reshuffled_stacks and event.ruleset >= SEEN_CARDS_SAID_FROM:
+        text += ngettext("; {stacks} shuffled again (it holds cards someone had seen)",
+                         "; {stacks} shuffled again (they hold cards someone had seen)",
+                         len(event.reshuffled_stacks)).format(stacks=", ".join(event.reshuffled_stacks))
+    elif event.reshuffled_stacks:
         text += _("; {stacks} shuffled again (cards returned to it had been seen)").format(
             stacks=", ".join(event.reshuffled_stacks))
     if event.keep_order:

@@ -606,6 +606,22 @@ def test_undoes_the_action_named_an_undo_meant_for_a_seq_takes_back_only_that_on
     assert verify(game.app, game.cid).ok
 
 
+def test_an_undo_that_hides_again_a_card_shown_where_it_lay_in_a_deck_says_the_deck_holds_seen_cards(game):
+    """A QA pass: the undo of a card shown to one hero where it lay in a face-down deck
+    shuffled the deck again (right: she knew where the card lay) and said "cards returned to
+    it had been seen", though no card had returned. From ruleset 18 the summary says the deck
+    holds cards someone had seen; an undo of older rules keeps the words it was stored with."""
+    from projections.summaries import summary
+
+    game.add("item-sword", "item-bow", "item-rope", to="deck:item")
+    game.do(c.Reveal(cards=("item-bow",), to=("ana",)))
+    undone = game.do(c.Undo()).event
+    assert undone.reshuffled_stacks == ("deck:item",)
+    assert "; deck:item shuffled again (it holds cards someone had seen);" in summary(undone), summary(undone)
+    older = undone.model_copy(update={"ruleset": 17})
+    assert "; deck:item shuffled again (cards returned to it had been seen);" in summary(older)
+
+
 def test_undo_to_seq_reverts_every_action_after_it_in_one_action(game, db_path):
     game.add("item-sword", "item-bow", "item-rope", "item-torch", to="deck:item")  # knowledge 0
     mark = game.app.last_seq(game.cid)
