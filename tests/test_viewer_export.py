@@ -232,6 +232,25 @@ def test_a_viewer_export_cannot_be_imported(played, tmp_path):
     assert not (tmp_path / "copy.db").exists()
 
 
+@pytest.mark.parametrize("claimed", ["referee", "master", "x" * 300, 7])
+def test_a_viewer_export_whose_header_was_edited_to_claim_another_viewer_is_refused_as_a_viewers(played, tmp_path,
+                                                                                                  claimed):
+    """A QA pass: a viewer's export whose header was edited to say ``"viewer": "referee"`` was
+    refused (right) as "what referee may know of the campaign (hidden cards left out)"."""
+    import json
+
+    path = tmp_path / "edited.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        write_viewer_export(played.app, played.cid, "public", out)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    header["export"].update(viewer=claimed, importable=True)
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    line = one_error_line(run_ledger("import", str(path), "--db", str(tmp_path / "copy.db")))
+    assert "it is what a viewer may know of the campaign" in line, line
+    assert not (tmp_path / "copy.db").exists()
+
+
 # -- streaming ---------------------------------------------------------------------------------------------
 class CountingLog:
     """The ledger as an ``EventLog``, counting how it is read."""
