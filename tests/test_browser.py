@@ -142,11 +142,17 @@ def referee_zones(t: Table) -> dict[str, Any]:
     return json.loads(t.ledger("--json", "zones"))
 
 
+CLI_HINT = re.compile(r"\s*\((?:[^()]*?\bledger [^()]*)\)")
+"""A hint in brackets naming a `ledger` command, which the page leaves out of a refusal."""
+
+
 def refusal(t: Table, *args: str) -> str:
-    """The message the CLI gives for an action the rules refuse (and that it appends nothing)."""
+    """The message the CLI gives for an action the rules refuse (and that it appends nothing),
+    as the page says it: without the hints that name a `ledger` command (a QA pass: players
+    never see the terminal)."""
     result = CliRunner().invoke(cli, ["--db", str(t.db), "--json", *args])
     assert result.exit_code == 1, result.output
-    return json.loads(result.stdout)["error"]["message"]
+    return CLI_HINT.sub("", json.loads(result.stdout)["error"]["message"])
 
 
 def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str], shots: Path) -> None:
@@ -215,6 +221,7 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
     # -- a refused trade: the rule's message in place, nothing changes ---------------------------
     taken = start["zones"]["discard"][0]["id"]
     message = refusal(t, "--actor", "bo", "trade", "bo", "--take", taken)
+    assert "ledger" not in message, message
     bo.card("discard", taken).click()
     bo.page.click('button[data-action="trade"]')
     bo.page.click('[data-confirm="trade"]')  # his wolf on his table: the form asks where the card goes

@@ -261,9 +261,16 @@
   }
 
   function errorText(status, data) {
-    if (data && data.error && data.error.message) return data.error.message;
+    if (data && data.error && data.error.message) return pageWords(data.error.message);
     if (status === 401) return _("this device holds no seat: open your join link again");
     return fmt(_("the server answered {status}"), {status});
+  }
+
+  /** A refusal as the page says it: the rules write their hints for the command line, and a
+   * hint in brackets naming a `ledger` command is left out here, where nobody types one (a QA
+   * pass: "(ledger travel bo LOCATION)" beside the page's own Travel… button). */
+  function pageWords(message) {
+    return message.replace(/\s*\((?:[^()]*?\bledger [^()]*)\)/g, "");
   }
 
   function say(text, kind) {
