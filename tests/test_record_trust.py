@@ -202,6 +202,42 @@ def _edit_snapshot(db: Path, reseal: bool) -> int:
     return DIGEST_EVERY
 
 
+def test_unfit_snapshots_cost_a_load_two_actions_each_not_every_action_after_them(tmp_path):
+    """A QA pass: with a few bytes changed in each of the 205 snapshots of a 20k-action file,
+    each unfit snapshot read every action after it, and every command took 8 minutes. A
+    load checks a snapshot against its own action and the one before it; only the one that
+    fits reads on. Here all six are unfit: the load reads the log once from the start, plus
+    two actions a snapshot, and gives the table of the untouched file."""
+    db = tmp_path / "c.db"
+    succeeded(run_ledger("simulate", "--actions", "640", "--seed", "5", db=db))
+    (tmp_path / "untouched").mkdir()
+    untouched = copy_db(db, tmp_path / "untouched")
+    assert raw(db, "UPDATE stored_snapshots SET state = replace(state, '\"live_head\":', '\"live_head\":1') "
+                   "WHERE originator_version % 100 = 0") >= 6
+    ledger = Ledger.open(db)
+    try:
+        cid = ledger.resolve(None)
+        read = []
+        get = ledger.events.get
+
+        def counted(*args, **kwargs):
+            for event in get(*args, **kwargs):
+                read.append(event.originator_version)
+                yield event
+
+        ledger.events.get = counted  # type: ignore[method-assign]
+        table = ledger.campaign(cid).table.to_dict()
+        last = ledger.last_seq(cid)
+    finally:
+        ledger.close()
+    assert len(read) <= last + 2 * 6, f"{len(read)} actions read for a log of {last}"
+    expected = Ledger.open(untouched)
+    try:
+        assert table == expected.campaign(cid).table.to_dict()
+    finally:
+        expected.close()
+
+
 @pytest.mark.parametrize("reseal", [False, True], ids=["edited", "edited-and-its-digest-rewritten"])
 def test_an_edited_snapshot_is_ignored_when_loading_and_verify_names_its_seq(long, tmp_path, reseal):
     (tmp_path / "untouched").mkdir()
