@@ -599,7 +599,29 @@ class Ledger(Application):
     def checkpoint(self, cid: UUID, signer: Signer | None = None) -> Checkpoint:
         """The latest checkpoint: the campaign's seq and head hash now (``ledger.checkpoints``)."""
         campaign = self._current(cid)
+        self.keeps_its_word(cid, signer, campaign.version, campaign.last_hash)
         return take(cid, campaign.version, campaign.last_hash, signer)
+
+    def keeps_its_word(self, cid: UUID, signer: Signer | None, seq: int, head: str) -> None:
+        """A key never vouches for a log that its own earlier signature contradicts: before
+        ``signer`` signs the log up to ``seq`` (its head ``head``), the latest checkpoint kept
+        in the database that this key signed, at or before ``seq``, must name the log's own
+        hash at its seq. A QA pass: an action edited and re-hashed in the file was signed by
+        the master's checkpoint and export, though his own signed checkpoint kept in the file
+        named another hash at that seq. One read of the kept checkpoints, one action's."""
+        if signer is None:
+            return
+        mine = [kept for kept in self.kept_checkpoints(cid)
+                if kept.key == signer.public and kept.signature and kept.seq <= seq]
+        if not mine:
+            return
+        kept = max(mine, key=lambda k: k.seq)
+        held = head if kept.seq == seq else self.event(cid, kept.seq).hash
+        if held != kept.head:
+            raise DamagedRecord(_("the log's hash at seq {seq} is not the one your key signed there in a checkpoint kept in "
+                                  "this database: the log or that checkpoint was changed since; nothing is signed "
+                                  "(ledger verify names the first bad seq)").format(seq=kept.seq),
+                                ValueError(f"seq {kept.seq} differs from a kept checkpoint signed by this key"))
 
     def keep_checkpoint(self, cid: UUID, signer: Signer | None = None) -> Checkpoint:
         """The latest checkpoint, also kept in the file's checkpoints log (which ``verify``

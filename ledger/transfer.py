@@ -52,6 +52,7 @@ def export(ledger: Ledger, cid: UUID, out: IO[str], signer: Signer | None = None
         }
         out.write(_line(line))
         count, head = stored.originator_version, event.get("hash", "")
+    ledger.keeps_its_word(cid, signer, count, head)
     checkpoint = take(cid, count, head, signer, what="export")
     write_trailer(out, checkpoint, carried_checkpoints(ledger, cid, count, head, signer))
     return checkpoint

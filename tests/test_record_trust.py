@@ -539,6 +539,46 @@ def test_an_action_or_view_under_a_key_that_cannot_be_read_says_its_checkpoint_i
     assert str(bad) in one_error_line(run_ledger("checkpoint", db=demo, env=env))
 
 
+def test_a_key_signs_no_log_that_contradicts_a_checkpoint_it_signed_kept_in_the_database(demo, key, tmp_path):
+    """A QA pass: an action edited and re-hashed in the file (its chain holds) was signed by
+    the master's checkpoint and export, though his own signed checkpoint kept in the file named
+    another hash at that seq. His key now refuses, saying so, and nothing is written; a
+    checkpoint without a key vouches for nothing and is handed out; verify names the seq."""
+    from datetime import datetime, timedelta
+
+    from eventsourcing.persistence import StoredEvent
+
+    from ledger.integrity import chain_hash
+
+    kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
+    last = kept["seq"]
+    ledger = Ledger.open(demo)
+    try:
+        cid = ledger.resolve(None)
+        with sqlite3.connect(demo) as db:
+            (topic, state) = db.execute("SELECT topic, state FROM stored_events WHERE originator_version = ? AND "
+                                        "CAST(state AS TEXT) LIKE ?", [last, f'%"hash":"{kept["head"]}"%']).fetchone()
+        record = json.loads(state)
+        moved = datetime.fromisoformat(record["timestamp"]) + timedelta(seconds=1)  # any edit, re-hashed
+        record["timestamp"] = moved.isoformat()
+        forged = ledger.mapper.to_domain_event(StoredEvent(originator_id=cid, originator_version=last, topic=topic,
+                                                           state=json.dumps(record).encode()))
+        record["hash"] = chain_hash(ledger.event(cid, last - 1).hash, forged)
+    finally:
+        ledger.close()
+    assert raw(demo, "UPDATE stored_events SET state = ? WHERE originator_version = ? AND state = ?",
+               [json.dumps(record, separators=(",", ":")).encode(), last, state]) == 1
+    for args in (["checkpoint"], ["export", str(tmp_path / "signed.jsonl")]):
+        line = one_error_line(run_ledger(*args, db=demo, env=key["env"]), what=args)
+        assert f"the log's hash at seq {last} is not the one your key signed there" in line, line
+    assert not (tmp_path / "signed.jsonl").exists()
+    keyless = {"LEDGER_KEY": str(tmp_path / "none.pem")}
+    unsigned = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=keyless)))
+    assert unsigned["head"] == record["hash"] and "signature" not in unsigned
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == last, line
+
+
 def test_a_signed_checkpoint_verifies_and_a_forged_signature_fails_at_its_seq(demo, key):
     kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
     assert kept["key"] == key["public"] and kept["signature"]

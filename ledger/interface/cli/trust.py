@@ -380,6 +380,7 @@ def _export_to(s: Session, viewer: str, out: IO[str]) -> int:
 
     count = write_viewer_export(ledger, cid, viewer, out)
     head, signer = ledger.event(cid, count).hash, s.signer()
+    ledger.keeps_its_word(cid, signer, count, head)
     write_trailer(out, take(cid, count, head, signer, what="export"),
                   carried_checkpoints(ledger, cid, count, head, signer))  # the full export's trailer
     return count
