@@ -331,6 +331,21 @@ def test_a_history_row_that_cannot_be_read_is_named_and_rebuild_mends_it(demo_db
     assert history_of(demo) == expected
 
 
+@pytest.mark.parametrize("seq", [36, 30])
+def test_a_history_rows_seq_edited_into_text_is_named_by_verify_not_an_unexpected_failure(demo_db, demo, seq):
+    """A QA pass: ``UPDATE history SET seq = 'x'`` made verify fail "unexpectedly" (it compared
+    the text with the log's count); it names the row, as for any other edited row, and
+    rebuilds the tables: the latest row, missing, is the catch-up's to find (a note), an
+    earlier one the comparison's (an error)."""
+    expected = history_of(demo_db)
+    raw(demo, f"UPDATE history SET seq = 'x' WHERE seq = {seq}")
+    done = run_ledger("verify", db=demo)
+    assert "unexpected" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert f"history row seq {seq} of campaign demo is missing" in done.stderr, done.stderr
+    assert done.returncode == (0 if seq == 36 else 1) and (seq != 36 or done.stderr.startswith("note: "))
+    assert history_of(demo) == expected
+
+
 def test_the_line_naming_a_damaged_history_row_names_no_card_a_seat_may_not_see(demo):
     """The line may reach a seat of the table server: it names the row and the column,
     not what the column holds (a row's witnesses name hidden cards)."""
