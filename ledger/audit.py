@@ -194,6 +194,14 @@ class _Evidence:
     def past_the_end(self, last: int) -> None:
         """Anything kept for a seq the log no longer reaches: actions were cut off."""
         beyond = [seq for seq in self.expected if seq > last]
+        claims = [(seq, source) for seq in beyond for _head, source, vouched in self.expected[seq] if not vouched]
+        if self.next_snapshot is None and beyond and len(claims) == sum(len(self.expected[seq]) for seq in beyond):
+            # --signed-by, and only checkpoints that key did not sign reach past the end (a QA pass: one
+            # written into the file by anyone made an honest record, signed to its end, "missing" actions)
+            seq, source = max(claims)
+            raise _Bad(last + 1, _("the log ends at seq {last} but {checkpoint}, which the key you trust did not "
+                                   "sign, names seq {seq}: either actions after seq {last} were cut off, or that "
+                                   "checkpoint was put there").format(last=last, checkpoint=source, seq=seq))
         if self.next_snapshot is not None:
             beyond.append(self.next_snapshot.originator_version)
         if beyond:

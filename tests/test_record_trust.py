@@ -579,6 +579,27 @@ def test_a_key_signs_no_log_that_contradicts_a_checkpoint_it_signed_kept_in_the_
     assert report["bad_seq"] == last, line
 
 
+def test_with_signed_by_a_checkpoint_past_the_end_that_the_key_did_not_sign_is_named_as_such(demo, key):
+    """A QA pass: a checkpoint anyone can write into the file (no key) naming seq 50 made
+    ``verify --signed-by MASTER`` of an honest record, signed to its end, say actions were
+    missing. It may be a cut, or a plant: the line says both, and that the key did not sign
+    it; plain verify, which trusts the file's checkpoints, says actions are missing."""
+    from ledger.checkpoints import Checkpoint
+
+    kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
+    ledger = Ledger.open(demo)
+    try:
+        ledger.keep(ledger.resolve(None), Checkpoint(kept["seq"] + 14, "ab" * 32))
+    finally:
+        ledger.close()
+    line, report = verify_fails(demo, "--signed-by", key["public"])
+    assert report["bad_seq"] == kept["seq"] + 1, report
+    assert f"the log ends at seq {kept['seq']} but the checkpoint #2 kept in this file (seq {kept['seq'] + 14}), " \
+           "which the key you trust did not sign" in line and "or that checkpoint was put there" in line, line
+    line, report = verify_fails(demo)
+    assert "actions are missing" in line, line
+
+
 def test_a_signed_checkpoint_verifies_and_a_forged_signature_fails_at_its_seq(demo, key):
     kept = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=key["env"])))
     assert kept["key"] == key["public"] and kept["signature"]
