@@ -359,7 +359,8 @@ def _check_log(ledger: Ledger, cid: UUID, evidence: _Evidence, state: dict[str, 
             hashed = chain_hash(previous, event)
         except (ValueError, RecursionError) as exc:  # a recorded command nested past what pydantic dumps
             raise _Bad(seq, _("seq {seq} cannot be read ({error})").format(seq=seq, error=type(exc).__name__)) from None
-        rules = _rules_after(rules, event, seq)  # first: newer rules may hash an action otherwise
+        rules = _rules_after(rules, event, seq, lambda: _rules_at(ledger, cid, seq + 1))  # first: newer rules may
+        # hash an action otherwise
         if hashed != event.hash:
             raise _Bad(seq, _("seq {seq} does not match its hash: it was changed or moved").format(seq=seq))
         if campaign is None:
@@ -602,11 +603,18 @@ def check_part() -> None:
             say("failed", repr(exc))
 
 
-def _rules_after(before: int, event: ActionRecorded, seq: int) -> int:
+def _rules_after(before: int, event: ActionRecorded, seq: int, next_rules: Callable[[], int | None]) -> int:
     """The rules an action was decided under, which a ledger never takes back to older
     ones (it records its own ``RULESET``): an action that claims older rules than the
     one before it was recorded by an outdated ledger or forged to pass older rules, and
-    one that claims rules this ledger does not know cannot be checked by it."""
+    one that claims rules this ledger does not know cannot be checked by it, unless the
+    action after it claims older ones (``next_rules``: read only then): then it was changed
+    (a QA pass: an action edited to claim newer rules was passed off as "check the campaign
+    with a newer ledger", though the actions after it were of this ledger's rules)."""
+    if event.ruleset > RULESET and (after := next_rules()) is not None and after < event.ruleset:
+        raise _Bad(seq, _("seq {seq} claims rules {ruleset}, newer than this ledger knows, though seq {next} after it "
+                          "was decided under rules {after}: a ledger never goes back to older rules, so seq {seq} was "
+                          "changed").format(seq=seq, ruleset=event.ruleset, next=seq + 1, after=after))
     if event.ruleset > RULESET:
         raise _Bad(seq, _("seq {seq} was decided under rules {ruleset}, newer than this ledger knows ({known}): "
                           "check the campaign with a newer ledger").format(seq=seq, ruleset=event.ruleset,
@@ -616,6 +624,14 @@ def _rules_after(before: int, event: ActionRecorded, seq: int) -> int:
                           "rules {before}: a ledger never goes back to older rules, so it was recorded by an outdated "
                           "ledger or forged").format(seq=seq, ruleset=event.ruleset, before=before))
     return event.ruleset
+
+
+def _rules_at(ledger: Ledger, cid: UUID, seq: int) -> int | None:
+    """The rules the action at ``seq`` claims, or None when there is none or it cannot be read."""
+    try:
+        return ledger.event(cid, seq).ruleset
+    except Exception:  # noqa: BLE001 — missing, damaged, or a newer ledger's: it tells nothing here
+        return None
 
 
 def _replay(ledger: Ledger, cid: UUID, campaign: Campaign, event: ActionRecorded, seq: int) -> str | None:

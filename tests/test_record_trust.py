@@ -1091,6 +1091,26 @@ def test_an_action_that_claims_rules_newer_than_the_ledger_knows_is_not_passed_u
     assert report["bad_seq"] == seq and "newer ledger" in line, line
 
 
+def test_an_action_edited_to_claim_newer_rules_than_the_action_after_it_is_named_changed_not_newer(demo):
+    """A QA pass: an action edited to claim rules newer than the ledger knows (its hash not
+    recomputed) was told as "check the campaign with a newer ledger", though the action after
+    it was of this ledger's rules, and a ledger never goes back to older rules: verify names
+    it changed. The latest action, with none after it, is still told as newer."""
+    from .test_verify import read_state, write_state
+
+    seq = _append_as(demo, RULESET, c.Exhaust(actor="ana", cards=("item-sword",)),
+                     c.Restore(actor="ana", cards=("item-sword",)))
+    ledger = Ledger.open(demo)
+    cid = ledger.resolve(None)
+    ledger.close()
+    state = json.loads(read_state(demo, cid, seq))
+    state["ruleset"] = RULESET + 1
+    write_state(demo, cid, seq, json.dumps(state, separators=(",", ":")).encode())
+    line, report = verify_fails(demo)
+    assert report["bad_seq"] == seq and "newer ledger" not in line, line
+    assert f"though seq {seq + 1} after it was decided under rules {RULESET}" in line and "was changed" in line, line
+
+
 def test_an_action_of_newer_rules_that_hash_it_otherwise_is_told_as_newer_not_as_damaged(demo):
     """Newer rules may hash an action differently (ruleset 10 began hashing its kind): a
     ledger that meets one says so, in verify and in every command, rather than call the
