@@ -921,3 +921,5 @@ def test_a_face_down_decks_order_from_a_typed_seed_is_said_to_be_predictable(tmp
     assert "note: seq 8 gave deck:item an order from the seed you typed" in refill.stderr, refill.stderr
     bare = run_ledger("add", "item-dagger", "--to", "deck:item", db=db)
     assert bare.returncode == 0 and "note:" not in bare.stderr
+    scripted = run_ledger("--json", "shuffle", "deck:item", "--seed", "8", db=db)  # a script seeds on purpose
+    assert scripted.returncode == 0 and scripted.stderr == ""

@@ -334,7 +334,8 @@ def record(s: Session, command: Command) -> None:
     except DamagedRecord as damaged:  # its campaign's log, or the file's own (seats…): recorded, and said so
         click.echo(note_line(_("seq {seq} is recorded, but the read models cannot follow the log: {reason}").format(
             seq=rec.seq, reason=damaged)), err=True)
-    typed_seed(command, rec)
+    if not s.as_json:  # a word to the person who typed it (scripts and tests seed on purpose)
+        typed_seed(command, rec)
     data = action_data(s, rec)
     summary = data["events"][0]["summary"]
     if s.as_json:
