@@ -114,9 +114,11 @@ def _checks(event: e.ActionRecorded, before: Campaign | None, viewer: str, check
 @_checks.register
 def _revealed(event: e.CardsRevealed, before, viewer, check: Check, n: Name) -> None:
     if event.to:
-        check(N_("§9 revealed to"), _("shown to {heroes} only, face-down where they lie: they may identify them while "
-                                     "they stay there; everyone else still sees hidden cards").format(
-            heroes=", ".join(event.to)))
+        check(N_("§9 revealed to"), ngettext(
+            "shown to {heroes} only, face-down where they lie: that hero may identify them while they stay there; "
+            "everyone else still sees hidden cards",
+            "shown to {heroes} only, face-down where they lie: those heroes may identify them while they stay there; "
+            "everyone else still sees hidden cards", len(event.to)).format(heroes=", ".join(event.to)))
 
 
 def _from_the_top(stack: str) -> str:

@@ -814,3 +814,50 @@ def test_a_heros_discard_of_a_card_only_she_sees_asks_first_and_of_a_face_up_car
     expect(ana.page.locator('form[data-panel="discard"]')).to_have_count(0)
     assert not ana.problems, ana.problems
     ana.context.close()
+
+
+def test_the_masters_less_frequent_tasks_each_have_a_form(browser: Any, game: tuple[Table, str]) -> None:
+    """A table-page QA pass: adding a hero, changing knowledge, adding a location and starting
+    or ending a battle were only possible by typing JSON into "Any action…". Each has its
+    own form or button, and records what the CLI would."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    master = Seat(browser, base, t.tokens["master"], DESKTOP)
+    seq = master.seq()
+
+    def done(n: int) -> None:
+        expect(master.page.locator("#seq")).to_have_text(str(seq + n))
+        expect(master.page.locator("#message")).to_have_attribute("data-kind", "ok")
+
+    master.page.click('button[data-action="hero-add"]')
+    panel = master.page.locator('form[data-panel="hero-add"]')
+    panel.locator('input[name="hero"]').fill("cy")
+    panel.locator('input[name="name"]').fill("Cy")
+    panel.locator('input[name="knowledge"]').fill("1")
+    panel.locator('[data-confirm="hero-add"]').click()
+    done(1)
+    master.page.click('button[data-action="knowledge"]')
+    panel = master.page.locator('form[data-panel="knowledge"]')
+    panel.locator('select[name="hero"]').select_option("cy")
+    panel.locator('input[name="knowledge"]').fill("2")
+    panel.locator('[data-confirm="knowledge"]').click()
+    done(2)
+    master.page.click('button[data-action="location-add"]')
+    panel = master.page.locator('form[data-panel="location-add"]')
+    panel.locator('input[name="location"]').fill("harbour")
+    panel.locator('input[name="access"]').fill("item=2, skill=1")
+    panel.locator('[data-confirm="location-add"]').click()
+    done(3)
+    battle = "battle-end" if referee_zones(t).get("battle") else "battle-start"
+    master.page.click(f'button[data-action="{battle}"]')
+    done(4)
+    zones = referee_zones(t)
+    assert zones["heroes"]["cy"] == {"name": "Cy", "knowledge": 2, "location": None}, zones["heroes"]
+    assert zones["locations"]["harbour"]["access"] == {"item": 2, "skill": 1}
+    assert bool(zones.get("battle")) == (battle == "battle-start")
+    other = "battle-start" if battle == "battle-end" else "battle-end"
+    expect(master.page.locator(f'button[data-action="{other}"]')).to_be_visible()
+    expect(master.page.locator(f'button[data-action="{battle}"]')).to_be_hidden()
+    assert not master.problems, master.problems
+    master.context.close()

@@ -914,6 +914,14 @@
       act(meant ? {action: "undo", seq: meant.seq} : {action: "undo"});
     }, "quiet");
     add("redo", _("Redo"), () => true, () => act({action: "redo"}), "quiet");
+    // the master's less frequent tasks, each its own form (a QA pass: only "Any action…", in JSON)
+    if (MASTER) {
+      add("hero-add", _("Add a hero…"), () => true, () => openHeroAddPanel(), "quiet");
+      add("knowledge", _("Knowledge…"), () => heroes().length > 0, () => openKnowledgePanel(), "quiet");
+      add("location-add", _("Add a location…"), () => true, () => openLocationPanel(), "quiet");
+      add("battle-start", _("Start a battle"), () => !(state.live && state.live.battle), () => act({action: "battle start"}), "quiet");
+      add("battle-end", _("End the battle"), () => !!(state.live && state.live.battle), () => act({action: "battle end"}), "quiet");
+    }
     if (MASTER) add("any", _("Any action…"), () => true, () => openAnyPanel(), "quiet");
     ui.clearSelection.addEventListener("click", () => {
       closePanel();
@@ -1086,7 +1094,7 @@
         type: "text", name: "take", value: chosen.join(" "), placeholder: _("e.g. item-rope"), list: "catalog-cards",
         autocomplete: "off", autocapitalize: "none", spellcheck: "false"})),
       list,
-      field(_("To"), select("to", [["", _("your inventory")], ...zoneOptions(places)], "")),
+      field(_("To"), select("to", [["", zoneLabel("inventory:" + ACTOR)], ...zoneOptions(places)], "")),
       field(_("By (your active card whose effect allows it)"), select("by", by)),
     ], (form) => {
       const body = {action: "search", stack: state.stack, take: words(valueOf(form, "take").replace(/,/g, " ")),
@@ -1307,6 +1315,52 @@
       return;
     }
     openPanel(name, title, [showingNote(shown)], () => body);
+  }
+
+  function openHeroAddPanel() {
+    openPanel("hero-add", _("Add a hero"), [
+      field(_("Id (lowercase letters, digits, -)"), el("input", {type: "text", name: "hero", required: true, maxlength: 64,
+        autocomplete: "off", autocapitalize: "none", spellcheck: "false", placeholder: "ana"})),
+      field(_("Name (optional)"), el("input", {type: "text", name: "name", maxlength: 200})),
+      field(_("Knowledge"), el("input", {type: "number", name: "knowledge", min: 0, max: 100, value: 0, inputmode: "numeric"})),
+    ], (form) => {
+      const body = {action: "hero add", hero: valueOf(form, "hero").trim(), knowledge: Number(valueOf(form, "knowledge") || 0)};
+      if (valueOf(form, "name").trim()) body.name = valueOf(form, "name").trim();
+      return body;
+    });
+  }
+
+  function openKnowledgePanel() {
+    const heroes = heroesIn(state.live.zones);
+    const known = (state.live.heroes || {});
+    openPanel("knowledge", _("Set a hero's knowledge"), [
+      field(_("Hero"), select("hero", heroOptions(heroes))),
+      field(_("Knowledge"), el("input", {type: "number", name: "knowledge", min: 0, max: 100, inputmode: "numeric",
+        value: (known[heroes[0]] || {}).knowledge || 0})),
+    ], (form) => ({action: "hero knowledge", hero: valueOf(form, "hero"), knowledge: Number(valueOf(form, "knowledge"))}));
+  }
+
+  function openLocationPanel() {
+    openPanel("location-add", _("Add a location"), [
+      field(_("Location"), el("input", {type: "text", name: "location", required: true, maxlength: 64,
+        autocomplete: "off", autocapitalize: "none", spellcheck: "false", placeholder: "village"})),
+      field(_("Discard pile access by suit (suit=level, …; the others 0)"), el("input", {type: "text", name: "access",
+        placeholder: "item=2, skill=1"})),
+    ], (form) => ({action: "location add", location: valueOf(form, "location").trim(), access: levelsOf(valueOf(form, "access"))}));
+  }
+
+  /** "item=2, skill=1" as {item: 2, skill: 1}: a location's access levels as the master types them. */
+  function levelsOf(text) {
+    const levels = {};
+    for (const part of text.split(",")) {
+      if (!part.trim()) continue;
+      const [suit, level, ...rest] = part.split("=");
+      if (rest.length || !suit.trim() || !/^\s*\d+\s*$/.test(level || "")) {
+        throw new Error(fmt(_("{part}: write each suit's level as suit=level, e.g. item=2"), {part: part.trim()}));
+      }
+      levels[suit.trim()] = Number(level);
+    }
+    return levels;
   }
 
   function openAddPanel() {
