@@ -597,31 +597,61 @@ class Ledger(Application):
 
     # -- checkpoints ------------------------------------------------------------
     def checkpoint(self, cid: UUID, signer: Signer | None = None) -> Checkpoint:
-        """The latest checkpoint: the campaign's seq and head hash now (``ledger.checkpoints``)."""
+        """The latest checkpoint: the campaign's seq and head hash now (``ledger.checkpoints``),
+        signed by ``signer`` unless its word would be broken (``keeps_its_word`` raises)."""
         campaign = self._current(cid)
         self.keeps_its_word(cid, signer, campaign.version, campaign.last_hash)
         return take(cid, campaign.version, campaign.last_hash, signer)
 
+    def vouched(self, cid: UUID, signer: Signer | None, seq: int, head: str) -> tuple[Checkpoint, str | None]:
+        """The checkpoint at ``seq`` for a view or an action's reply: signed, unless the key's
+        word would be broken; then unsigned, with why (the view is still served: a row anyone
+        holding the file could write must not stop every seat's table)."""
+        try:
+            self.keeps_its_word(cid, signer, seq, head)
+        except DamagedRecord as broken:
+            return take(cid, seq, head), str(broken)
+        return take(cid, seq, head, signer), None
+
     def keeps_its_word(self, cid: UUID, signer: Signer | None, seq: int, head: str) -> None:
         """A key never vouches for a log that its own earlier signature contradicts: before
         ``signer`` signs the log up to ``seq`` (its head ``head``), the latest checkpoint kept
-        in the database that this key signed, at or before ``seq``, must name the log's own
-        hash at its seq. A QA pass: an action edited and re-hashed in the file was signed by
-        the master's checkpoint and export, though his own signed checkpoint kept in the file
-        named another hash at that seq. One read of the kept checkpoints, one action's."""
+        in the database that this key signed (its signature holding: a row anyone could
+        write vouches for nothing) must lie within the log and name the log's own hash at its
+        seq. A QA pass: an action edited and re-hashed in the file was signed by the master's
+        checkpoint and export, though his own signed checkpoint kept in the file named another
+        hash at that seq (and a review: a log cut below it was signed again, a fork). Reads
+        the kept checkpoints newest first, to this key's latest, and one action."""
         if signer is None:
             return
-        mine = [kept for kept in self.kept_checkpoints(cid)
-                if kept.key == signer.public and kept.signature and kept.seq <= seq]
-        if not mine:
+        kept = self._last_signed_by(cid, signer.public)
+        if kept is None:
             return
-        kept = max(mine, key=lambda k: k.seq)
+        if kept.seq > seq:
+            raise DamagedRecord(_("your key signed seq {signed} in a checkpoint kept in this database, but the log now "
+                                  "ends at seq {seq}: it was cut since; nothing is signed (ledger verify names it)").format(
+                signed=kept.seq, seq=seq), ValueError(f"the log ends before seq {kept.seq}, signed by this key"))
         held = head if kept.seq == seq else self.event(cid, kept.seq).hash
         if held != kept.head:
             raise DamagedRecord(_("the log's hash at seq {seq} is not the one your key signed there in a checkpoint kept in "
                                   "this database: the log or that checkpoint was changed since; nothing is signed "
                                   "(ledger verify names the first bad seq)").format(seq=kept.seq),
                                 ValueError(f"seq {kept.seq} differs from a kept checkpoint signed by this key"))
+
+    def _last_signed_by(self, cid: UUID, key: str, page: int = 20) -> Checkpoint | None:
+        """The checkpoint kept last in the database for campaign ``cid`` that ``key`` signed
+        and whose signature holds, read newest first, ``page`` entries a read."""
+        log = self._checkpoint_log(cid)
+        below: int | None = None
+        while True:
+            entries = self._guard(lambda: list(log.get(lte=below, desc=True, limit=page)))
+            for entry in entries:
+                kept = Checkpoint(entry.seq, entry.head, entry.key, entry.signature)
+                if kept.key == key and kept.signature is not None and kept.holds_for(cid):
+                    return kept
+            if len(entries) < page:
+                return None
+            below = entries[-1].originator_version - 1
 
     def keep_checkpoint(self, cid: UUID, signer: Signer | None = None) -> Checkpoint:
         """The latest checkpoint, also kept in the file's checkpoints log (which ``verify``

@@ -142,8 +142,8 @@ def referee_zones(t: Table) -> dict[str, Any]:
     return json.loads(t.ledger("--json", "zones"))
 
 
-CLI_HINT = re.compile(r"\s*\((?:[^()]*?\bledger [^()]*)\)")
-"""A hint in brackets naming a `ledger` command, which the page leaves out of a refusal."""
+CLI_HINT = re.compile(r"\s*\(ledger [^()]*\)")
+"""A bracket that is a `ledger` command, which the page leaves out of a refusal."""
 
 
 def refusal(t: Table, *args: str) -> str:
@@ -220,6 +220,8 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
 
     # -- a refused trade: the rule's message in place, nothing changes ---------------------------
     taken = start["zones"]["discard"][0]["id"]
+    result = CliRunner().invoke(cli, ["--db", str(t.db), "--json", "--actor", "bo", "trade", "bo", "--take", taken])
+    assert "(ledger travel bo" in json.loads(result.stdout)["error"]["message"]  # the CLI's hint, which the page drops
     message = refusal(t, "--actor", "bo", "trade", "bo", "--take", taken)
     assert "ledger" not in message, message
     bo.card("discard", taken).click()

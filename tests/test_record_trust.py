@@ -575,8 +575,40 @@ def test_a_key_signs_no_log_that_contradicts_a_checkpoint_it_signed_kept_in_the_
     keyless = {"LEDGER_KEY": str(tmp_path / "none.pem")}
     unsigned = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=keyless)))
     assert unsigned["head"] == record["hash"] and "signature" not in unsigned
+    # a view, and an action's reply, are still served (review): their checkpoint unsigned, and said so
+    for args in (["--json", "zones"], ["--json", "--actor", "ana", "exhaust", "item-sword"]):
+        done = run_ledger(*args, db=demo, env=key["env"])
+        assert done.returncode == 0, (args, done.stderr)
+        assert "signature" not in json_of(done)["checkpoint"], args
+        assert f"note: the log's hash at seq {last} is not the one your key signed" in done.stderr, done.stderr
     line, report = verify_fails(demo)
     assert report["bad_seq"] == last, line
+
+
+def test_a_key_signs_no_log_cut_below_a_checkpoint_it_signed_and_a_forged_signature_binds_it_to_nothing(demo, key):
+    """A review: a checkpoint the key signed at a seq the log no longer reaches (a cut, then
+    rebuild) let the key sign the shorter log, a fork of what it vouched for; and a kept row
+    claiming the key with a signature that does not hold (anyone can write one) must not
+    bind it: it is passed over."""
+    from ledger.checkpoints import Checkpoint, take
+    from ledger.signing import load_signer
+
+    ledger = Ledger.open(demo)
+    try:
+        cid = ledger.resolve(None)
+        last = ledger.last_seq(cid)
+        ledger.keep(cid, Checkpoint(last + 3, "ab" * 32, key["public"], "AAAA"))  # forged: holds for nothing
+        assert "signature" in checkpoint_of_with(demo, key)  # still signed
+        ledger.keep(cid, take(cid, last + 3, "cd" * 32, load_signer(key["path"])))  # signed, past the log's end
+    finally:
+        ledger.close()
+    line = one_error_line(run_ledger("checkpoint", db=demo, env=key["env"]))
+    assert f"your key signed seq {last + 3} in a checkpoint kept in this database, but the log now ends at seq " \
+           f"{last}" in line, line
+
+
+def checkpoint_of_with(db: Path, key: dict) -> dict:
+    return json_of(succeeded(run_ledger("--json", "checkpoint", db=db, env=key["env"])))
 
 
 def test_with_signed_by_a_checkpoint_past_the_end_that_the_key_did_not_sign_is_named_as_such(demo, key):

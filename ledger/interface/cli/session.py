@@ -215,7 +215,19 @@ class Session:
     def checkpoint(self) -> dict[str, Any]:
         """The campaign's latest checkpoint (signed when there is a key), which every view
         carries so that each player can keep one (``ledger.checkpoints``)."""
-        return self.ledger().checkpoint(self.cid(), self.view_signer()).as_dict()
+        cid = self.cid()
+        campaign = self.ledger().campaign(cid)
+        return self.vouched(cid, campaign.version, campaign.last_hash)
+
+    def vouched(self, cid: UUID, seq: int, head: str) -> dict[str, Any]:
+        """The checkpoint of campaign ``cid`` at ``seq`` for a view or an action's reply:
+        signed with the key, unless the key's own earlier signature contradicts the log
+        (``Ledger.vouched``): then unsigned, and a ``note:`` line says why."""
+        checkpoint, broken = self.ledger().vouched(cid, self.view_signer(), seq, head)
+        if broken is not None and not self._unsigned_said:
+            self._unsigned_said = True
+            click.echo(note_line(_("{problem}; the checkpoint shown is not signed").format(problem=broken)), err=True)
+        return checkpoint.as_dict()
 
     def view_signer(self) -> Any:
         """``signer`` for a view or an action already recorded: a key this user may not
@@ -303,10 +315,8 @@ def action_data(s: Session, rec: Recorded) -> dict[str, Any]:
     """A recorded action as ``--json`` shows it (CLI.md): seq, action, events, checkpoint."""
     from projections.views import recorded_view
 
-    from ...checkpoints import take
-
-    checkpoint = take(rec.event.originator_id, rec.seq, rec.event.hash, s.view_signer())
-    return recorded_view(rec.event, rec.campaign, shown_to(s), checkpoint.as_dict())
+    return recorded_view(rec.event, rec.campaign, shown_to(s), s.vouched(rec.event.originator_id, rec.seq,
+                                                                          rec.event.hash))
 
 
 def shown_to(s: Session) -> str:

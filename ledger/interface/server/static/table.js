@@ -267,10 +267,11 @@
   }
 
   /** A refusal as the page says it: the rules write their hints for the command line, and a
-   * hint in brackets naming a `ledger` command is left out here, where nobody types one (a QA
-   * pass: "(ledger travel bo LOCATION)" beside the page's own Travel… button). */
+   * bracket that is a `ledger` command ("(ledger travel bo LOCATION)") is left out here, where
+   * nobody types one (a QA pass: it sat beside the page's own Travel… button); a bracket that
+   * only mentions the ledger ("nothing was recorded: ledger history shows which") stays. */
   function pageWords(message) {
-    return message.replace(/\s*\((?:[^()]*?\bledger [^()]*)\)/g, "");
+    return message.replace(/\s*\(ledger [^()]*\)/g, "");
   }
 
   function say(text, kind) {
@@ -1333,11 +1334,12 @@
   function openKnowledgePanel() {
     const heroes = heroesIn(state.live.zones);
     const known = (state.live.heroes || {});
-    openPanel("knowledge", _("Set a hero's knowledge"), [
-      field(_("Hero"), select("hero", heroOptions(heroes))),
-      field(_("Knowledge"), el("input", {type: "number", name: "knowledge", min: 0, max: 100, inputmode: "numeric",
-        value: (known[heroes[0]] || {}).knowledge || 0})),
-    ], (form) => ({action: "hero knowledge", hero: valueOf(form, "hero"), knowledge: Number(valueOf(form, "knowledge"))}));
+    const chooser = select("hero", heroOptions(heroes));
+    const level = el("input", {type: "number", name: "knowledge", min: 0, max: 100, inputmode: "numeric", required: true,
+      value: (known[heroes[0]] || {}).knowledge || 0});
+    chooser.addEventListener("change", () => { level.value = (known[chooser.value] || {}).knowledge || 0; });
+    openPanel("knowledge", _("Set a hero's knowledge"), [field(_("Hero"), chooser), field(_("Knowledge"), level)],
+      (form) => ({action: "hero knowledge", hero: valueOf(form, "hero"), knowledge: Number(valueOf(form, "knowledge"))}));
   }
 
   function openLocationPanel() {
@@ -1419,12 +1421,14 @@
     nameUndo();
   }
 
-  /** The latest action in force as this page's history shows it (the newest entry that is
-   * no undo or redo and was not undone; the history is kept newest first), or null when none
-   * is shown. */
+  /** The latest action in force as the live zones reply names it (``in_force``), with its
+   * history entry when the page holds it, or null when none is in force (a review: read from
+   * the history alone, an undo of more actions than the page holds fell back to an undo of
+   * whatever came last). */
   function latestInForce() {
-    return state.history.find((entry) => entry.action !== "undo" && entry.action !== "redo" && !entry.undone_by)
-      || null;
+    const seq = state.live && state.live.in_force;
+    if (!seq) return null;
+    return state.history.find((entry) => entry.seq === seq) || {seq, summary: ""};
   }
 
   /** The Undo button says which action it takes back (a QA pass: the master's tap took back
@@ -1434,7 +1438,7 @@
     if (!undo) return;
     const meant = latestInForce();
     undo.button.textContent = meant ? fmt(_("Undo seq {seq}"), {seq: meant.seq}) : _("Undo");
-    undo.button.title = meant ? fmt(_("Take back seq {seq}: {summary}"), {seq: meant.seq, summary: meant.summary}) : "";
+    undo.button.title = meant && meant.summary ? fmt(_("Take back seq {seq}: {summary}"), {seq: meant.seq, summary: meant.summary}) : "";
   }
 
   function historyEntry(entry) {
