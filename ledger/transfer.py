@@ -40,7 +40,12 @@ def export(ledger: Ledger, cid: UUID, out: IO[str], signer: Signer | None = None
     """Writes the campaign's log as JSON Lines, one action per line, and its trailer;
     returns the checkpoint the trailer holds. Each action is checked against the chain
     as it is written (``check_link``): an action edited in the file without its hash
-    stops the export (``DamagedRecord``) rather than go out under a signed trailer."""
+    stops the export (``DamagedRecord``) rather than go out under a signed trailer; a key
+    whose earlier signature the log contradicts refuses before a line is written (to
+    stdout too), and again at the end (``Ledger.keeps_its_word``)."""
+    last = ledger.last_seq(cid) if signer is not None else None
+    if last:
+        ledger.keeps_its_word(cid, signer, last, ledger.event(cid, last).hash)
     count, head, previous = 0, "", GENESIS
     for stored in stored_actions(ledger, cid):
         check_link(previous, ledger.mapper.to_domain_event(stored))

@@ -572,6 +572,8 @@ def test_a_key_signs_no_log_that_contradicts_a_checkpoint_it_signed_kept_in_the_
         line = one_error_line(run_ledger(*args, db=demo, env=key["env"]), what=args)
         assert f"the log's hash at seq {last} is not the one your key signed there" in line, line
     assert not (tmp_path / "signed.jsonl").exists()
+    to_stdout = run_ledger("export", db=demo, env=key["env"])
+    assert to_stdout.returncode == 1 and to_stdout.stdout == "", to_stdout.stdout[:200]  # not a line written
     keyless = {"LEDGER_KEY": str(tmp_path / "none.pem")}
     unsigned = json_of(succeeded(run_ledger("--json", "checkpoint", db=demo, env=keyless)))
     assert unsigned["head"] == record["hash"] and "signature" not in unsigned

@@ -1245,16 +1245,21 @@
 
   // "fire=2, water=1" as the API's {"fire": 2, "water": 1}; the server checks the kinds and amounts
   function energiesOf(text) {
-    const paid = {};
+    return numbersByName(text, _("{part}: write each energy paid as kind=amount, e.g. fire=2"));
+  }
+
+  /** "a=2, b=1" as {a: 2, b: 1}; a part not written so is refused with ``refusal`` ({part}). */
+  function numbersByName(text, refusal) {
+    const found = {};
     for (const part of text.split(",")) {
       if (!part.trim()) continue;
-      const [kind, amount, ...rest] = part.split("=");
-      if (rest.length || !kind.trim() || !/^\s*\d+\s*$/.test(amount || "")) {
-        throw new Error(fmt(_("{part}: write each energy paid as kind=amount, e.g. fire=2"), {part: part.trim()}));
+      const [name, number, ...rest] = part.split("=");
+      if (rest.length || !name.trim() || !/^\s*\d+\s*$/.test(number || "")) {
+        throw new Error(fmt(refusal, {part: part.trim()}));
       }
-      paid[kind.trim()] = Number(amount);
+      found[name.trim()] = Number(number);
     }
-    return paid;
+    return found;
   }
 
   /** The companions on a hero's table (every hero's, for the master: null), face-up: the
@@ -1353,16 +1358,7 @@
 
   /** "item=2, skill=1" as {item: 2, skill: 1}: a location's access levels as the master types them. */
   function levelsOf(text) {
-    const levels = {};
-    for (const part of text.split(",")) {
-      if (!part.trim()) continue;
-      const [suit, level, ...rest] = part.split("=");
-      if (rest.length || !suit.trim() || !/^\s*\d+\s*$/.test(level || "")) {
-        throw new Error(fmt(_("{part}: write each suit's level as suit=level, e.g. item=2"), {part: part.trim()}));
-      }
-      levels[suit.trim()] = Number(level);
-    }
-    return levels;
+    return numbersByName(text, _("{part}: write each suit's level as suit=level, e.g. item=2"));
   }
 
   function openAddPanel() {
