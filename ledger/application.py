@@ -603,10 +603,15 @@ class Ledger(Application):
         self.keeps_its_word(cid, signer, campaign.version, campaign.last_hash)
         return take(cid, campaign.version, campaign.last_hash, signer)
 
-    def vouched(self, cid: UUID, signer: Signer | None, seq: int, head: str) -> tuple[Checkpoint, str | None]:
-        """The checkpoint at ``seq`` for a view or an action's reply: signed, unless the key's
-        word would be broken; then unsigned, with why (the view is still served: a row anyone
-        holding the file could write must not stop every seat's table)."""
+    def vouched(self, cid: UUID, signer: Signer | None, seq: int | None = None,
+                head: str | None = None) -> tuple[Checkpoint, str | None]:
+        """The checkpoint at ``seq`` (whose hash is ``head``; left out: the campaign's latest)
+        for a view or an action's reply: signed, unless the key's word would be broken; then
+        unsigned, with why (the view is still served: a row anyone holding the file could
+        write must not stop every seat's table)."""
+        if seq is None or head is None:
+            campaign = self._current(cid)
+            seq, head = campaign.version, campaign.last_hash
         try:
             self.keeps_its_word(cid, signer, seq, head)
         except DamagedRecord as broken:

@@ -832,24 +832,21 @@ def test_the_masters_less_frequent_tasks_each_have_a_form(browser: Any, game: tu
         expect(master.page.locator("#seq")).to_have_text(str(seq + n))
         expect(master.page.locator("#message")).to_have_attribute("data-kind", "ok")
 
-    master.page.click('button[data-action="hero-add"]')
-    panel = master.page.locator('form[data-panel="hero-add"]')
-    panel.locator('input[name="hero"]').fill("cy")
-    panel.locator('input[name="name"]').fill("Cy")
-    panel.locator('input[name="knowledge"]').fill("1")
-    panel.locator('[data-confirm="hero-add"]').click()
+    def fill_in(form: str, inputs: dict[str, str], choices: dict[str, str] | None = None) -> None:
+        """Opens the master's form ``form``, fills it in, and confirms it."""
+        master.page.click(f'button[data-action="{form}"]')
+        panel = master.page.locator(f'form[data-panel="{form}"]')
+        for name, value in (choices or {}).items():
+            panel.locator(f'select[name="{name}"]').select_option(value)
+        for name, value in inputs.items():
+            panel.locator(f'input[name="{name}"]').fill(value)
+        panel.locator(f'[data-confirm="{form}"]').click()
+
+    fill_in("hero-add", {"hero": "cy", "name": "Cy", "knowledge": "1"})
     done(1)
-    master.page.click('button[data-action="knowledge"]')
-    panel = master.page.locator('form[data-panel="knowledge"]')
-    panel.locator('select[name="hero"]').select_option("cy")
-    panel.locator('input[name="knowledge"]').fill("2")
-    panel.locator('[data-confirm="knowledge"]').click()
+    fill_in("knowledge", {"knowledge": "2"}, choices={"hero": "cy"})
     done(2)
-    master.page.click('button[data-action="location-add"]')
-    panel = master.page.locator('form[data-panel="location-add"]')
-    panel.locator('input[name="location"]').fill("harbour")
-    panel.locator('input[name="access"]').fill("item=2, skill=1")
-    panel.locator('[data-confirm="location-add"]').click()
+    fill_in("location-add", {"location": "harbour", "access": "item=2, skill=1"})
     done(3)
     battle = "battle-end" if referee_zones(t).get("battle") else "battle-start"
     master.page.click(f'button[data-action="{battle}"]')

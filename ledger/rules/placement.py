@@ -167,16 +167,15 @@ def _why_redirected(campaign: Campaign, card: str, to: str) -> str:
     """Why a placement rule sends ``card`` elsewhere than ``to``, and what would let it go
     there, for a refusal (a QA pass: "a placement rule sends it instead" left a player
     guessing which rule, and what to do)."""
-    zone = campaign.zones().get(to)
-    if zone is None:
+    if to not in campaign.zones():
         return ""
-    data = campaign.card(card)
-    if asset_knowledge_placement(campaign, data, zone) is not None:
-        hero = zone.owner
+    _where, rule = placement(campaign, card, to)
+    if rule == "asset-knowledge-placement":
+        hero = campaign.zone(to).owner
         return _(": {card} needs knowledge {need} to lie on {to}, and {hero}'s knowledge is {have} (the master "
-                 "changes a hero's knowledge)").format(card=card, need=data.knowledge or 0, to=to, hero=hero,
-                                                        have=campaign.table.heroes[hero].knowledge)
-    if sheet_card_placement(campaign, data, zone) is not None:
+                 "changes a hero's knowledge)").format(card=card, need=campaign.card(card).knowledge or 0, to=to,
+                                                        hero=hero, have=campaign.table.heroes[hero].knowledge)
+    if rule == "sheet-card-placement":
         return _(": a sheet card lies only on a table, in a deck or a discard pile, attached, or in an extra zone")
     return ""
 

@@ -215,14 +215,12 @@ class Session:
     def checkpoint(self) -> dict[str, Any]:
         """The campaign's latest checkpoint (signed when there is a key), which every view
         carries so that each player can keep one (``ledger.checkpoints``)."""
-        cid = self.cid()
-        campaign = self.ledger().campaign(cid)
-        return self.vouched(cid, campaign.version, campaign.last_hash)
+        return self.vouched(self.cid())
 
-    def vouched(self, cid: UUID, seq: int, head: str) -> dict[str, Any]:
-        """The checkpoint of campaign ``cid`` at ``seq`` for a view or an action's reply:
-        signed with the key, unless the key's own earlier signature contradicts the log
-        (``Ledger.vouched``): then unsigned, and a ``note:`` line says why."""
+    def vouched(self, cid: UUID, seq: int | None = None, head: str | None = None) -> dict[str, Any]:
+        """The checkpoint of campaign ``cid`` at ``seq`` (left out: its latest) for a view or
+        an action's reply: signed with the key, unless the key's own earlier signature
+        contradicts the log (``Ledger.vouched``): then unsigned, and a ``note:`` line says why."""
         checkpoint, broken = self.ledger().vouched(cid, self.view_signer(), seq, head)
         if broken is not None and not self._unsigned_said:
             self._unsigned_said = True

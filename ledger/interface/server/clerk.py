@@ -278,10 +278,11 @@ class Clerk:
         except KeyError:  # a seat of a campaign the list no longer names
             return None
 
-    def checkpoint(self, cid: UUID, seq: int, head: str) -> dict[str, Any]:
-        """The checkpoint right after action ``seq`` (whose hash is ``head``): signed, unless
-        the key's own earlier signature kept in the database contradicts the log
-        (``Ledger.vouched``), then unsigned, and the server's log says why."""
+    def checkpoint(self, cid: UUID, seq: int | None = None, head: str | None = None) -> dict[str, Any]:
+        """The checkpoint right after action ``seq`` (whose hash is ``head``; left out: the
+        campaign's latest): signed, unless the key's own earlier signature kept in the
+        database contradicts the log (``Ledger.vouched``), then unsigned, and the server's
+        log says why."""
         checkpoint, broken = self.ledger.vouched(cid, self.signer(), seq, head)
         if broken is not None:
             log.warning("checkpoint of campaign %s left unsigned: %s", cid, broken)
@@ -289,8 +290,7 @@ class Clerk:
 
     def latest_checkpoint(self, cid: UUID) -> dict[str, Any]:
         """The campaign's latest checkpoint, which every view carries (as the CLI's do)."""
-        campaign = self.ledger.campaign(cid)
-        return self.checkpoint(cid, campaign.version, campaign.last_hash)
+        return self.checkpoint(cid)
 
     def close(self) -> None:
         """Closes the file's connections."""
