@@ -298,10 +298,14 @@
       }
       clearSelection();
       closePanel();
-      const summaries = (data.events || []).map((e) => e.summary).filter(Boolean);
-      say(fmt(_("seq {seq} · {what}"), {seq: data.seq, what: summaries.join("; ") || data.action}), "ok");
       noteSeq(data.seq, data.checkpoint);
-      refresh();
+      // The table is read again before the action is said done, so that the next form offers
+      // what this one made (CI: a hero just added was missing from the knowledge form's list).
+      await refresh();
+      const summaries = (data.events || []).map((e) => e.summary).filter(Boolean);
+      if (ui.message.dataset.kind !== "error") {
+        say(fmt(_("seq {seq} · {what}"), {seq: data.seq, what: summaries.join("; ") || data.action}), "ok");
+      }
       return true;
     } catch (err) {
       say(fmt(_("the table server cannot be reached ({reason})"), {reason: err.message}), "error");
