@@ -818,6 +818,52 @@ def test_a_heros_discard_of_a_card_only_she_sees_asks_first_and_of_a_face_up_car
     ana.context.close()
 
 
+def test_a_heros_exile_or_send_of_a_card_only_she_sees_asks_first_where_the_table_would_see_it(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """Exile (limbo lies face up) and Send to a face-up zone show the table a card only she
+    saw, as a discard does, and she cannot take it back: the page asks first. The send form's
+    note follows the zone and face chosen: a card sent face down shows nobody."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    cards = load_catalog(sample_catalog_path()).cards
+    box = {entry["id"] for entry in referee_zones(t)["zones"]["box"]}
+    items = sorted(card for card in cards if str(cards[card].suit) == "item" and cards[card].knowledge == 0)
+    exiled, laid_down, laid_up = items[2], items[3], items[0]  # items[0:2]: the discard test's
+    for card in (exiled, laid_down, laid_up):
+        t.ledger("add" if card in box else "send", card, "--to", "inventory:ana")
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    seq = ana.seq()
+    warning = "only the master can take this back"
+
+    ana.card("inventory:ana", exiled).click()
+    ana.page.click('button[data-action="exile"]')
+    panel = ana.page.locator('form[data-panel="exile"]')
+    expect(panel).to_contain_text(warning)
+    assert referee_zones(t)["seq"] == seq  # nothing recorded yet
+    panel.locator('[data-confirm="exile"]').click()
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 1))
+    assert [entry["id"] for entry in referee_zones(t)["zones"]["limbo"]].count(exiled) == 1
+
+    for n, (card, face) in enumerate(((laid_down, "down"), (laid_up, "")), start=2):
+        ana.card("inventory:ana", card).click()
+        ana.page.click('button[data-action="send"]')
+        panel = ana.page.locator('form[data-panel="send"]')
+        panel.locator('select[name="to"]').select_option("table:ana")
+        expect(panel.locator(".panel-note")).to_be_visible()
+        expect(panel).to_contain_text(warning)
+        panel.locator('select[name="face"]').select_option("down")
+        expect(panel.locator(".panel-note")).to_be_hidden()
+        panel.locator('select[name="face"]').select_option(face)
+        expect(panel.locator(".panel-note")).to_be_visible(visible=face != "down")
+        panel.locator('[data-confirm="send"]').click()
+        expect(ana.page.locator("#seq")).to_have_text(str(seq + n))
+    on_table = {entry["id"]: entry["face"] for entry in referee_zones(t)["zones"]["table:ana"]}
+    assert (on_table[laid_down], on_table[laid_up]) == ("down", "up")
+    assert not ana.problems, ana.problems
+    ana.context.close()
+
+
 def test_the_masters_less_frequent_tasks_each_have_a_form(browser: Any, game: tuple[Table, str]) -> None:
     """A table-page QA pass: adding a hero, changing knowledge, adding a location and starting
     or ending a battle were only possible by typing JSON into "Any action…". Each has its

@@ -254,6 +254,9 @@ def api_routes() -> Any:
             data.update(facts_as_of(clerk.ledger, cid, found, seat.viewer, at))
             names = {hero: facts["name"] or hero for hero, facts in data["heroes"].items()}  # "Ana's Table", to read
             data["zone_names"] = {zone: zone_name(zone, names) for zone in data["zones"]}
+            # how a card sent there lies unless asked otherwise: the page asks before a hero's
+            # card only she sees is sent where the table sees it
+            data["zone_faces"] = {zone: found.zone(zone).entry_face for zone in data["zones"] if zone != "box"}
             data["in_force"] = found.live_head  # the latest action in force: what the page's Undo names
             data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data

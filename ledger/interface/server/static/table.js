@@ -885,9 +885,10 @@
     add("send", _("Send to…"), () => hers(sel()), () => openSendPanel());
     add("discard", _("Discard"), () => hers(sel()) && sel().some((c) => c.zone.split(":")[0] !== "discard"),
       () => askBeforeShowing(sel(), "discard", fmt(_("Discard {cards}"), {cards: cards().map(cardName).join(", ")}),
-        {action: "discard", cards: cards()}));
+        {action: "discard", cards: cards()}, "discard"));
     add("bury", _("Bury"), () => hers(sel()), () => act({action: "bury", cards: cards()}));
-    add("exile", _("Exile"), () => hers(sel()), () => act({action: "exile", cards: cards()}));
+    add("exile", _("Exile"), () => hers(sel()), () => askBeforeShowing(sel(), "exile",
+      fmt(_("Exile {cards}"), {cards: cards().map(cardName).join(", ")}), {action: "exile", cards: cards()}, "limbo"));
     add("reveal", _("Reveal"), () => hers(sel()) && faces(sel()).some((f) => f !== "up"),
       () => askBeforeShowing(sel(), "reveal", fmt(_("Reveal {cards}"), {cards: cards().map(cardName).join(", ")}),
         {action: "reveal", cards: cards()}));
@@ -1027,11 +1028,19 @@
 
   function openSendPanel() {
     const cards = selectionList().map((s) => s.id);
-    openPanel("send", fmt(_("Send {cards} to…"), {cards: cards.map(cardName).join(", ")}), [
-      field(_("Zone"), select("to", zoneOptions(destinationZones()))),
-      positionField(),
-      field(_("Face"), select("face", [["", _("as the zone decides")], ["up", _("face up")], ["down", _("face down")]], "")),
-    ], (form) => {
+    const hidden = MASTER ? [] : unseenByOthers(selectionList());
+    const to = select("to", zoneOptions(destinationZones()));
+    const face = select("face", [["", _("as the zone decides")], ["up", _("face up")], ["down", _("face down")]], "");
+    const note = hidden.length ? showingNote(hidden) : null;
+    const fields = [field(_("Zone"), to), positionField(), field(_("Face"), face)];
+    if (note) {  // said while the zone and face chosen would show them
+      const update = () => { note.hidden = !shows(to.value, face.value); };
+      to.addEventListener("change", update);
+      face.addEventListener("change", update);
+      update();
+      fields.push(note);
+    }
+    openPanel("send", fmt(_("Send {cards} to…"), {cards: cards.map(cardName).join(", ")}), fields, (form) => {
       const body = {action: "send", cards, to: valueOf(form, "to")};
       const position = valueOf(form, "position");
       const face = valueOf(form, "face");
@@ -1307,7 +1316,7 @@
 
   /** The cards of a hero's selection that only she can see now: in her inventory, or face down. */
   function unseenByOthers(selection) {
-    return selection.filter((c) => c.zone.startsWith("inventory:") || faceOf(c.id) === "down");
+    return selection.filter((c) => faceOf(c.id) !== "up");
   }
 
   function showingNote(cards) {
@@ -1318,8 +1327,14 @@
   /** A hero's action that shows the table a card only she could see is one she cannot take
    * back (undo refuses it: fair play), so the page asks first; any other acts at once (a QA
    * pass: one tap discarded a hidden card from her hand, for good). */
-  function askBeforeShowing(selection, name, title, body) {
-    const shown = MASTER ? [] : unseenByOthers(selection);
+  /** Whether a card sent to ``zone`` (turned ``face``, or as the zone decides) lies face up
+   * there, for the table to see. */
+  function shows(zone, face) {
+    return (face || (state.live.zone_faces || {})[zone]) === "up";
+  }
+
+  function askBeforeShowing(selection, name, title, body, to) {
+    const shown = MASTER || !shows(to) ? [] : unseenByOthers(selection);
     if (!shown.length) {
       act(body);
       return;
