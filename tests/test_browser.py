@@ -383,6 +383,38 @@ def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(brows
     ana.context.close()
 
 
+def test_the_history_names_the_cards_and_zones_its_entries_list(browser: Any, game: tuple[Table, str]) -> None:
+    """A table-page QA pass: the history read "add item-rope from the box → inventory:ana",
+    ids among words (in Portuguese, English ids among Portuguese words). It shows the names of
+    the cards an entry lists and of the table's zones, the summary as recorded on hover; a
+    hero's entry of a card she may not see still names nothing."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    cards = load_catalog(sample_catalog_path()).cards
+    box = sorted(entry["id"] for entry in referee_zones(t)["zones"]["box"])
+    given, hidden = [card for card in box if str(cards[card].suit) in ("item", "skill")][:2]
+    master = Seat(browser, base, t.tokens["master"], DESKTOP)
+    bo = Seat(browser, base, t.tokens["bo"], DESKTOP)
+    seq = master.seq()
+    t.ledger("add", given, "--to", "inventory:ana")
+    t.ledger("add", hidden, "--to", "deck:" + str(cards[hidden].suit), "--position", "bottom")
+    for seat in (master, bo):
+        expect(seat.page.locator("#seq")).to_have_text(str(seq + 2))
+    summary = master.page.locator(f'#history > li[data-seq="{seq + 1}"] .entry-summary')
+    recorded = summary.get_attribute("title") or ""
+    assert given in recorded and "inventory:ana" in recorded, recorded
+    shown = summary.text_content() or ""
+    assert cards[given].name_en in shown and given not in shown, shown  # the page is in English
+    assert "inventory:ana" not in shown and "Ana" in shown, shown
+    hers = bo.page.locator(f'#history > li[data-seq="{seq + 2}"] .entry-summary')
+    assert hidden not in (hers.get_attribute("title") or "") + (hers.text_content() or "")
+    assert cards[hidden].name_en not in (hers.text_content() or "")
+    assert not master.problems and not bo.problems, (master.problems, bo.problems)
+    master.context.close()
+    bo.context.close()
+
+
 def test_the_history_pages_back_past_what_one_request_gives(browser: Any, game: tuple[Table, str]) -> None:
     """The server gives at most ``HISTORY_MAX`` history entries a request, the latest; the
     page's "more" must still reach the campaign's start, asking for older ones with ``to``

@@ -235,7 +235,30 @@
 
   function cardName(id) {
     const info = state.shown && state.shown.cards && state.shown.cards[id];
-    return (info && info.name) || id;
+    return (info && info.name) || knownNames.get(id) || id;
+  }
+
+  // The names of the cards this seat was shown since the page opened: a card the history
+  // names, back in a face-down deck since, is still called by its name there.
+  const knownNames = new Map();
+  function learnNames(view) {
+    for (const [id, info] of Object.entries((view && view.cards) || {})) if (info && info.name) knownNames.set(id, info.name);
+  }
+
+  /** A history summary with the card ids its entry lists (only those the seat may know) and
+   * the table's zone ids called by their names, in the page's language (a QA pass: "inventory:ana"
+   * and "depot" read as code, and in Portuguese as English); the summary as recorded stays on
+   * hover. Only whole ids are replaced, longest first. */
+  function namedSummary(entry) {
+    const names = new Map();
+    for (const id of entry.cards || []) if (cardName(id) !== id) names.set(id, cardName(id));
+    for (const zone of Object.keys((state.live && state.live.zone_names) || {})) {
+      if (zoneLabel(zone) !== zone) names.set(zone, zoneLabel(zone));
+    }
+    if (!names.size || !entry.summary) return entry.summary;
+    const ids = [...names.keys()].sort((a, b) => b.length - a.length).map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    const whole = new RegExp("(^|[^\\w:-])(" + ids.join("|") + ")(?![\\w:-])", "g");
+    return entry.summary.replace(whole, (_match, before, id) => before + names.get(id));
   }
 
   // -- talking to the server ---------------------------------------------------------
@@ -397,6 +420,7 @@
       const data = await getJSON("zones?at=" + seq);
       if (ticket !== state.replayTicket) return; // the slider moved on meanwhile
       state.shown = data;
+      learnNames(data);
       renderZones();
       renderHistory();
     } catch (err) {
@@ -449,6 +473,7 @@
         getJSON("zones"), latestHistory(state.historyLimit),
       ]);
       state.live = zones;
+      learnNames(zones);
       noteSeq(zones.seq, zones.checkpoint);
       state.history = history.slice().reverse();
       ui.historyMore.hidden = !(history.length >= state.historyLimit && history[0] && history[0].seq > 1);
@@ -1472,7 +1497,7 @@
           el("span", {class: "entry-action", text: ACTION_NAMES[entry.action] || entry.action}),
           when && !isNaN(when) ? el("time", {datetime: entry.time, text: when.toLocaleTimeString(LANG, {hour: "2-digit", minute: "2-digit"})}) : null,
           entry.undone_by ? el("span", {class: "entry-undone", text: fmt(_("undone by {seq}"), {seq: entry.undone_by})}) : null),
-        el("span", {class: "entry-summary", text: entry.summary})));
+        el("span", {class: "entry-summary", text: namedSummary(entry), title: entry.summary})));
     head.addEventListener("click", () => toggleExplain(entry.seq));
     li.append(head);
     if (open) li.append(explainBlock(entry.seq));
