@@ -859,11 +859,11 @@ def test_a_heros_exile_or_send_of_a_card_only_she_sees_asks_first_where_the_tabl
 
     t, base = game
     cards = load_catalog(sample_catalog_path()).cards
-    box = {entry["id"] for entry in referee_zones(t)["zones"]["box"]}
-    items = sorted(card for card in cards if str(cards[card].suit) == "item" and cards[card].knowledge == 0)
-    exiled, laid_down, laid_up = items[2], items[3], items[0]  # items[0:2]: the discard test's
-    for card in (exiled, laid_down, laid_up):
-        t.ledger("add" if card in box else "send", card, "--to", "inventory:ana")
+    knows = referee_zones(t)["heroes"]["ana"]["knowledge"]
+    box = sorted(entry["id"] for entry in referee_zones(t)["zones"]["box"])  # cards no other test expects in place
+    exiled, laid_down, laid_up = [card for card in box if str(cards[card].suit) in ("item", "skill")
+                                  and (cards[card].knowledge or 0) <= knows][-3:]
+    t.ledger("add", exiled, laid_down, laid_up, "--to", "inventory:ana")
     ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
     seq = ana.seq()
     warning = "only the master can take this back"
@@ -881,7 +881,7 @@ def test_a_heros_exile_or_send_of_a_card_only_she_sees_asks_first_where_the_tabl
         ana.card("inventory:ana", card).click()
         ana.page.click('button[data-action="send"]')
         panel = ana.page.locator('form[data-panel="send"]')
-        panel.locator('select[name="to"]').select_option("table:ana")
+        panel.locator('select[name="to"]').select_option("extra:ana")  # face up (her table: other tests')
         expect(panel.locator(".panel-note")).to_be_visible()
         expect(panel).to_contain_text(warning)
         panel.locator('select[name="face"]').select_option("down")
@@ -890,8 +890,8 @@ def test_a_heros_exile_or_send_of_a_card_only_she_sees_asks_first_where_the_tabl
         expect(panel.locator(".panel-note")).to_be_visible(visible=face != "down")
         panel.locator('[data-confirm="send"]').click()
         expect(ana.page.locator("#seq")).to_have_text(str(seq + n))
-    on_table = {entry["id"]: entry["face"] for entry in referee_zones(t)["zones"]["table:ana"]}
-    assert (on_table[laid_down], on_table[laid_up]) == ("down", "up")
+    laid = {entry["id"]: entry["face"] for entry in referee_zones(t)["zones"]["extra:ana"]}
+    assert (laid[laid_down], laid[laid_up]) == ("down", "up")
     assert not ana.problems, ana.problems
     ana.context.close()
 

@@ -140,6 +140,7 @@
     stack: null,            // a selected deck (zone id)
     panel: null,            // the open panel's action name
     busy: false,
+    acted: 0,               // actions sent since the page opened (whose message is the latest)
     historyLimit: HISTORY_PAGE,
     history: [],            // newest first
     explained: new Set(),   // seqs whose explanation is open
@@ -307,14 +308,16 @@
     if (!CAN_ACT || state.replay !== null || state.busy) return false;
     state.busy = true;
     root.classList.add("busy");
+    const ticket = ++state.acted;
     say("…", "pending");
+    let data;
     try {
       const res = await fetch(API + "actions", {
         method: "POST", credentials: "same-origin",
         headers: {"Content-Type": "application/json", Accept: "application/json"},
         body: JSON.stringify(body),
       });
-      const data = await bodyOf(res);
+      data = await bodyOf(res);
       if (!res.ok) {
         say(errorText(res.status, data), "error"); // refused: the selection and the form stay
         return false;
@@ -322,21 +325,21 @@
       clearSelection();
       closePanel();
       noteSeq(data.seq, data.checkpoint);
-      // The table is read again before the action is said done, so that the next form offers
-      // what this one made (CI: a hero just added was missing from the knowledge form's list).
-      await refresh();
-      const summaries = (data.events || []).map((e) => e.summary).filter(Boolean);
-      if (ui.message.dataset.kind !== "error") {
-        say(fmt(_("seq {seq} · {what}"), {seq: data.seq, what: summaries.join("; ") || data.action}), "ok");
-      }
-      return true;
     } catch (err) {
       say(fmt(_("the table server cannot be reached ({reason})"), {reason: err.message}), "error");
       return false;
     } finally {
-      state.busy = false;
+      state.busy = false;  // the next action may go while the table is read again
       root.classList.remove("busy");
     }
+    // The table is read again before the action is said done, so that a form opened then
+    // offers what this one made (CI: a hero just added was missing from the knowledge form).
+    await refresh();
+    const summaries = (data.events || []).map((e) => e.summary).filter(Boolean);
+    if (ticket === state.acted && ui.message.dataset.kind !== "error") {  // no later action said more since
+      say(fmt(_("seq {seq} · {what}"), {seq: data.seq, what: summaries.join("; ") || data.action}), "ok");
+    }
+    return true;
   }
 
   // -- seq, checkpoint, timeline ------------------------------------------------------
