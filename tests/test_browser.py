@@ -386,32 +386,47 @@ def test_a_seat_reads_the_table_in_portuguese_and_switches_back_to_english(brows
 def test_the_history_names_the_cards_and_zones_its_entries_list(browser: Any, game: tuple[Table, str]) -> None:
     """A table-page QA pass: the history read "add item-rope from the box → inventory:ana",
     ids among words (in Portuguese, English ids among Portuguese words). It shows the names of
-    the cards an entry lists and of the table's zones, the summary as recorded on hover; a
-    hero's entry of a card she may not see still names nothing."""
+    the cards an entry lists, even one back in a face-down deck since (the catalog names it), and
+    of the table's zones, the summary as recorded on hover; an entry of a card the seat may not
+    see still names nothing, and English words stay words ("every discard pile's access")."""
     from playwright.sync_api import expect
 
     t, base = game
     cards = load_catalog(sample_catalog_path()).cards
-    box = sorted(entry["id"] for entry in referee_zones(t)["zones"]["box"])
-    given, hidden = [card for card in box if str(cards[card].suit) in ("item", "skill")][:2]
-    master = Seat(browser, base, t.tokens["master"], DESKTOP)
-    bo = Seat(browser, base, t.tokens["bo"], DESKTOP)
-    seq = master.seq()
+    zones = referee_zones(t)
+    knows = zones["heroes"]["ana"]["knowledge"]
+    box = sorted(entry["id"] for entry in zones["zones"]["box"]
+                 if str(cards[entry["id"]].suit) in ("item", "skill"))  # the exile test takes the last ones
+    given = next(card for card in box if (cards[card].knowledge or 0) <= knows)  # lies in her inventory
+    hidden = next(card for card in box if card != given)
+    seq = zones["seq"]
     t.ledger("add", given, "--to", "inventory:ana")
     t.ledger("add", hidden, "--to", "deck:" + str(cards[hidden].suit), "--position", "bottom")
-    for seat in (master, bo):
-        expect(seat.page.locator("#seq")).to_have_text(str(seq + 2))
-    summary = master.page.locator(f'#history > li[data-seq="{seq + 1}"] .entry-summary')
-    recorded = summary.get_attribute("title") or ""
+    t.ledger("bury", given)  # back in a face-down deck: no zones reply names it to her now
+    fights = ("end", "start") if zones.get("battle") else ("start", "end")  # as it was, after
+    for step in fights:
+        t.ledger("battle", step)
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    bo = Seat(browser, base, t.tokens["bo"], DESKTOP)
+
+    def summary(seat: Seat, at: int) -> tuple[str, str]:
+        """What the seat's history shows of action ``at``, and the summary as recorded."""
+        line = seat.page.locator(f'#history > li[data-seq="{at}"] .entry-summary')
+        return line.text_content() or "", line.get_attribute("title") or ""
+
+    shown, recorded = summary(ana, seq + 1)
     assert given in recorded and "inventory:ana" in recorded, recorded
-    shown = summary.text_content() or ""
-    assert cards[given].name_en in shown and given not in shown, shown  # the page is in English
-    assert "inventory:ana" not in shown and "Ana" in shown, shown
-    hers = bo.page.locator(f'#history > li[data-seq="{seq + 2}"] .entry-summary')
-    assert hidden not in (hers.get_attribute("title") or "") + (hers.text_content() or "")
-    assert cards[hidden].name_en not in (hers.text_content() or "")
-    assert not master.problems and not bo.problems, (master.problems, bo.problems)
-    master.context.close()
+    expect(ana.page.locator(f'#history > li[data-seq="{seq + 1}"] .entry-summary')).to_contain_text(cards[given].name_en)
+    shown, _ = summary(ana, seq + 1)
+    assert given not in shown and "inventory:ana" not in shown and "Your Inventory" in shown, shown
+    for seat in (ana, bo):
+        shown, recorded = summary(seat, seq + 2)
+        assert hidden not in shown + recorded and cards[hidden].name_en not in shown, (shown, recorded)
+    started = seq + 4 + fights.index("start")
+    shown, recorded = summary(ana, started)
+    assert shown == recorded and "discard pile" in shown, shown  # English words, not zone ids
+    assert not ana.problems and not bo.problems, (ana.problems, bo.problems)
+    ana.context.close()
     bo.context.close()
 
 

@@ -239,27 +239,49 @@
     return (info && info.name) || knownNames.get(id) || id;
   }
 
-  // The names of the cards this seat was shown since the page opened: a card the history
-  // names, back in a face-down deck since, is still called by its name there.
+  // The names of the cards this seat was shown since the page opened, and of the catalog's
+  // cards once asked for: a card the history names, back in a face-down deck since, is still
+  // called by its name there.
   const knownNames = new Map();
   function learnNames(view) {
     for (const [id, info] of Object.entries((view && view.cards) || {})) if (info && info.name) knownNames.set(id, info.name);
   }
 
+  // The catalog (every card's id, name, suit and level) is for the seats that play (the public
+  // seat gets 403); asked for once, when a form or the history needs it.
+  let catalogAsked = null;
+  function catalog() {
+    if (!catalogAsked) {
+      catalogAsked = CAN_ACT ? getJSON("catalog") : Promise.reject(new Error("no catalog for the public seat"));
+      catalogAsked.then((known) => { for (const [id, card] of Object.entries(known.cards || {})) if (!knownNames.has(id)) knownNames.set(id, card.name); },
+        () => {});
+    }
+    return catalogAsked;
+  }
+
   /** A history summary with the card ids its entry lists (only those the seat may know) and
    * the table's zone ids called by their names, in the page's language (a QA pass: "inventory:ana"
    * and "depot" read as code, and in Portuguese as English); the summary as recorded stays on
-   * hover. Only whole ids are replaced, longest first. */
+   * hover. Only whole ids are replaced, longest first; a zone id that is one word ("discard",
+   * "depot") only where the page is not in English, whose sentences use those words as words
+   * ("every discard pile's access"). */
   function namedSummary(entry) {
     const names = new Map();
     for (const id of entry.cards || []) if (cardName(id) !== id) names.set(id, cardName(id));
+    const words = !/^en\b/i.test(LANG);
     for (const zone of Object.keys((state.live && state.live.zone_names) || {})) {
-      if (zoneLabel(zone) !== zone) names.set(zone, zoneLabel(zone));
+      if (zoneLabel(zone) !== zone && (words || zone.includes(":"))) names.set(zone, zoneLabel(zone));
     }
     if (!names.size || !entry.summary) return entry.summary;
     const ids = [...names.keys()].sort((a, b) => b.length - a.length).map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-    const whole = new RegExp("(^|[^\\w:-])(" + ids.join("|") + ")(?![\\w:-])", "g");
+    // an id ends where no letter, digit, "-", or ":" and a letter follows ("inventory:ana: item-rope")
+    const whole = new RegExp("(^|[^\\w:-])(" + ids.join("|") + ")(?![\\w-]|:\\w)", "g");
     return entry.summary.replace(whole, (_match, before, id) => before + names.get(id));
+  }
+
+  /** Whether some entry lists a card the page cannot name yet (the catalog names it). */
+  function unnamedIn(entries) {
+    return entries.some((entry) => (entry.cards || []).some((id) => cardName(id) === id));
   }
 
   // -- talking to the server ---------------------------------------------------------
@@ -1125,8 +1147,8 @@
     // type: asked for when the form opens (the page itself names no card its seat may not see)
     const list = el("datalist", {id: "catalog-cards"});
     const suit = state.stack.split(":")[1];
-    getJSON("catalog").then((catalog) => {
-      const known = Object.entries(catalog.cards || {})
+    catalog().then((listed) => {
+      const known = Object.entries(listed.cards || {})
         .sort(([a, x], [b, y]) => (y.suit === suit) - (x.suit === suit) || a.localeCompare(b));
       list.replaceChildren(...known.map(([id, card]) => el("option", {value: id, label: card.name})));
     }).catch(() => {});  // the form works without it: ids typed
@@ -1458,6 +1480,7 @@
   });
 
   function renderHistory() {
+    if (CAN_ACT && !catalogAsked && unnamedIn(state.history)) catalog().then(renderHistory, () => {});
     const frag = document.createDocumentFragment();
     for (const entry of state.history) frag.append(historyEntry(entry));
     ui.history.replaceChildren(frag);
