@@ -70,7 +70,7 @@ def position_for(campaign: Campaign, viewer: str, card: str) -> int:
 def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """What is printed on each card a zones view identifies (name, in the language being
     spoken; suit, level, value), for a page to draw them, and for an attached card the
-    card it is attached to (``attached_to``: null when the view hides that one); a card
+    card it is attached to (``attached_to``: null when the view hides that one) and its face; a card
     the view hides is not named here either. ``allows``: the card is active and has an
     effect, so it may be named as the one whose effect allows a search, a shuffle or an
     activation (``--by``; a QA pass: the page offered a card attached to a companion, which
@@ -82,7 +82,8 @@ def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, 
         data = campaign.card(card)
         faces[card] = {"name": data.shown_name, "suit": str(data.suit), "level": data.level, "value": data.value,
                        "allows": bool(data.effects) and "active" in card_states(campaign, card)}
-        if card in attached:
+        if card in attached:  # its face, as a zone's entry gives it for a card lying there
+            faces[card]["face"] = campaign.table.face(card)
             host = campaign.table.host(card)
             faces[card]["attached_to"] = host if host is not None and can_identify(campaign, view["viewer"], host) \
                 else None

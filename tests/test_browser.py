@@ -178,13 +178,13 @@ def test_three_seats_play_a_short_campaign(browser: Any, game: tuple[Table, str]
         expect(tile).to_contain_text("face down")
     expect(bo.zone("inventory:ana").locator(".card.back")).to_have_count(2)
     bo_page = bo.page.content()
-    assert "skill-first-aid" not in bo_page  # never shown to bo: not in the zones, not in the history
+    # never shown to bo: not in the zones, not in the history, by id or by name
+    assert "skill-first-aid" not in bo_page and names["skill-first-aid"] not in bo_page
     for card in HIDDEN_FROM_BO:
         assert bo.page.locator(f'[data-card="{card}"]').count() == 0
-        assert names[card] not in bo_page
         # item-shield crossed the public discard pile (the demo's seqs 21 and 33), so bo's
-        # history may name it; bo's table never places it.
-        assert card not in bo.page.inner_html("#zones")
+        # history may name it (by its name too); bo's table never places it.
+        assert card not in bo.page.inner_html("#zones") and names[card] not in bo.page.inner_html("#zones")
     deck = [entry["id"] for entry in start["zones"]["deck:item"]]
     assert len(deck) >= 1
     shown = master.zone("deck:item").locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
@@ -394,11 +394,9 @@ def test_the_history_names_the_cards_and_zones_its_entries_list(browser: Any, ga
     t, base = game
     cards = load_catalog(sample_catalog_path()).cards
     zones = referee_zones(t)
-    knows = zones["heroes"]["ana"]["knowledge"]
-    box = sorted(entry["id"] for entry in zones["zones"]["box"]
-                 if str(cards[entry["id"]].suit) in ("item", "skill"))  # the exile test takes the last ones
-    given = next(card for card in box if (cards[card].knowledge or 0) <= knows)  # lies in her inventory
-    hidden = next(card for card in box if card != given)
+    # an inventory takes any asset; knowledge 2 or more: the exile and activate tests take others
+    given, hidden = sorted(entry["id"] for entry in zones["zones"]["box"]
+                           if str(cards[entry["id"]].suit) in ("item", "skill") and (cards[entry["id"]].knowledge or 0) >= 2)[:2]
     seq = zones["seq"]
     t.ledger("add", given, "--to", "inventory:ana")
     t.ledger("add", hidden, "--to", "deck:" + str(cards[hidden].suit), "--position", "bottom")
@@ -876,9 +874,9 @@ def test_a_heros_exile_or_send_of_a_card_only_she_sees_asks_first_where_the_tabl
     cards = load_catalog(sample_catalog_path()).cards
     knows = referee_zones(t)["heroes"]["ana"]["knowledge"]
     box = sorted(entry["id"] for entry in referee_zones(t)["zones"]["box"])  # cards no other test expects in place
-    exiled, laid_down, laid_up = [card for card in box if str(cards[card].suit) in ("item", "skill")
-                                  and (cards[card].knowledge or 0) <= knows][-3:]
-    t.ledger("add", exiled, laid_down, laid_up, "--to", "inventory:ana")
+    exiled, laid_down, laid_up, revealed = [  # not the activate test's pick: knowledge 0, an activate effect
+        card for card in box if str(cards[card].suit) in ("item", "skill") and 0 < (cards[card].knowledge or 0) <= knows][-4:]
+    t.ledger("add", exiled, laid_down, laid_up, revealed, "--to", "inventory:ana")
     ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
     seq = ana.seq()
     warning = "only the master can take this back"
@@ -907,6 +905,13 @@ def test_a_heros_exile_or_send_of_a_card_only_she_sees_asks_first_where_the_tabl
         expect(ana.page.locator("#seq")).to_have_text(str(seq + n))
     laid = {entry["id"]: entry["face"] for entry in referee_zones(t)["zones"]["extra:ana"]}
     assert (laid[laid_down], laid[laid_up]) == ("down", "up")
+
+    ana.card("inventory:ana", revealed).click()  # a reveal shows it where it lies (a review: it went at once)
+    ana.page.click('button[data-action="reveal"]')
+    panel = ana.page.locator('form[data-panel="reveal"]')
+    expect(panel).to_contain_text(warning)
+    panel.locator('[data-confirm="reveal"]').click()
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 4))
     assert not ana.problems, ana.problems
     ana.context.close()
 
@@ -944,7 +949,7 @@ def test_the_masters_less_frequent_tasks_each_have_a_form(browser: Any, game: tu
         panel.locator(f'[data-confirm="{form}"]').click()
 
     fill_in("hero-add", {"hero": "cy", "name": "Cy", "knowledge": "1"})
-    done(1)
+    expect(master.page.locator("#seq")).to_have_text(str(seq + 1))  # recorded; the table not yet read again
     fill_in("knowledge", {"knowledge": "2"}, choices={"hero": "cy"})
     done(2)
     fill_in("location-add", {"location": "harbour", "access": "item=2, skill=1"})

@@ -359,7 +359,8 @@ def post(client: TestClient, seated: Table, who: str, body: Any) -> httpx.Respon
 
 def test_a_card_attached_to_a_hidden_card_is_on_every_seats_table_its_host_named_only_to_whom_may_see_it(tmp_path):
     """The page draws each attached card under its first host's entry and says what it
-    is attached to from the zones reply's ``cards``: null where the host is hidden."""
+    is attached to from the zones reply's ``cards``: null where the host is hidden; and how
+    it lies, as a zone's entry says of a card lying there."""
     seated = table(tmp_path)
     with client_for(seated.db) as client:
         done = post(client, seated, "ana", {"action": "attach", "card": "item-sword", "to": "skill-first-aid"})
@@ -369,6 +370,7 @@ def test_a_card_attached_to_a_hidden_card_is_on_every_seats_table_its_host_named
             (first,) = [entry for entry in view["zones"]["inventory:ana"] if entry.get("attached")]
             assert first["attached"] == ["item-sword"] and (first["id"] is None) == (host is None), (who, first)
             assert view["cards"]["item-sword"]["attached_to"] == host, who
+            assert view["cards"]["item-sword"]["face"] == "up", who  # the page asks before showing a card by it
             assert "skill-first-aid" not in json.dumps(view) or host is not None, who
         lantern = client.get(f"{API}/zones", headers=seated.headers("public")).json()["cards"]["item-lantern"]
         assert lantern["attached_to"] == "companion-wolf"

@@ -140,7 +140,7 @@
     stack: null,            // a selected deck (zone id)
     panel: null,            // the open panel's action name
     busy: false,
-    acted: 0,               // actions sent since the page opened (whose message is the latest)
+    acted: 0,               // actions sent and forms opened: whose message is the latest
     historyLimit: HISTORY_PAGE,
     history: [],            // newest first
     explained: new Set(),   // seqs whose explanation is open
@@ -259,24 +259,30 @@
     return catalogAsked;
   }
 
-  /** A history summary with the card ids its entry lists (only those the seat may know) and
-   * the table's zone ids called by their names, in the page's language (a QA pass: "inventory:ana"
-   * and "depot" read as code, and in Portuguese as English); the summary as recorded stays on
-   * hover. Only whole ids are replaced, longest first; a zone id that is one word ("discard",
-   * "depot") only where the page is not in English, whose sentences use those words as words
-   * ("every discard pile's access"). */
-  function namedSummary(entry) {
-    const names = new Map();
-    for (const id of entry.cards || []) if (cardName(id) !== id) names.set(id, cardName(id));
+  /** ``text`` (a history summary, or a line of its explanation) with card and zone ids called
+   * by their names, in the page's language (a QA pass: "inventory:ana" and "depot" read as
+   * code, and in Portuguese as English); the text as recorded stays on hover. A word is an id
+   * when it is one as a whole (a "." or ":" after it is the sentence's): a card the entry lists
+   * in ``cards``, or another the page knows whose id is no plain word ("event-festival", not a
+   * catalog's "rope"); a zone of the table, a one-word one ("discard", "depot") only where the
+   * page is not in English, whose sentences use those words as words ("every discard pile's
+   * access"). The text names no card the seat may not see: it already holds the id. */
+  function named(text, cards) {
+    if (!text) return text;
+    const listed = new Set(cards || []);
+    const zones = (state.live && state.live.zone_names) || {};
     const words = !/^en\b/i.test(LANG);
-    for (const zone of Object.keys((state.live && state.live.zone_names) || {})) {
-      if (zoneLabel(zone) !== zone && (words || zone.includes(":"))) names.set(zone, zoneLabel(zone));
-    }
-    if (!names.size || !entry.summary) return entry.summary;
-    const ids = [...names.keys()].sort((a, b) => b.length - a.length).map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-    // an id ends where no letter, digit, "-", or ":" and a letter follows ("inventory:ana: item-rope")
-    const whole = new RegExp("(^|[^\\w:-])(" + ids.join("|") + ")(?![\\w-]|:\\w)", "g");
-    return entry.summary.replace(whole, (_match, before, id) => before + names.get(id));
+    const nameOf = (id) => {
+      if (Object.prototype.hasOwnProperty.call(zones, id)) return words || id.includes(":") ? zoneLabel(id) : id;
+      return listed.has(id) || /[^a-z]/.test(id) ? cardName(id) : id;
+    };
+    return text.replace(/(?<![\p{L}\p{N}_.:-])[a-z0-9][a-z0-9_.:-]*(?![\p{L}\p{N}])/gu, (token) => {
+      for (let id = token; ; id = id.slice(0, -1)) {
+        const name = nameOf(id);
+        if (name !== id) return name + token.slice(id.length);
+        if (!/[^.:-][.:-]$/.test(id)) return token;
+      }
+    });
   }
 
   /** Whether some entry lists a card the page cannot name yet (the catalog names it). */
@@ -357,10 +363,13 @@
     // The table is read again before the action is said done, so that a form opened then
     // offers what this one made (CI: a hero just added was missing from the knowledge form).
     await refresh();
+    if (ticket !== state.acted) return true;  // a later action, or a form opened since, says more
+    const failed = ui.message.dataset.kind === "error" ? ui.message.textContent : "";
     const summaries = (data.events || []).map((e) => e.summary).filter(Boolean);
-    if (ticket === state.acted && ui.message.dataset.kind !== "error") {  // no later action said more since
-      say(fmt(_("seq {seq} · {what}"), {seq: data.seq, what: summaries.join("; ") || data.action}), "ok");
-    }
+    const done = fmt(_("seq {seq} · {what}"), {seq: data.seq, what: summaries.join("; ") || data.action});
+    // recorded all the same: said, lest it be done twice (a review: only the refresh's error showed)
+    say(failed ? fmt(_("{done} (recorded; the table could not be read again: {reason})"), {done, reason: failed}) : done,
+      failed ? "error" : "ok");
     return true;
   }
 
@@ -899,7 +908,12 @@
     const add = (name, label, when, run, extra) => {
       const button = el("button", {type: "button", class: "act" + (extra ? " " + extra : ""), "data-action": name, text: label});
       button.hidden = true;
-      button.addEventListener("click", () => run());
+      // a form is built from the table as read after the latest action (a review: a tap while
+      // it was read again offered the table before it, a hero just added missing)
+      button.addEventListener("click", async () => {
+        if (refreshing) await refreshing;
+        run();
+      });
       BUTTONS.push({name, button, when});
       ui.buttons.append(button);
     };
@@ -1012,6 +1026,7 @@
 
   function openPanel(name, title, fields, build) {
     state.panel = name;
+    state.acted++;  // an earlier action's "done" is not said under this form
     say("");  // an earlier action's message is not this form's (a QA pass: a refusal sat under the next form)
     const form = el("form", {class: "panel-form", "data-panel": name});
     form.append(el("h3", {class: "panel-title", text: title}));
@@ -1209,10 +1224,11 @@
   /** How a card lies in the latest view ("up", "down"), or null for an attached card (its
    * face is not in the zones reply) or one not found. */
   function faceOf(id) {
-    for (const entries of Object.values(((state.live || state.shown || {}).zones) || {})) {
+    const view = state.live || state.shown || {};
+    for (const entries of Object.values(view.zones || {})) {
       for (const entry of entries) if (entry.id === id) return entry.face || null;
     }
-    return null;
+    return ((view.cards || {})[id] || {}).face || null;  // an attached card
   }
 
   function stackSize(zone) {
@@ -1380,7 +1396,7 @@
   /** Whether a card sent to ``zone`` (turned ``face``, or as the zone decides) lies face up
    * there, for the table to see. */
   function shows(zone, face) {
-    return (face || (state.live.zone_faces || {})[zone]) === "up";
+    return (face || (state.live.zone_faces || {})[zone]) !== "down";  // a reveal (no zone), or a zone unknown: it shows
   }
 
   function askBeforeShowing(selection, name, title, body, to) {
@@ -1523,7 +1539,7 @@
           el("span", {class: "entry-action", text: ACTION_NAMES[entry.action] || entry.action}),
           when && !isNaN(when) ? el("time", {datetime: entry.time, text: when.toLocaleTimeString(LANG, {hour: "2-digit", minute: "2-digit"})}) : null,
           entry.undone_by ? el("span", {class: "entry-undone", text: fmt(_("undone by {seq}"), {seq: entry.undone_by})}) : null),
-        el("span", {class: "entry-summary", text: namedSummary(entry), title: entry.summary})));
+        el("span", {class: "entry-summary", text: named(entry.summary, entry.cards), title: entry.summary})));
     head.addEventListener("click", () => toggleExplain(entry.seq));
     li.append(head);
     if (open) li.append(explainBlock(entry.seq));
@@ -1561,11 +1577,13 @@
     }
     if (data.older_rules) box.append(el("p", {class: "muted", text: data.older_rules}));
     const checks = data.checks || [];
+    const cards = (state.history.find((entry) => entry.seq === seq) || {}).cards;
     if (checks.length) {
       const list = el("dl", {class: "checks"});
       for (const check of checks) {
         // the rule's label in the page's language; its stable English name when the reply has none
-        list.append(el("dt", {text: check.label || check.rule}), el("dd", {text: check.detail}));
+        // named as its history line is (the cards that action touched), as recorded on hover
+        list.append(el("dt", {text: check.label || check.rule}), el("dd", {text: named(check.detail, cards), title: check.detail}));
       }
       box.append(list);
     } else {
