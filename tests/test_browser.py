@@ -423,6 +423,15 @@ def test_the_history_names_the_cards_and_zones_its_entries_list(browser: Any, ga
     started = seq + 4 + fights.index("start")
     shown, recorded = summary(ana, started)
     assert shown == recorded and "discard pile" in shown, shown  # English words, not zone ids
+
+    # a refusal is worded so too (the server's reply made up here: the page's choices avoid most)
+    said = f"card {given} is in discard, not in inventory:ana; a hero may not send it to deck:item (ledger trade)"
+    ana.page.route(re.compile(r".*/actions$"), lambda route: route.fulfill(
+        status=409, json={"error": {"code": "rule", "message": said}}))
+    ana.page.click('button[data-action="redo"]')
+    expect(ana.page.locator("#message")).to_have_text(
+        f"card {cards[given].name_en} is in discard, not in Your Inventory; a hero may not send it to Item Deck")
+    ana.page.unroute(re.compile(r".*/actions$"))
     assert not ana.problems and not bo.problems, (ana.problems, bo.problems)
     ana.context.close()
     bo.context.close()

@@ -323,7 +323,7 @@
    * nobody types one (a QA pass: it sat beside the page's own Travel… button); a bracket that
    * only mentions the ledger ("nothing was recorded: ledger history shows which") stays. */
   function pageWords(message) {
-    return message.replace(/\s*\(ledger [^()]*\)/g, "");
+    return named(message.replace(/\s*\(ledger [^()]*\)/g, ""), []);  // and the cards and zones by name, as the history
   }
 
   function say(text, kind) {
