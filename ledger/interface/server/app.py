@@ -263,19 +263,25 @@ def api_routes() -> Any:
 
         return await clerk(view)
 
-    @api.get("/catalog", summary="Every card of the campaign's catalog: id, name, suit, level")
-    async def catalog(request: Request, seated: SEATED) -> dict[str, Any]:
+    @api.get("/catalog", summary="Every card of the campaign's catalog (or those of `ids`): id, name, suit, level")
+    async def catalog(
+        request: Request, seated: SEATED,
+        ids: Annotated[str | None, Query(max_length=20_000, description="Only these cards, ids separated by commas "
+                                                                        "(those the catalog lacks are left out)")] = None,
+    ) -> dict[str, Any]:
         """The catalog is no secret to whoever plays (a hero names the cards she searches a
         face-down deck for by their ids, and the rules refuse only an id it lacks); where each
         card lies is. The public seat, which only watches, is not given it: its other replies
-        do not say whether a card it never saw exists."""
+        do not say whether a card it never saw exists. ``ids``: the page names the few cards
+        its history lists and no zone shows it now, without the whole of a large catalog."""
         seat, cid = seated
         if seat.actor is None:
             raise Refused(403, "read-only", _("the public seat watches; the catalog is for the seats that play"))
         clerk: Clerk = request.app.state.clerk
 
         def view() -> dict[str, Any]:
-            cards = clerk.ledger.campaign(cid).catalog.cards.values()
+            listed = clerk.ledger.campaign(cid).catalog.cards
+            cards = listed.values() if ids is None else [listed[i] for i in dict.fromkeys(ids.split(",")) if i in listed]
             return {"cards": {card.id: {"name": card.shown_name, "suit": str(card.suit), "level": card.level}
                               for card in cards}}
 

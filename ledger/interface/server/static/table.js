@@ -248,15 +248,23 @@
   }
 
   // The catalog (every card's id, name, suit and level) is for the seats that play (the public
-  // seat gets 403); asked for once, when a form or the history needs it.
-  let catalogAsked = null;
-  function catalog() {
-    if (!catalogAsked) {
-      catalogAsked = CAN_ACT ? getJSON("catalog") : Promise.reject(new Error("no catalog for the public seat"));
-      catalogAsked.then((known) => { for (const [id, card] of Object.entries(known.cards || {})) if (!knownNames.has(id)) knownNames.set(id, card.name); },
-        () => {});
-    }
-    return catalogAsked;
+  // seat gets 403): the search form asks for it; the history asks for the names of the cards
+  // its entries list that the page cannot name, each once (a catalog may hold many thousands).
+  function learnCatalog(known) {
+    for (const [id, card] of Object.entries(known.cards || {})) if (!knownNames.has(id)) knownNames.set(id, card.name);
+    return known;
+  }
+  const namesAsked = new Set();
+  function nameTheUnnamed(entries) {
+    if (!CAN_ACT) return;
+    const ids = [...new Set(entries.flatMap((entry) => entry.cards || []))]
+      .filter((id) => cardName(id) === id && !namesAsked.has(id)).slice(0, 100);  // a URL of a few kB; the rest next time
+    if (!ids.length) return;
+    ids.forEach((id) => namesAsked.add(id));
+    getJSON("catalog?ids=" + encodeURIComponent(ids.join(","))).then((known) => {
+      learnCatalog(known);
+      renderHistory();
+    }, () => {});  // the ids stay: nothing is lost
   }
 
   /** ``text`` (a history summary, or a line of its explanation) with card and zone ids called
@@ -283,11 +291,6 @@
         if (!/[^.:-][.:-]$/.test(id)) return token;
       }
     });
-  }
-
-  /** Whether some entry lists a card the page cannot name yet (the catalog names it). */
-  function unnamedIn(entries) {
-    return entries.some((entry) => (entry.cards || []).some((id) => cardName(id) === id));
   }
 
   // -- talking to the server ---------------------------------------------------------
@@ -1162,7 +1165,7 @@
     // type: asked for when the form opens (the page itself names no card its seat may not see)
     const list = el("datalist", {id: "catalog-cards"});
     const suit = state.stack.split(":")[1];
-    catalog().then((listed) => {
+    getJSON("catalog").then(learnCatalog).then((listed) => {
       const known = Object.entries(listed.cards || {})
         .sort(([a, x], [b, y]) => (y.suit === suit) - (x.suit === suit) || a.localeCompare(b));
       list.replaceChildren(...known.map(([id, card]) => el("option", {value: id, label: card.name})));
@@ -1496,7 +1499,7 @@
   });
 
   function renderHistory() {
-    if (CAN_ACT && !catalogAsked && unnamedIn(state.history)) catalog().then(renderHistory, () => {});
+    nameTheUnnamed(state.history);
     const frag = document.createDocumentFragment();
     for (const entry of state.history) frag.append(historyEntry(entry));
     ui.history.replaceChildren(frag);
