@@ -74,13 +74,14 @@ def card_faces(campaign: Campaign, view: dict[str, Any]) -> dict[str, dict[str, 
     the view hides is not named here either. ``allows``: the card is active and has an
     effect, so it may be named as the one whose effect allows a search, a shuffle or an
     activation (``--by``; a QA pass: the page offered a card attached to a companion, which
-    the rules then called inactive)."""
+    the rules then called inactive). ``sheet``: a sheet card, which no hand holds (§5)."""
     ids = {entry["id"] for cards in view["zones"].values() for entry in cards if entry["id"] is not None}
     attached = {c for cards in view["zones"].values() for entry in cards for c in entry.get("attached", ()) if c}
     faces = {}
     for card in sorted(ids | attached):
         data = campaign.card(card)
         faces[card] = {"name": data.shown_name, "suit": str(data.suit), "level": data.level, "value": data.value,
+                       "sheet": data.suit.is_sheet,
                        "allows": bool(data.effects) and "active" in card_states(campaign, card)}
         if card in attached:  # its face, as a zone's entry gives it for a card lying there
             faces[card]["face"] = campaign.table.face(card)

@@ -925,6 +925,60 @@ def test_a_heros_exile_or_send_of_a_card_only_she_sees_asks_first_where_the_tabl
     ana.context.close()
 
 
+def test_a_heros_attach_show_or_redirected_send_of_a_hidden_card_says_so_and_two_undo_taps_take_back_one(
+        browser: Any, game: tuple[Table, str]) -> None:
+    """A QA pass: attaching a card only she sees (it lies face up, attached), showing it to
+    one hero, and sending a hidden sheet card to her hand (a placement rule sends it to the
+    discard pile, face up) cannot be taken back by her either, and their forms said nothing;
+    now they say so. Two quick taps on Undo took back two actions: both name the one shown."""
+    from playwright.sync_api import expect
+
+    t, base = game
+    cards = load_catalog(sample_catalog_path()).cards
+    box = sorted(entry["id"] for entry in referee_zones(t)["zones"]["box"])
+    sheet = [card for card in box if str(cards[card].suit) == "class"][-1]  # no other test's
+    t.ledger("add", sheet, "--to", "extra:ana")
+    t.ledger("send", sheet, "--to", "extra:ana", "--face", "down")
+    held = next(entry["id"] for entry in referee_zones(t)["zones"]["inventory:ana"] if entry["face"] == "down")
+    ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
+    warning = "only the master can take this back"
+    for form in ("attach", "show"):
+        ana.card("inventory:ana", held).click()
+        ana.page.click(f'button[data-action="{form}"]')
+        expect(ana.page.locator(f'form[data-panel="{form}"]')).to_contain_text(warning)
+        ana.page.click("#clear-selection")
+    ana.card("extra:ana", sheet).click()
+    ana.page.click('button[data-action="send"]')
+    panel = ana.page.locator('form[data-panel="send"]')
+    panel.locator('select[name="to"]').select_option("inventory:ana")  # a hand, face down: but not for a sheet card
+    expect(panel.locator(".panel-note")).to_be_visible()
+    ana.page.click("#clear-selection")
+
+    seq = ana.seq()
+    own = next(entry["id"] for entry in referee_zones(t)["zones"]["table:ana"] if entry["face"] == "up")
+    for action in ("exhaust", "restore"):  # two actions of hers, the latest in force
+        ana.card("table:ana", own).click()
+        ana.page.click(f'button[data-action="{action}"]')
+        expect(ana.page.locator("#message")).to_have_attribute("data-kind", "ok")
+    expect(ana.page.locator('button[data-action="undo"]')).to_have_text(f"Undo seq {seq + 2}")
+    # the second tap lands while the table is read again after the first (made slow, as on a phone)
+    ana.page.evaluate("""() => {
+      const fetched = window.fetch;
+      window.fetch = (url, ...rest) => String(url).includes("zones")
+        ? new Promise((resolve) => setTimeout(resolve, 800)).then(() => fetched(url, ...rest))
+        : fetched(url, ...rest);
+      const undo = document.querySelector('button[data-action="undo"]');
+      undo.click();
+      setTimeout(() => undo.click(), 400);
+    }""")
+    expect(ana.page.locator("#message")).to_have_attribute("data-kind", "error")  # the second: seq + 2 is not in force
+    expect(ana.page.locator("#message")).to_contain_text(f"seq {seq + 2}")
+    history = json.loads(t.ledger("--json", "history", "--limit", "5"))
+    assert [entry["action"] for entry in history if entry["seq"] > seq + 2] == ["undo"], history
+    assert not ana.problems, ana.problems
+    ana.context.close()
+
+
 def test_the_masters_less_frequent_tasks_each_have_a_form(browser: Any, game: tuple[Table, str]) -> None:
     """A table-page QA pass: adding a hero, changing knowledge, adding a location and starting
     or ending a battle were only possible by typing JSON into "Any action…". Each has its

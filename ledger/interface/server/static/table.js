@@ -914,8 +914,9 @@
       // a form is built from the table as read after the latest action (a review: a tap while
       // it was read again offered the table before it, a hero just added missing)
       button.addEventListener("click", async () => {
+        const tapped = button.dataset.seq;  // what it said when tapped ("Undo seq 43"), not after
         if (refreshing) await refreshing;
-        run();
+        run(tapped);
       });
       BUTTONS.push({name, button, when});
       ui.buttons.append(button);
@@ -982,9 +983,11 @@
       || places()[0] !== whereIs(ACTOR)), () => openTravelPanel(), "quiet");
     // the action the page shows as the latest in force, named: one recorded since by someone
     // else is refused, not taken back in its place (ruleset 18: undo's "seq")
-    add("undo", _("Undo"), () => true, () => {
-      const meant = latestInForce();
-      act(meant ? {action: "undo", seq: meant.seq} : {action: "undo"});
+    // (a QA pass: two quick taps took back two actions, the second tap reading the Undo
+    // named anew; now both name the one shown, and the second is refused)
+    add("undo", _("Undo"), () => true, (tapped) => {
+      const meant = tapped ? Number(tapped) : (latestInForce() || {}).seq;
+      act(meant ? {action: "undo", seq: meant} : {action: "undo"});
     }, "quiet");
     add("redo", _("Redo"), () => true, () => act({action: "redo"}), "quiet");
     // the master's less frequent tasks, each its own form (a QA pass: only "Any action…", in JSON)
@@ -1102,7 +1105,9 @@
     const note = hidden.length ? showingNote(hidden) : null;
     const fields = [field(_("Zone"), to), positionField(), field(_("Face"), face)];
     if (note) {  // said while the zone and face chosen would show them
-      const update = () => { note.hidden = !shows(to.value, face.value); };
+      // a sheet card sent to a hand goes to the discard pile instead (RULES.md §5), face up
+      const sheet = hidden.some((c) => ((state.live.cards || {})[c.id] || {}).sheet);
+      const update = () => { note.hidden = !shows(to.value, face.value) && !(sheet && to.value.startsWith("inventory:")); };
       to.addEventListener("change", update);
       face.addEventListener("change", update);
       update();
@@ -1285,7 +1290,8 @@
       say(fmt(_("no card to attach {card} to"), {card: cardName(card)}), "error");
       return;
     }
-    openPanel("attach", fmt(_("Attach {card} to…"), {card: cardName(card)}), [field(_("Host"), select("to", hosts))],
+    openPanel("attach", fmt(_("Attach {card} to…"), {card: cardName(card)}),
+      withShowingNote([field(_("Host"), select("to", hosts))], selectionList()),  // attached, it lies face up
       (form) => ({action: "attach", card, to: valueOf(form, "to")}));
   }
 
@@ -1293,8 +1299,13 @@
   function openShowPanel() {
     const cards = selectionList().map((s) => s.id);
     const heroes = currentHeroes().filter((h) => h !== ACTOR);
-    openPanel("show", fmt(_("Show {cards} to one hero only"), {cards: cards.map(cardName).join(", ")}),
-      [field(_("Hero"), select("to", heroOptions(heroes)))],
+    const hidden = MASTER ? [] : unseenByOthers(selectionList());
+    const fields = [field(_("Hero"), select("to", heroOptions(heroes)))];
+    if (hidden.length) {
+      fields.push(el("p", {class: "panel-note", text: fmt(_("That hero will know {cards}, so only the master can take this back."),
+        {cards: hidden.map((c) => cardName(c.id)).join(", ")})}));
+    }
+    openPanel("show", fmt(_("Show {cards} to one hero only"), {cards: cards.map(cardName).join(", ")}), fields,
       (form) => ({action: "reveal", cards, to: [valueOf(form, "to")]}));
   }
 
@@ -1312,7 +1323,7 @@
     // a card of the scenario, which she does not control: by the effect of one of hers (ruleset 17)
     const uncontrolled = !MASTER && selectionList()[0].zone === "scenario";
     if (uncontrolled) fields.unshift(field(_("By (your active card whose effect allows it)"), select("by", allowingCards())));
-    openPanel("activate", fmt(_("Activate {card}"), {card: cardName(card)}), fields, (form) => {
+    openPanel("activate", fmt(_("Activate {card}"), {card: cardName(card)}), withShowingNote(fields, selectionList()), (form) => {
       const body = {action: "activate", card};
       if (valueOf(form, "effect")) body.effect = Number(valueOf(form, "effect"));
       if (valueOf(form, "target")) body.target = valueOf(form, "target");
@@ -1386,6 +1397,13 @@
   /** The cards of a hero's selection that only she can see now: in her inventory, or face down. */
   function unseenByOthers(selection) {
     return selection.filter((c) => faceOf(c.id) !== "up");
+  }
+
+  /** ``fields``, and the showing note if the action shows the table any of ``selection``'s
+   * cards that only she sees (an attach turns its card face up; an activation names it). */
+  function withShowingNote(fields, selection) {
+    const hidden = MASTER ? [] : unseenByOthers(selection);
+    return hidden.length ? [...fields, showingNote(hidden)] : fields;
   }
 
   function showingNote(cards) {
@@ -1523,6 +1541,7 @@
     if (!undo) return;
     const meant = latestInForce();
     undo.button.textContent = meant ? fmt(_("Undo seq {seq}"), {seq: meant.seq}) : _("Undo");
+    undo.button.dataset.seq = meant ? String(meant.seq) : "";
     undo.button.title = meant && meant.summary ? fmt(_("Take back seq {seq}: {summary}"), {seq: meant.seq, summary: meant.summary}) : "";
   }
 
