@@ -897,6 +897,8 @@ def test_a_heros_exile_or_send_of_a_card_only_she_sees_asks_first_where_the_tabl
     assert referee_zones(t)["seq"] == seq  # nothing recorded yet
     panel.locator('[data-confirm="exile"]').click()
     expect(ana.page.locator("#seq")).to_have_text(str(seq + 1))
+    expect(ana.page.locator("#message")).to_contain_text(cards[exiled].name_en)  # said done as the history says it
+    expect(ana.page.locator("#message")).not_to_contain_text(exiled)
     assert [entry["id"] for entry in referee_zones(t)["zones"]["limbo"]].count(exiled) == 1
 
     for n, (card, face) in enumerate(((laid_down, "down"), (laid_up, "")), start=2):

@@ -369,7 +369,8 @@
     if (ticket !== state.acted) return true;  // a later action, or a form opened since, says more
     const failed = ui.message.dataset.kind === "error" ? ui.message.textContent : "";
     const summaries = (data.events || []).map((e) => e.summary).filter(Boolean);
-    const done = fmt(_("seq {seq} · {what}"), {seq: data.seq, what: summaries.join("; ") || data.action});
+    const listed = (data.events || []).flatMap((e) => e.cards || []);  // named as the history names them
+    const done = fmt(_("seq {seq} · {what}"), {seq: data.seq, what: named(summaries.join("; "), listed) || data.action});
     // recorded all the same: said, lest it be done twice (a review: only the refresh's error showed)
     say(failed ? fmt(_("{done} (recorded; the table could not be read again: {reason})"), {done, reason: failed}) : done,
       failed ? "error" : "ok");
