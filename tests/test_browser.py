@@ -977,6 +977,21 @@ def test_a_heros_attach_show_or_redirected_send_of_a_hidden_card_says_so_and_two
     expect(ana.page.locator("#message")).to_contain_text(f"seq {seq + 2}")
     history = json.loads(t.ledger("--json", "history", "--limit", "5"))
     assert [entry["action"] for entry in history if entry["seq"] > seq + 2] == ["undo"], history
+
+    # a tap while an action is still on its way says so (it did nothing, and said nothing)
+    ana.page.evaluate("""() => {
+      const fetched = window.fetch;
+      window.fetch = (url, ...rest) => String(url).endsWith("/actions")
+        ? new Promise((resolve) => setTimeout(resolve, 800)).then(() => fetched(url, ...rest))
+        : fetched(url, ...rest);
+    }""")
+    ana.card("table:ana", own).click()
+    ana.page.click('button[data-action="restore"]')
+    ana.page.click('button[data-action="restore"]')
+    expect(ana.page.locator("#message")).to_contain_text("one action at a time")
+    expect(ana.page.locator("#seq")).to_have_text(str(seq + 4))
+    expect(ana.page.locator("#message")).to_have_attribute("data-kind", "ok")
+    assert referee_zones(t)["seq"] == seq + 4  # the second tap recorded nothing
     assert not ana.problems, ana.problems
     ana.context.close()
 

@@ -336,7 +336,11 @@
   }
 
   async function act(body) {
-    if (!CAN_ACT || state.replay !== null || state.busy) return false;
+    if (!CAN_ACT || state.replay !== null) return false;
+    if (state.busy) {  // one at a time (a QA pass: a tap meanwhile did nothing, and said nothing)
+      say(_("one action at a time: the last one is still on its way"), "pending");
+      return false;
+    }
     state.busy = true;
     root.classList.add("busy");
     const ticket = ++state.acted;
@@ -353,8 +357,10 @@
         say(errorText(res.status, data), "error"); // refused: the selection and the form stay
         return false;
       }
-      clearSelection();
-      closePanel();
+      if (ticket === state.acted) {  // no form opened meanwhile: the player is not on to the next thing
+        clearSelection();
+        closePanel();
+      }
       noteSeq(data.seq, data.checkpoint);
     } catch (err) {
       say(fmt(_("the table server cannot be reached ({reason})"), {reason: err.message}), "error");
