@@ -938,10 +938,16 @@ def test_a_heros_attach_show_or_redirected_send_of_a_hidden_card_says_so_and_two
     t, base = game
     cards = load_catalog(sample_catalog_path()).cards
     box = sorted(entry["id"] for entry in referee_zones(t)["zones"]["box"])
-    sheet = [card for card in box if str(cards[card].suit) == "class"][-1]  # no other test's
+    knows = referee_zones(t)["heroes"]["ana"]["knowledge"]
+
+    def last_of(suit: str) -> str:  # cards of the box no other test takes
+        return [card for card in box if str(cards[card].suit) == suit and (cards[card].knowledge or 0) <= knows][-1]
+
+    sheet, held, own = last_of("class"), last_of("event"), last_of("companion")
     t.ledger("add", sheet, "--to", "extra:ana")
     t.ledger("send", sheet, "--to", "extra:ana", "--face", "down")
-    held = next(entry["id"] for entry in referee_zones(t)["zones"]["inventory:ana"] if entry["face"] == "down")
+    t.ledger("add", held, "--to", "inventory:ana")  # face down in her hand
+    t.ledger("add", own, "--to", "table:ana")  # face up on her table
     ana = Seat(browser, base, t.tokens["ana"], DESKTOP)
     warning = "only the master can take this back"
     for form in ("attach", "show"):
@@ -952,12 +958,15 @@ def test_a_heros_attach_show_or_redirected_send_of_a_hidden_card_says_so_and_two
     ana.card("extra:ana", sheet).click()
     ana.page.click('button[data-action="send"]')
     panel = ana.page.locator('form[data-panel="send"]')
-    panel.locator('select[name="to"]').select_option("inventory:ana")  # a hand, face down: but not for a sheet card
-    expect(panel.locator(".panel-note")).to_be_visible()
+    for zone in ("inventory:ana", "scenario"):  # face down asked: the discard pile takes a sheet card sent there
+        panel.locator('select[name="to"]').select_option(zone)
+        panel.locator('select[name="face"]').select_option("down")
+        expect(panel.locator(".panel-note")).to_be_visible()
+    panel.locator('select[name="to"]').select_option("table:ana")  # where one lies: face down, seen by none
+    expect(panel.locator(".panel-note")).to_be_hidden()
     ana.page.click("#clear-selection")
 
     seq = ana.seq()
-    own = next(entry["id"] for entry in referee_zones(t)["zones"]["table:ana"] if entry["face"] == "up")
     for action in ("exhaust", "restore"):  # two actions of hers, the latest in force
         ana.card("table:ana", own).click()
         ana.page.click(f'button[data-action="{action}"]')
@@ -967,11 +976,11 @@ def test_a_heros_attach_show_or_redirected_send_of_a_hidden_card_says_so_and_two
     ana.page.evaluate("""() => {
       const fetched = window.fetch;
       window.fetch = (url, ...rest) => String(url).includes("zones")
-        ? new Promise((resolve) => setTimeout(resolve, 800)).then(() => fetched(url, ...rest))
+        ? new Promise((resolve) => setTimeout(resolve, 2000)).then(() => fetched(url, ...rest))
         : fetched(url, ...rest);
       const undo = document.querySelector('button[data-action="undo"]');
       undo.click();
-      setTimeout(() => undo.click(), 400);
+      setTimeout(() => undo.click(), 1000);
     }""")
     expect(ana.page.locator("#message")).to_have_attribute("data-kind", "error")  # the second: seq + 2 is not in force
     expect(ana.page.locator("#message")).to_contain_text(f"seq {seq + 2}")

@@ -754,7 +754,7 @@ def test_the_catalog_is_the_same_for_every_seat_and_says_where_no_card_lies(demo
     pt = client.get(f"{API}/catalog", headers={**seated.headers("bo"), "Accept-Language": "pt-BR"}).json()["cards"]
     assert pt["skill-first-aid"]["name"] == "Primeiros Socorros"
     # the page names the few cards its history lists: only those asked for, unknown ids left out
-    some = client.get(f"{API}/catalog", params={"ids": "skill-first-aid,no-such-card,item-rope,skill-first-aid"},
+    some = client.get(f"{API}/catalog", params={"ids": "skill-first-aid,no-such-card, item-rope,skill-first-aid"},
                       headers=seated.headers("bo"))
     assert some.json()["cards"] == {card: cards[card] for card in ("skill-first-aid", "item-rope")}
     assert one_error(client.get(f"{API}/catalog", params={"ids": "a," * 10_001}, headers=seated.headers("bo")), 422)

@@ -3,7 +3,7 @@ somewhere it may not be, and where ``discard`` and ``bury`` send a card."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ..campaign import Campaign
 from ..catalog import Card
@@ -89,6 +89,12 @@ def draws_into_its_suit(stack: ZoneSpec, to: ZoneSpec) -> None:
         return
     raise RuleBroken(_("a draw from {stack} cannot go into {to}: {to} holds only cards of suit {holds} (each deck "
                        "holds one suit)").format(stack=stack.id, to=to.id, holds=suit_word(str(to.suit))))
+
+
+def sheet_zones(campaign: Campaign, zones: Iterable[str]) -> list[str]:
+    """Those of ``zones`` where a sheet card may lie (the rule below), for a page to say
+    when a send would take one to the discard pile instead."""
+    return [zone for zone in zones if campaign.zone(zone).role in SHEET_CARD_ZONES]
 
 
 def sheet_card_placement(campaign: Campaign, card: Card, zone: ZoneSpec) -> str | None:

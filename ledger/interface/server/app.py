@@ -248,6 +248,8 @@ def api_routes() -> Any:
         def view() -> dict[str, Any]:
             from projections.views import card_faces, facts_as_of, zones_view
 
+            from ...rules.placement import sheet_zones
+
             found = clerk.ledger.campaign(cid, at=at)
             data = zones_view(found, seat.viewer)
             data["cards"] = card_faces(found, data)
@@ -257,6 +259,7 @@ def api_routes() -> Any:
             # how a card sent there lies unless asked otherwise: the page asks before a hero's
             # card only she sees is sent where the table sees it
             data["zone_faces"] = {zone: found.zone(zone).entry_face for zone in data["zones"] if zone != "box"}
+            data["sheet_zones"] = sheet_zones(found, data["zones"])  # elsewhere a sheet card goes to the discard pile
             data["in_force"] = found.live_head  # the latest action in force: what the page's Undo names
             data["checkpoint"] = clerk.latest_checkpoint(cid)
             return data
@@ -281,7 +284,8 @@ def api_routes() -> Any:
 
         def view() -> dict[str, Any]:
             listed = clerk.ledger.campaign(cid).catalog.cards
-            cards = listed.values() if ids is None else [listed[i] for i in dict.fromkeys(ids.split(",")) if i in listed]
+            asked = dict.fromkeys(i.strip() for i in (ids or "").split(","))
+            cards = listed.values() if ids is None else [listed[i] for i in asked if i in listed]
             return {"cards": {card.id: {"name": card.shown_name, "suit": str(card.suit), "level": card.level}
                               for card in cards}}
 

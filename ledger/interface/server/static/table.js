@@ -264,15 +264,15 @@
     getJSON("catalog?ids=" + encodeURIComponent(ids.join(","))).then((known) => {
       learnCatalog(known);
       renderHistory();
-    }, () => {});  // the ids stay: nothing is lost
+    }, () => setTimeout(() => ids.forEach((id) => namesAsked.delete(id)), 30000));  // the ids stay meanwhile; asked again later
   }
 
   /** ``text`` (a history summary, or a line of its explanation) with card and zone ids called
    * by their names, in the page's language (a QA pass: "inventory:ana" and "depot" read as
    * code, and in Portuguese as English); the text as recorded stays on hover. A word is an id
    * when it is one as a whole (a "." or ":" after it is the sentence's): a card the entry lists
-   * in ``cards``, or another the page knows whose id is no plain word ("event-festival", not a
-   * catalog's "rope"); a zone of the table, a one-word one ("discard", "depot") only where the
+   * in ``cards``, or another the page knows whose id is no plain word nor number ("event-festival",
+   * not a catalog's "rope" or "43"); a zone of the table, a one-word one ("discard", "depot") only where the
    * page is not in English, whose sentences use those words as words ("every discard pile's
    * access"). The text names no card the seat may not see: it already holds the id. */
   function named(text, cards) {
@@ -282,9 +282,9 @@
     const words = !/^en\b/i.test(LANG);
     const nameOf = (id) => {
       if (Object.prototype.hasOwnProperty.call(zones, id)) return words || id.includes(":") ? zoneLabel(id) : id;
-      return listed.has(id) || /[^a-z]/.test(id) ? cardName(id) : id;
+      return listed.has(id) || (/[a-z]/.test(id) && /[^a-z]/.test(id)) ? cardName(id) : id;  // not "43": a seq
     };
-    return text.replace(/(?<![\p{L}\p{N}_.:-])[a-z0-9][a-z0-9_.:-]*(?![\p{L}\p{N}])/gu, (token) => {
+    return text.replace(/(?<![\p{L}\p{N}_.:@-])[a-z0-9][a-z0-9_.:-]*(?![\p{L}\p{N}])/gu, (token) => {
       for (let id = token; ; id = id.slice(0, -1)) {
         const name = nameOf(id);
         if (name !== id) return name + token.slice(id.length);
@@ -993,8 +993,8 @@
     // (a QA pass: two quick taps took back two actions, the second tap reading the Undo
     // named anew; now both name the one shown, and the second is refused)
     add("undo", _("Undo"), () => true, (tapped) => {
-      const meant = tapped ? Number(tapped) : (latestInForce() || {}).seq;
-      act(meant ? {action: "undo", seq: meant} : {action: "undo"});
+      if (tapped) act({action: "undo", seq: Number(tapped)});
+      else say(_("nothing is in force to take back"), "error");  // not one recorded since the tap
     }, "quiet");
     add("redo", _("Redo"), () => true, () => act({action: "redo"}), "quiet");
     // the master's less frequent tasks, each its own form (a QA pass: only "Any action…", in JSON)
@@ -1112,9 +1112,15 @@
     const note = hidden.length ? showingNote(hidden) : null;
     const fields = [field(_("Zone"), to), positionField(), field(_("Face"), face)];
     if (note) {  // said while the zone and face chosen would show them
-      // a sheet card sent to a hand goes to the discard pile instead (RULES.md §5), face up
-      const sheet = hidden.some((c) => ((state.live.cards || {})[c.id] || {}).sheet);
-      const update = () => { note.hidden = !shows(to.value, face.value) && !(sheet && to.value.startsWith("inventory:")); };
+      // a sheet card sent where no sheet card lies (a hand, the scenario) goes to the discard
+      // pile instead (RULES.md §5), face up: the zones reply names where one may lie
+      const sheets = hidden.filter((c) => ((state.live.cards || {})[c.id] || {}).sheet);
+      const update = () => {
+        const shown = shows(to.value, face.value) ? hidden
+          : (state.live.sheet_zones || []).includes(to.value) ? [] : sheets;
+        note.hidden = !shown.length;
+        if (shown.length) note.textContent = showingNote(shown).textContent;
+      };
       to.addEventListener("change", update);
       face.addEventListener("change", update);
       update();
