@@ -138,6 +138,16 @@ class Seat:
             page.screenshot(path=str(path))
 
 
+def slow_requests(page: Any, part: str, ms: int) -> None:
+    """The page's requests whose URL holds ``part`` go ``ms`` late, as on a slow line."""
+    page.evaluate("""([part, ms]) => {
+      const fetched = window.fetch;
+      window.fetch = (url, ...rest) => String(url).includes(part)
+        ? new Promise((resolve) => setTimeout(resolve, ms)).then(() => fetched(url, ...rest))
+        : fetched(url, ...rest);
+    }""", [part, ms])
+
+
 def referee_zones(t: Table) -> dict[str, Any]:
     return json.loads(t.ledger("--json", "zones"))
 
@@ -973,11 +983,8 @@ def test_a_heros_attach_show_or_redirected_send_of_a_hidden_card_says_so_and_two
         expect(ana.page.locator("#message")).to_have_attribute("data-kind", "ok")
     expect(ana.page.locator('button[data-action="undo"]')).to_have_text(f"Undo seq {seq + 2}")
     # the second tap lands while the table is read again after the first (made slow, as on a phone)
+    slow_requests(ana.page, "zones", 2000)
     ana.page.evaluate("""() => {
-      const fetched = window.fetch;
-      window.fetch = (url, ...rest) => String(url).includes("zones")
-        ? new Promise((resolve) => setTimeout(resolve, 2000)).then(() => fetched(url, ...rest))
-        : fetched(url, ...rest);
       const undo = document.querySelector('button[data-action="undo"]');
       undo.click();
       setTimeout(() => undo.click(), 1000);
@@ -988,12 +995,7 @@ def test_a_heros_attach_show_or_redirected_send_of_a_hidden_card_says_so_and_two
     assert [entry["action"] for entry in history if entry["seq"] > seq + 2] == ["undo"], history
 
     # a tap while an action is still on its way says so (it did nothing, and said nothing)
-    ana.page.evaluate("""() => {
-      const fetched = window.fetch;
-      window.fetch = (url, ...rest) => String(url).endsWith("/actions")
-        ? new Promise((resolve) => setTimeout(resolve, 800)).then(() => fetched(url, ...rest))
-        : fetched(url, ...rest);
-    }""")
+    slow_requests(ana.page, "/actions", 800)
     ana.card("table:ana", own).click()
     ana.page.click('button[data-action="restore"]')
     ana.page.click('button[data-action="restore"]')
@@ -1016,12 +1018,7 @@ def test_the_masters_less_frequent_tasks_each_have_a_form(browser: Any, game: tu
     seq = master.seq()
     # The table's reply comes late, as on a slow line: a form opened once an action is said done
     # offers what that action made (CI failed here once, the hero just added not yet in the list).
-    master.page.evaluate("""() => {
-      const fetched = window.fetch;
-      window.fetch = (url, ...rest) => String(url).includes("zones")
-        ? new Promise((resolve) => setTimeout(resolve, 600)).then(() => fetched(url, ...rest))
-        : fetched(url, ...rest);
-    }""")
+    slow_requests(master.page, "zones", 600)
 
     def done(n: int) -> None:
         expect(master.page.locator("#seq")).to_have_text(str(seq + n))
