@@ -1242,8 +1242,8 @@
     return out;
   }
 
-  /** How a card lies in the latest view ("up", "down"), or null for an attached card (its
-   * face is not in the zones reply) or one not found. */
+  /** How a card lies in the latest view ("up", "down"; an attached card's from the reply's
+   * ``cards``), or null for one not found. */
   function faceOf(id) {
     const view = state.live || state.shown || {};
     for (const entries of Object.values(view.zones || {})) {
@@ -1407,7 +1407,8 @@
       });
   }
 
-  /** The cards of a hero's selection that only she can see now: in her inventory, or face down. */
+  /** The cards of a hero's selection that only she can see now: any not lying face up (in her
+   * hand, or shown to her alone). */
   function unseenByOthers(selection) {
     return selection.filter((c) => faceOf(c.id) !== "up");
   }
@@ -1424,15 +1425,15 @@
       {cards: cards.map((c) => cardName(c.id)).join(", ")})});
   }
 
-  /** A hero's action that shows the table a card only she could see is one she cannot take
-   * back (undo refuses it: fair play), so the page asks first; any other acts at once (a QA
-   * pass: one tap discarded a hidden card from her hand, for good). */
   /** Whether a card sent to ``zone`` (turned ``face``, or as the zone decides) lies face up
    * there, for the table to see. */
   function shows(zone, face) {
     return (face || (state.live.zone_faces || {})[zone]) !== "down";  // a reveal (no zone), or a zone unknown: it shows
   }
 
+  /** A hero's action that shows the table a card only she could see (sending it to ``to``)
+   * is one she cannot take back (undo refuses it: fair play), so the page asks first; any
+   * other acts at once (a QA pass: one tap discarded a hidden card from her hand, for good). */
   function askBeforeShowing(selection, name, title, body, to) {
     const shown = MASTER || !shows(to) ? [] : unseenByOthers(selection);
     if (!shown.length) {
