@@ -1106,7 +1106,7 @@
 
   function openSendPanel() {
     const cards = selectionList().map((s) => s.id);
-    const hidden = MASTER ? [] : unseenByOthers(selectionList());
+    const hidden = unseenByOthers(selectionList());
     const to = select("to", zoneOptions(destinationZones()));
     const face = select("face", [["", _("as the zone decides")], ["up", _("face up")], ["down", _("face down")]], "");
     const note = hidden.length ? showingNote(hidden) : null;
@@ -1312,12 +1312,8 @@
   function openShowPanel() {
     const cards = selectionList().map((s) => s.id);
     const heroes = currentHeroes().filter((h) => h !== ACTOR);
-    const hidden = MASTER ? [] : unseenByOthers(selectionList());
-    const fields = [field(_("Hero"), select("to", heroOptions(heroes)))];
-    if (hidden.length) {
-      fields.push(el("p", {class: "panel-note", text: fmt(_("That hero will know {cards}, so only the master can take this back."),
-        {cards: hidden.map((c) => cardName(c.id)).join(", ")})}));
-    }
+    const fields = withShowingNote([field(_("Hero"), select("to", heroOptions(heroes)))], selectionList(),
+      _("That hero will know {cards}, so only the master can take this back."));
     openPanel("show", fmt(_("Show {cards} to one hero only"), {cards: cards.map(cardName).join(", ")}), fields,
       (form) => ({action: "reveal", cards, to: [valueOf(form, "to")]}));
   }
@@ -1389,7 +1385,7 @@
     const heroes = heroesIn(state.live.zones);
     const names = {take: take.map(cardName).join(", "), give: give.map(cardName).join(", ")};
     const fields = MASTER ? [field(_("For hero"), select("hero", heroOptions(heroes)))] : [];
-    const shown = MASTER ? [] : unseenByOthers(selectionList().filter((c) => give.includes(c.id)));
+    const shown = unseenByOthers(selectionList().filter((c) => give.includes(c.id)));
     if (shown.length) fields.push(showingNote(shown));
     // each card taken goes to the inventory, or attached to a companion (trade --attach)
     const companions = companionsOf(MASTER ? null : ACTOR);
@@ -1408,21 +1404,20 @@
   }
 
   /** The cards of a hero's selection that only she can see now: any not lying face up (in her
-   * hand, or shown to her alone). */
+   * hand, or shown to her alone). None for the master, who may take back any action. */
   function unseenByOthers(selection) {
-    return selection.filter((c) => faceOf(c.id) !== "up");
+    return MASTER ? [] : selection.filter((c) => faceOf(c.id) !== "up");
   }
 
-  /** ``fields``, and the showing note if the action shows the table any of ``selection``'s
+  /** ``fields``, and the showing note (``words``) if the action shows any of ``selection``'s
    * cards that only she sees (an attach turns its card face up; an activation names it). */
-  function withShowingNote(fields, selection) {
-    const hidden = MASTER ? [] : unseenByOthers(selection);
-    return hidden.length ? [...fields, showingNote(hidden)] : fields;
+  function withShowingNote(fields, selection, words) {
+    const hidden = unseenByOthers(selection);
+    return hidden.length ? [...fields, showingNote(hidden, words)] : fields;
   }
 
-  function showingNote(cards) {
-    return el("p", {class: "panel-note", text: fmt(_("Everyone will see {cards}, so only the master can take this back."),
-      {cards: cards.map((c) => cardName(c.id)).join(", ")})});
+  function showingNote(cards, words = _("Everyone will see {cards}, so only the master can take this back.")) {
+    return el("p", {class: "panel-note", text: fmt(words, {cards: cards.map((c) => cardName(c.id)).join(", ")})});
   }
 
   /** Whether a card sent to ``zone`` (turned ``face``, or as the zone decides) lies face up
@@ -1435,7 +1430,7 @@
    * is one she cannot take back (undo refuses it: fair play), so the page asks first; any
    * other acts at once (a QA pass: one tap discarded a hidden card from her hand, for good). */
   function askBeforeShowing(selection, name, title, body, to) {
-    const shown = MASTER || !shows(to) ? [] : unseenByOthers(selection);
+    const shown = shows(to) ? unseenByOthers(selection) : [];
     if (!shown.length) {
       act(body);
       return;
