@@ -42,10 +42,12 @@ def export(ledger: Ledger, cid: UUID, out: IO[str], signer: Signer | None = None
     as it is written (``check_link``): an action edited in the file without its hash
     stops the export (``DamagedRecord``) rather than go out under a signed trailer; a key
     whose earlier signature the log contradicts refuses before a line is written (to
-    stdout too), and again at the end (``Ledger.keeps_its_word``)."""
+    stdout too), and again at the end if the log moved meanwhile (``Ledger.keeps_its_word``)."""
+    checked: tuple[int, str] | None = None
     last = ledger.last_seq(cid) if signer is not None else None
     if last:
-        ledger.keeps_its_word(cid, signer, last, ledger.event(cid, last).hash)
+        checked = (last, ledger.event(cid, last).hash)
+        ledger.keeps_its_word(cid, signer, *checked)
     count, head, previous = 0, "", GENESIS
     for stored in stored_actions(ledger, cid):
         check_link(previous, ledger.mapper.to_domain_event(stored))
@@ -57,7 +59,8 @@ def export(ledger: Ledger, cid: UUID, out: IO[str], signer: Signer | None = None
         }
         out.write(_line(line))
         count, head = stored.originator_version, event.get("hash", "")
-    ledger.keeps_its_word(cid, signer, count, head)
+    if (count, head) != checked:  # another writer since the check above (or no key: nothing to keep)
+        ledger.keeps_its_word(cid, signer, count, head)
     checkpoint = take(cid, count, head, signer, what="export")
     write_trailer(out, checkpoint, carried_checkpoints(ledger, cid, count, head, signer))
     return checkpoint
